@@ -1,0 +1,54 @@
+/**
+ * Builds the single binary: `bun build.ts` writes `dist/mcp-gateway` with `bun build --compile`
+ * (the Lua wasm is embedded through its `with { type: "file" }` import, and the script worker is
+ * this same binary re-spawned with a hidden sub-command). `--target=bun-linux-arm64` and other
+ * Bun targets pass through. A Deno binary (`dist/mcp-gateway-deno`) is built too when Deno's
+ * base runtime is available (`DENORT_BIN`); otherwise that step is skipped with a message.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = dirname(fileURLToPath(import.meta.url));
+const bin = (name: string) => join(root, "node_modules/.bin", name);
+const extra = process.argv.slice(2);
+mkdirSync(join(root, "dist"), { recursive: true });
+
+function run(cmd: string, args: string[], env: Record<string, string> = {}): number {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
+  return r.status ?? 1;
+}
+
+const out = join(root, "dist/mcp-gateway");
+const started = Date.now();
+const code = run(bin("bun"), [
+  "build",
+  "--compile",
+  "--minify",
+  "--sourcemap",
+  ...extra,
+  "src/main.ts",
+  "--outfile",
+  out,
+]);
+if (code !== 0) {
+  console.error("build: bun build --compile failed");
+  process.exit(code);
+}
+const mb = (statSync(out).size / 1024 ** 2).toFixed(1);
+console.log(`build: wrote dist/mcp-gateway (${mb} MB) in ${Date.now() - started}ms`);
+
+const denort = process.env.DENORT_BIN;
+if (denort && existsSync(denort)) {
+  const denoOut = join(root, "dist/mcp-gateway-deno");
+  const c = run(bin("deno"), ["compile", "-A", "--no-check", "--output", denoOut, "src/main.ts"], {
+    DENORT_BIN: denort,
+  });
+  if (c !== 0) process.exit(c);
+  console.log("build: wrote dist/mcp-gateway-deno");
+} else {
+  console.log(
+    "build: skipped the Deno binary — deno compile needs Deno's base runtime (set DENORT_BIN to a denort binary)",
+  );
+}

@@ -1,0 +1,120 @@
+/** Command-line parsing: one place that knows every flag and sub-command. */
+import { parseArgs } from "node:util";
+import { GatewayError } from "../shared/errors.ts";
+import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
+
+/** Sub-commands. */
+export const COMMANDS = ["serve", "check", "tools", "call", "run"] as const;
+/** A sub-command. */
+export type Command = typeof COMMANDS[number];
+
+/** Parsed command line. */
+export interface CliArgs {
+  command: Command;
+  config: string;
+  listen: string | null;
+  stdio: boolean;
+  logLevel: LogLevel | null;
+  json: boolean;
+  help: boolean;
+  version: boolean;
+  positionals: string[];
+}
+
+/** The `--help` text. */
+export const USAGE = `mcp-gateway — many MCP servers behind one endpoint, with Lua scripting
+
+Usage:
+  mcp-gateway [--config FILE] [--listen HOST:PORT] [--stdio] [--log-level LEVEL]
+  mcp-gateway check   [--config FILE]      validate the config (exit 0 ok, 2 invalid)
+  mcp-gateway tools   [--config FILE] [--json]   connect upstreams, print the tool list
+  mcp-gateway call    TOOL [JSON]          call one tool through the gateway
+  mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
+  mcp-gateway --help | --version
+
+Options:
+  --config FILE       config file (default ./gateway.yaml)
+  --listen HOST:PORT  override gateway.listen
+  --stdio             serve one MCP client on stdin/stdout instead of HTTP
+  --log-level LEVEL   debug | info | warn | error | silent (default info)
+  --json              machine-readable output (tools)
+
+Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
+
+/** Parses argv (without the program name). Throws `GatewayError(USAGE)` on bad input. */
+export function parseCli(argv: readonly string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: "string", short: "c" },
+        listen: { type: "string" },
+        stdio: { type: "boolean" },
+        "log-level": { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    });
+  } catch (err) {
+    throw new GatewayError("USAGE", (err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  let command: Command = "serve";
+  const rest = [...positionals];
+  if (rest.length > 0) {
+    const first = rest[0]!;
+    if (!(COMMANDS as readonly string[]).includes(first) || first === "serve") {
+      throw new GatewayError(
+        "USAGE",
+        `unknown command "${first}" (expected ${COMMANDS.slice(1).join(", ")})`,
+      );
+    }
+    command = first as Command;
+    rest.shift();
+  }
+  const level = values["log-level"];
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new GatewayError(
+      "USAGE",
+      `--log-level: expected one of ${LOG_LEVELS.join(", ")}, got "${level}"`,
+    );
+  }
+  if (
+    values.listen !== undefined &&
+    !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(values.listen)
+  ) {
+    throw new GatewayError(
+      "USAGE",
+      `--listen: expected HOST:PORT like 127.0.0.1:8787, got "${values.listen}"`,
+    );
+  }
+  const expected: Partial<Record<Command, [number, number, string]>> = {
+    serve: [0, 0, ""],
+    check: [0, 0, ""],
+    tools: [0, 0, ""],
+    call: [1, 2, "call TOOL [JSON]"],
+    run: [1, 1, "run SCRIPT.lua"],
+  };
+  const [min, max, shape] = expected[command]!;
+  if (!values.help && (rest.length < min || rest.length > max)) {
+    throw new GatewayError(
+      "USAGE",
+      shape ? `usage: mcp-gateway ${shape}` : `${command} takes no arguments`,
+    );
+  }
+  return {
+    command,
+    config: values.config ?? "gateway.yaml",
+    listen: values.listen ?? null,
+    stdio: values.stdio ?? false,
+    logLevel: (level as LogLevel | undefined) ?? null,
+    json: values.json ?? false,
+    help: values.help ?? false,
+    version: values.version ?? false,
+    positionals: rest,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * @module The command line: parse argv, run one command, map errors to exit codes
+ * (0 ok, 1 runtime error, 2 usage or config error).
+ */
+import { GatewayError, messageOf } from "../shared/errors.ts";
+import { setLogLevel } from "../shared/log.ts";
+import { runtimeVersion } from "../runtime/mod.ts";
+import { NAME, VERSION } from "../version.ts";
+import { parseCli, USAGE } from "./args.ts";
+import { callCommand } from "./call.ts";
+import { checkCommand } from "./check.ts";
+import { serveCommand } from "./serve.ts";
+import { toolsCommand } from "./tools.ts";
+
+export { startGateway } from "./serve.ts";
+export type { RunningGateway, StartOptions } from "./serve.ts";
+
+/** Runs the CLI; resolves with the process exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  try {
+    const args = parseCli(argv);
+    if (args.help) {
+      process.stdout.write(USAGE + "\n");
+      return 0;
+    }
+    if (args.version) {
+      process.stdout.write(`${NAME} ${VERSION} (${runtimeVersion()})\n`);
+      return 0;
+    }
+    if (args.logLevel) setLogLevel(args.logLevel);
+    else if (args.command !== "serve") setLogLevel("warn");
+    switch (args.command) {
+      case "check":
+        return checkCommand(args.config);
+      case "tools":
+        return await toolsCommand(args.config, args.json);
+      case "call":
+        return await callCommand(args.config, args.positionals[0]!, args.positionals[1]);
+      case "run": {
+        const { runCommand } = await import("./run.ts");
+        return await runCommand(args.config, args.positionals[0]!);
+      }
+      default:
+        return await serveCommand(args.config, { listen: args.listen, stdio: args.stdio });
+    }
+  } catch (err) {
+    if (err instanceof GatewayError && (err.code === "USAGE" || err.code === "CONFIG_INVALID")) {
+      process.stderr.write(`mcp-gateway: ${err.message}\n`);
+      if (err.code === "USAGE") process.stderr.write("Run mcp-gateway --help for usage.\n");
+      return 2;
+    }
+    process.stderr.write(`mcp-gateway: ${messageOf(err)}\n`);
+    return 1;
+  }
+}

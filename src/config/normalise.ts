@@ -1,0 +1,194 @@
+/**
+ * Turns a validated {@link RawConfig} into the frozen {@link GatewayConfig}: defaults applied,
+ * durations in ms, sizes in bytes, paths absolute. Cross-field rules live here.
+ */
+import { isAbsolute, resolve } from "node:path";
+import type { RawConfig, RawServer } from "./schema.ts";
+import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
+import { parseDuration, parseSize } from "./units.ts";
+
+/** A cross-field problem, located by its YAML path. */
+export interface NormaliseProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+const DEFAULT_LISTEN = "127.0.0.1:8787";
+
+/** Applies defaults and units; collects cross-field problems instead of throwing. */
+export function normaliseConfig(
+  raw: RawConfig,
+  dir: string,
+  file: string,
+): { config: GatewayConfig; problems: NormaliseProblem[] } {
+  const problems: NormaliseProblem[] = [];
+  const g = raw.gateway ?? {};
+  const [host, port] = splitListen(g.listen ?? DEFAULT_LISTEN);
+  const separator = g.separator ?? "__";
+  const servers: ServerConfig[] = [];
+  for (const [name, s] of Object.entries(raw.servers ?? {})) {
+    const server = normaliseServer(name, s, dir, problems);
+    if (server) servers.push(server);
+    if (name.includes(separator)) {
+      problems.push({
+        path: ["servers", name],
+        message: `server name must not contain the separator "${separator}"`,
+      });
+    }
+  }
+  const sc = raw.scripting ?? {};
+  const limits = sc.limits ?? {};
+  const tools: InlineMacroConfig[] = [];
+  for (const [name, t] of Object.entries(sc.tools ?? {})) {
+    if ((t.lua === undefined) === (t.file === undefined)) {
+      problems.push({
+        path: ["scripting", "tools", name],
+        message: "expected exactly one of lua or file",
+      });
+    }
+    tools.push({
+      name,
+      description: t.description,
+      params: t.params ?? {},
+      keywords: t.keywords ?? [],
+      discoverable: t.discoverable ?? false,
+      lua: t.lua ?? null,
+      file: t.file === undefined ? null : abs(dir, t.file),
+    });
+  }
+  const vfs: Record<string, string> = { "/source": dir };
+  for (const [mount, path] of Object.entries(sc.vfs ?? {})) vfs[mount] = abs(dir, path);
+  const config: GatewayConfig = {
+    file,
+    dir,
+    gateway: {
+      host,
+      port,
+      separator,
+      exposure: g.exposure ?? "all",
+      tokens: g.auth
+        ? g.auth.tokens.map((t) => ({ name: t.name, token: t.token, tools: t.tools ?? null }))
+        : null,
+      rateLimit: g.auth?.rateLimit
+        ? {
+          perMinute: g.auth.rateLimit.perMinute,
+          burst: g.auth.rateLimit.burst ?? g.auth.rateLimit.perMinute,
+        }
+        : null,
+      allowedOrigins: g.allowedOrigins ?? [],
+      allowedHosts: g.allowedHosts ?? [],
+      requestBodyBytes: size(g.limits?.requestBody, 32 * 1024 ** 2),
+      maxSessions: g.limits?.sessions ?? 1000,
+      sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
+      drainTimeoutMs: ms(g.drainTimeout, 10_000),
+    },
+    servers,
+    scripting: {
+      macrosDir: sc.macros === null ? null : abs(dir, sc.macros ?? "./macros"),
+      execute: sc.execute ?? true,
+      vfs,
+      limits: {
+        timeoutMs: ms(limits.timeout, 30_000),
+        memoryBytes: size(limits.memory, 64 * 1024 ** 2),
+        transferBytes: size(limits.transfer, 16 * 1024 ** 2),
+        pictures: limits.pictures ?? 16,
+        workers: limits.workers ?? 2,
+      },
+      tools,
+    },
+  };
+  return { config: deepFreeze(config), problems };
+}
+
+function normaliseServer(
+  name: string,
+  s: RawServer,
+  dir: string,
+  problems: NormaliseProblem[],
+): ServerConfig | undefined {
+  const common = {
+    name,
+    timeoutMs: ms(s.timeout, 60_000),
+    connectTimeoutMs: ms(s.connectTimeout, 15_000),
+    allow: s.tools?.allow ?? [],
+    deny: s.tools?.deny ?? [],
+    overrides: s.tools?.overrides ?? {},
+    prefix: s.prefix ?? true,
+    discoverable: s.discoverable ?? false,
+    required: s.required ?? false,
+    enabled: s.enabled ?? true,
+    restart: {
+      initialDelayMs: ms(s.restart?.initialDelay, 500),
+      maxDelayMs: ms(s.restart?.maxDelay, 30_000),
+      resetAfterMs: ms(s.restart?.resetAfter, 60_000),
+      maxRestarts: s.restart?.maxRestarts ?? null,
+    },
+  };
+  const path = ["servers", name];
+  if (s.command !== undefined && s.url !== undefined) {
+    problems.push({ path, message: "expected either command (stdio) or url (HTTP), not both" });
+    return undefined;
+  }
+  if (s.command !== undefined) {
+    for (const key of ["headers", "transport"] as const) {
+      if (s[key] !== undefined) {
+        problems.push({ path: [...path, key], message: `${key} applies to url servers only` });
+      }
+    }
+    return {
+      ...common,
+      kind: "stdio",
+      // A relative command with a slash (./bin/server) is relative to the config file.
+      command: s.command.includes("/") ? abs(dir, s.command) : s.command,
+      args: s.args ?? [],
+      env: s.env ?? {},
+      cwd: abs(dir, s.cwd ?? "."),
+    };
+  }
+  if (s.url !== undefined) {
+    for (const key of ["args", "env", "cwd"] as const) {
+      if (s[key] !== undefined) {
+        problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
+      }
+    }
+    if (!/^https?:\/\//.test(s.url)) {
+      problems.push({ path: [...path, "url"], message: "expected an http(s) URL" });
+    }
+    return {
+      ...common,
+      kind: "http",
+      url: s.url,
+      headers: s.headers ?? {},
+      transport: s.transport ?? "auto",
+    };
+  }
+  problems.push({ path, message: "expected command (stdio server) or url (HTTP server)" });
+  return undefined;
+}
+
+/** Splits `host:port` / `[::1]:port`. */
+export function splitListen(listen: string): [string, number] {
+  const i = listen.lastIndexOf(":");
+  const host = listen.slice(0, i).replace(/^\[(.*)\]$/, "$1");
+  return [host, Number(listen.slice(i + 1))];
+}
+
+function abs(dir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(dir, p);
+}
+
+function ms(v: string | number | undefined, fallback: number): number {
+  return v === undefined ? fallback : parseDuration(v) ?? fallback;
+}
+
+function size(v: string | number | undefined, fallback: number): number {
+  return v === undefined ? fallback : parseSize(v) ?? fallback;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,118 @@
+/**
+ * The aggregated catalog: every upstream tool and prompt under its exposed name, after
+ * allow/deny globs and per-tool overrides; collisions resolved deterministically.
+ */
+import picomatch from "picomatch";
+import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayConfig } from "../config/mod.ts";
+import type { Logger } from "../shared/log.ts";
+import type { Upstream } from "../upstream/mod.ts";
+import { disambiguate, exposedName } from "./names.ts";
+
+/** One upstream tool as the gateway exposes it. */
+export interface ToolEntry {
+  /** Exposed name. */
+  readonly name: string;
+  readonly server: string;
+  /** The name the upstream knows it by. */
+  readonly upstreamName: string;
+  /** The tool definition as listed downstream (exposed name, overridden description). */
+  readonly tool: Tool;
+  /** Not listed, searchable or callable by clients; macros may call it. */
+  readonly hidden: boolean;
+  /** Not listed; found by search; callable. */
+  readonly discoverable: boolean;
+}
+
+/** One upstream prompt as the gateway exposes it. */
+export interface PromptEntry {
+  readonly name: string;
+  readonly server: string;
+  readonly upstreamName: string;
+  readonly prompt: Prompt;
+}
+
+/** Every exposed tool and prompt, with lookup by exposed name. */
+export interface Catalog {
+  readonly tools: readonly ToolEntry[];
+  readonly toolsByName: ReadonlyMap<string, ToolEntry>;
+  readonly prompts: readonly PromptEntry[];
+  readonly promptsByName: ReadonlyMap<string, PromptEntry>;
+}
+
+const matcherCache = new Map<string, (s: string) => boolean>();
+
+/** True when `name` matches any of `globs` (picomatch; `*` does not cross nothing special). */
+export function matchesAny(name: string, globs: readonly string[]): boolean {
+  for (const g of globs) {
+    let m = matcherCache.get(g);
+    if (!m) {
+      m = picomatch(g, { dot: true });
+      matcherCache.set(g, m);
+    }
+    if (m(name)) return true;
+  }
+  return false;
+}
+
+/** Builds the catalog from the upstreams that are up, in config order. */
+export function buildCatalog(
+  config: GatewayConfig,
+  upstreams: readonly Upstream[],
+  log: Logger,
+): Catalog {
+  const sep = config.gateway.separator;
+  const tools: ToolEntry[] = [];
+  const toolsByName = new Map<string, ToolEntry>();
+  const prompts: PromptEntry[] = [];
+  const promptsByName = new Map<string, PromptEntry>();
+  for (const u of upstreams) {
+    const cfg = u.config;
+    for (const tool of u.catalog.tools) {
+      if (cfg.allow.length > 0 && !matchesAny(tool.name, cfg.allow)) continue;
+      if (matchesAny(tool.name, cfg.deny)) continue;
+      const o = cfg.overrides[tool.name] ?? {};
+      let name = exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix);
+      if (toolsByName.has(name)) {
+        const other = toolsByName.get(name)!;
+        const renamed = disambiguate(name, `${cfg.name}/${tool.name}`, toolsByName);
+        log.warn("tool name collision; renamed", {
+          name,
+          kept: `${other.server}/${other.upstreamName}`,
+          renamed: `${cfg.name}/${tool.name}`,
+          as: renamed,
+        });
+        name = renamed;
+      }
+      const entry: ToolEntry = {
+        name,
+        server: cfg.name,
+        upstreamName: tool.name,
+        tool: {
+          ...tool,
+          name,
+          ...(o.description !== undefined ? { description: o.description } : {}),
+        },
+        hidden: o.hidden ?? false,
+        discoverable: o.discoverable ?? cfg.discoverable,
+      };
+      tools.push(entry);
+      toolsByName.set(name, entry);
+    }
+    for (const prompt of u.catalog.prompts) {
+      let name = exposedName(cfg.name, prompt.name, sep, cfg.prefix);
+      if (promptsByName.has(name)) {
+        name = disambiguate(name, `${cfg.name}/${prompt.name}`, promptsByName);
+      }
+      const entry: PromptEntry = {
+        name,
+        server: cfg.name,
+        upstreamName: prompt.name,
+        prompt: { ...prompt, name },
+      };
+      prompts.push(entry);
+      promptsByName.set(name, entry);
+    }
+  }
+  return { tools, toolsByName, prompts, promptsByName };
+}

@@ -1,0 +1,15 @@
+/**
+ * @module The gateway core: aggregated catalog and naming, routing of calls, and the per-session
+ * MCP server that serves it downstream.
+ */
+export { callerAllows } from "./access.ts";
+export { buildCatalog, matchesAny } from "./catalog.ts";
+export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
+export { Gateway } from "./gateway.ts";
+export type { ChangeListener, VisibleTool } from "./gateway.ts";
+export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
+export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
+export { createSessionServer, extendSessions } from "./session.ts";
+export type { SessionExtension, SessionOptions } from "./session.ts";
+export { LOCAL_CALLER } from "./types.ts";
+export type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";

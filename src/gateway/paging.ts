@@ -1,0 +1,33 @@
+/** The gateway's own list paging: opaque cursors over a stable ordering. */
+import { GatewayError } from "../shared/errors.ts";
+
+/** Items per page of the gateway's own lists. */
+export const DEFAULT_PAGE_SIZE = 1000;
+
+/** Returns one page of `items` and the cursor of the next, if any. */
+export function page<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  size = DEFAULT_PAGE_SIZE,
+): { items: T[]; nextCursor?: string } {
+  let offset = 0;
+  if (cursor !== undefined) {
+    const n = Number(atobSafe(cursor));
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new GatewayError("INVALID_ARGUMENTS", `invalid cursor "${cursor.slice(0, 40)}"`);
+    }
+    offset = n;
+  }
+  const end = offset + size;
+  return end < items.length
+    ? { items: items.slice(offset, end), nextCursor: btoa(String(end)) }
+    : { items: items.slice(offset) };
+}
+
+function atobSafe(s: string): string {
+  try {
+    return atob(s);
+  } catch {
+    return "x";
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * One downstream session: an SDK `Server` whose handlers route through the {@link Gateway}.
+ * Progress tokens are mapped per call, so each client sees only its own progress; a client's
+ * cancellation aborts the upstream request.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  GetPromptResultSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError, onWire } from "../shared/errors.ts";
+import { NAME, VERSION } from "../version.ts";
+import { callerAllows } from "./access.ts";
+import type { Gateway } from "./gateway.ts";
+import { page } from "./paging.ts";
+import type { Caller, CallOptions } from "./types.ts";
+
+/** Options for {@link createSessionServer}. */
+export interface SessionOptions {
+  /** Items per page of the gateway's own lists. */
+  pageSize?: number;
+}
+
+/** Hooks for rooms that extend a session (pass-through of resources, logging, sampling...). */
+export type SessionExtension = (server: Server, gateway: Gateway, caller: () => Caller) => void;
+
+const extensions: SessionExtension[] = [];
+
+/** Registers an extension applied to every new session server. */
+export function extendSessions(ext: SessionExtension): void {
+  extensions.push(ext);
+}
+
+/** A server for one session; `caller()` is read per request (the session id arrives late). */
+export function createSessionServer(
+  gateway: Gateway,
+  caller: () => Caller,
+  options: SessionOptions = {},
+): Server {
+  const server = new Server(
+    { name: NAME, version: VERSION },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        logging: {},
+        completions: {},
+      },
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, (req) =>
+    onWire(() => {
+      const { items, nextCursor } = page(
+        gateway.listTools(caller()),
+        req.params?.cursor,
+        options.pageSize,
+      );
+      return nextCursor ? { tools: items, nextCursor } : { tools: items };
+    }));
+
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+    onWire(() => {
+      const { progressToken, ...meta } = req.params._meta ?? {};
+      const callOptions: CallOptions = { signal: extra.signal };
+      if (Object.keys(meta).length > 0) callOptions.meta = meta;
+      if (progressToken !== undefined) {
+        callOptions.onprogress = (p) => {
+          void extra.sendNotification({
+            method: "notifications/progress",
+            params: { ...p, progressToken },
+          }).catch(() => {});
+        };
+      }
+      return gateway.callTool(req.params.name, req.params.arguments, caller(), callOptions);
+    }));
+
+  server.setRequestHandler(ListPromptsRequestSchema, (req) =>
+    onWire(() => {
+      const prompts = gateway.catalog.prompts.filter((p) => callerAllows(caller(), p.name)).map((
+        p,
+      ) => p.prompt);
+      const { items, nextCursor } = page(prompts, req.params?.cursor, options.pageSize);
+      return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+    }));
+
+  server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
+    onWire(async () => {
+      const entry = gateway.catalog.promptsByName.get(req.params.name);
+      if (!entry || !callerAllows(caller(), req.params.name)) {
+        throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${req.params.name}"`);
+      }
+      const upstream = gateway.pool.get(entry.server);
+      if (!upstream) {
+        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
+      }
+      return await upstream.request(
+        "prompts/get",
+        { ...req.params, name: entry.upstreamName },
+        GetPromptResultSchema,
+        { signal: extra.signal },
+      ) as never;
+    }));
+
+  for (const ext of extensions) ext(server, gateway, caller);
+
+  const unsubscribe = gateway.subscribe({
+    toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
+    promptsChanged: () => void server.sendPromptListChanged().catch(() => {}),
+    resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
+  });
+  const prevClose = server.onclose;
+  server.onclose = () => {
+    unsubscribe();
+    prevClose?.();
+  };
+  return server;
+}

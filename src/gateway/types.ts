@@ -1,0 +1,49 @@
+/** Shapes shared by the gateway room and the rooms that plug tools into it. */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+
+/** Who is calling: the session and the token it authenticated with. */
+export interface Caller {
+  readonly sessionId: string | null;
+  /** Token name (never its value); `null` without auth. */
+  readonly tokenName: string | null;
+  /** The token's tool globs; `null` = every tool. */
+  readonly toolGlobs: readonly string[] | null;
+}
+
+/** A caller with no session and no restrictions (CLI, tests). */
+export const LOCAL_CALLER: Caller = { sessionId: null, tokenName: null, toolGlobs: null };
+
+/** Per-call options carried from the downstream request. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Relays upstream progress to the caller. */
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** True for calls made by macros and scripts: hidden tools are reachable. */
+  internal?: boolean;
+  /** `_meta` of the downstream request (minus the progress token, which is mapped). */
+  meta?: Record<string, unknown>;
+}
+
+/** A tool served by the gateway itself (meta-tools, macros, execute). */
+export interface LocalTool {
+  /** The definition as listed; `name` is the exposed name. */
+  readonly tool: Tool;
+  /** The group it belongs to for search (`macros`, or `null` for meta-tools). */
+  readonly server: string | null;
+  /** Hidden from `tools/list`, found by search. */
+  readonly discoverable: boolean;
+  /** Listed even when `exposure: search` (meta-tools, non-discoverable macros). */
+  readonly alwaysListed: boolean;
+  /** Extra search terms. */
+  readonly keywords?: readonly string[];
+  call(
+    args: Record<string, unknown>,
+    caller: Caller,
+    options: CallOptions,
+  ): Promise<CallToolResult>;
+}
+
+/** Supplies local tools; the gateway asks again after {@link Gateway.refreshLocalTools}. */
+export interface LocalToolProvider {
+  localTools(): readonly LocalTool[];
+}

@@ -1,0 +1,78 @@
+/**
+ * The HTTP surface on hono: `/mcp` (streamable HTTP), `/sse` + `/message` (legacy SSE), and
+ * health endpoints. Errors that end a request before the MCP layer are answered in one
+ * `onError`, mapped from the gateway's string codes.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Gateway } from "../gateway/mod.ts";
+import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
+import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
+
+/** Variables middleware sets on the hono context. */
+export type AppEnv = { Variables: { identity: RequestIdentity } };
+
+/** What the app needs. */
+export interface AppDeps {
+  gateway: Gateway;
+  sessions: SessionRegistry;
+  /** Middleware added before the routes (auth, origin checks, rate limits). */
+  middleware?: Parameters<Hono<AppEnv>["use"]>[1][];
+  /** Extra routes (metrics, status page). */
+  routes?: (app: Hono<AppEnv>) => void;
+}
+
+const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
+
+/** Builds the hono app. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { gateway, sessions } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", (c) => {
+    const down = gateway.pool.all().filter((u) => u.config.required && u.state !== "up").map((u) =>
+      u.name
+    );
+    return c.json(
+      { status: down.length === 0 ? "ready" : "not ready", down },
+      down.length === 0 ? 200 : 503,
+    );
+  });
+
+  const limit = bodyLimit({
+    maxSize: gateway.config.gateway.requestBodyBytes,
+    onError: () => {
+      throw new GatewayError(
+        "TOO_LARGE",
+        `request body over ${gateway.config.gateway.requestBodyBytes} bytes`,
+      );
+    },
+  });
+  for (const mw of deps.middleware ?? []) app.use("/mcp", mw).use("/sse", mw).use("/message", mw);
+
+  const who = (c: { get(key: "identity"): RequestIdentity | undefined }) =>
+    c.get("identity") ?? ANONYMOUS;
+  app.on(["POST", "GET", "DELETE"], "/mcp", limit, (c) => sessions.handleMcp(c.req.raw, who(c)));
+  app.get("/sse", (c) => sessions.openSse(who(c), "/message"));
+  app.post(
+    "/message",
+    limit,
+    (c) => sessions.handleSseMessage(c.req.raw, c.req.query("sessionId") ?? null, who(c)),
+  );
+
+  deps.routes?.(app);
+
+  app.onError((err, c) => {
+    const status = httpStatusOf(err);
+    if (status >= 500) {
+      gateway.log.error("request failed", { path: c.req.path, error: messageOf(err) });
+    }
+    const code = err instanceof GatewayError ? err.code : "INTERNAL";
+    return c.json({ error: { code, message: messageOf(err) } }, status as 500);
+  });
+  app.notFound((c) =>
+    c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
+  );
+  return app;
+}

@@ -1,0 +1,189 @@
+/**
+ * Downstream sessions over HTTP: streamable HTTP (`/mcp`) and legacy SSE (`/sse`), each a
+ * transport connected to its own session server. Tracks activity for idle expiry and closes
+ * everything on shutdown.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type Caller, createSessionServer, type Gateway } from "../gateway/mod.ts";
+import { MemoryEventStore } from "./event-store.ts";
+import { jsonError, SseSessionTransport } from "./sse.ts";
+
+interface Session {
+  readonly id: string;
+  readonly kind: "streamable-http" | "sse";
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
+  readonly tokenName: string | null;
+  lastSeen: number;
+}
+
+/** Identity of the request's caller, resolved by auth middleware (or none). */
+export interface RequestIdentity {
+  tokenName: string | null;
+  toolGlobs: readonly string[] | null;
+}
+
+/** Options for {@link SessionRegistry}. */
+export interface SessionRegistryOptions {
+  maxSessions: number;
+  maxBodyBytes: number;
+  pageSize?: number;
+}
+
+/** All HTTP sessions of the gateway. */
+export class SessionRegistry {
+  #sessions = new Map<string, Session>();
+  #gateway: Gateway;
+  #opts: SessionRegistryOptions;
+  #events = new MemoryEventStore();
+
+  constructor(gateway: Gateway, opts: SessionRegistryOptions) {
+    this.#gateway = gateway;
+    this.#opts = opts;
+  }
+
+  /** Number of open sessions. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Counts by kind, for metrics. */
+  counts(): Record<string, number> {
+    const out: Record<string, number> = { "streamable-http": 0, sse: 0 };
+    for (const s of this.#sessions.values()) out[s.kind] = (out[s.kind] ?? 0) + 1;
+    return out;
+  }
+
+  /** Handles `POST|GET|DELETE /mcp`. */
+  async handleMcp(req: Request, who: RequestIdentity): Promise<Response> {
+    const sid = req.headers.get("mcp-session-id");
+    if (sid) {
+      const s = this.#sessions.get(sid);
+      if (!s || s.kind !== "streamable-http") return jsonError(404, -32001, "Session not found");
+      if (s.tokenName !== who.tokenName) {
+        return jsonError(403, -32003, "Session belongs to another token");
+      }
+      s.lastSeen = Date.now();
+      return (s.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req);
+    }
+    if (req.method !== "POST") {
+      return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
+    }
+    let body: unknown;
+    try {
+      body = await req.json();
+    } catch {
+      return jsonError(400, -32700, "Parse error: the body is not JSON");
+    }
+    const first = Array.isArray(body) ? body[0] : body;
+    if (!isInitializeRequest(first)) {
+      return jsonError(
+        400,
+        -32000,
+        "Bad Request: no session; the first request must be initialize",
+      );
+    }
+    if (this.#sessions.size >= this.#opts.maxSessions) {
+      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
+    }
+    let session: Session | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      eventStore: this.#events,
+      maxRequestBodySize: this.#opts.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        session = {
+          id,
+          kind: "streamable-http",
+          server,
+          transport,
+          tokenName: who.tokenName,
+          lastSeen: Date.now(),
+        };
+        this.#sessions.set(id, session);
+      },
+      onsessionclosed: (id) => void this.#sessions.delete(id),
+    });
+    const server = createSessionServer(
+      this.#gateway,
+      () => callerOf(transport.sessionId ?? null, who),
+      this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
+    );
+    transport.onclose = () => {
+      if (transport.sessionId) this.#sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(req, { parsedBody: body });
+  }
+
+  /** Handles `GET /sse`: opens a legacy session. */
+  async openSse(who: RequestIdentity, messagePath: string): Promise<Response> {
+    if (this.#sessions.size >= this.#opts.maxSessions) {
+      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
+    }
+    const transport = new SseSessionTransport(messagePath);
+    const server = createSessionServer(this.#gateway, () => callerOf(transport.sessionId, who));
+    const session: Session = {
+      id: transport.sessionId,
+      kind: "sse",
+      server,
+      transport,
+      tokenName: who.tokenName,
+      lastSeen: Date.now(),
+    };
+    this.#sessions.set(session.id, session);
+    const response = transport.response();
+    await server.connect(transport);
+    transport.onclose = chain(transport.onclose, () => this.#sessions.delete(session.id));
+    return response;
+  }
+
+  /** Handles `POST /message?sessionId=…`. */
+  handleSseMessage(
+    req: Request,
+    sessionId: string | null,
+    who: RequestIdentity,
+  ): Promise<Response> | Response {
+    const s = sessionId ? this.#sessions.get(sessionId) : undefined;
+    if (!s || s.kind !== "sse") return jsonError(404, -32001, "Session not found");
+    if (s.tokenName !== who.tokenName) {
+      return jsonError(403, -32003, "Session belongs to another token");
+    }
+    s.lastSeen = Date.now();
+    return (s.transport as SseSessionTransport).handlePost(req);
+  }
+
+  /** Closes sessions idle for longer than `idleMs`; returns how many. */
+  expireIdle(idleMs: number): number {
+    const cutoff = Date.now() - idleMs;
+    let n = 0;
+    for (const s of [...this.#sessions.values()]) {
+      if (s.lastSeen < cutoff) {
+        n++;
+        void s.server.close().catch(() => {});
+        this.#sessions.delete(s.id);
+      }
+    }
+    return n;
+  }
+
+  /** Closes every session (shutdown). */
+  async closeAll(): Promise<void> {
+    const all = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(all.map((s) => s.server.close().catch(() => {})));
+  }
+}
+
+function callerOf(sessionId: string | null, who: RequestIdentity): Caller {
+  return { sessionId, tokenName: who.tokenName, toolGlobs: who.toolGlobs };
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
+}

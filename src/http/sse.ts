@@ -1,0 +1,95 @@
+/**
+ * Legacy HTTP+SSE transport (protocol 2024-11-05) on Web streams: `GET /sse` opens the event
+ * stream and announces `/message?sessionId=…`; `POST /message` carries client messages.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const KEEPALIVE_MS = 15_000;
+const encoder = new TextEncoder();
+
+/** One legacy SSE session. */
+export class SseSessionTransport implements Transport {
+  readonly sessionId = crypto.randomUUID();
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #keepalive: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  readonly #endpoint: string;
+
+  constructor(messagePath: string) {
+    this.#endpoint = `${messagePath}?sessionId=${this.sessionId}`;
+  }
+
+  /** The streaming response for `GET /sse`. */
+  response(): Response {
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+        controller.enqueue(encoder.encode(`event: endpoint\ndata: ${this.#endpoint}\n\n`));
+        this.#keepalive = setInterval(() => this.#write(": keepalive\n\n"), KEEPALIVE_MS);
+      },
+      cancel: () => void this.close(),
+    });
+    return new Response(stream, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+      },
+    });
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Handles `POST /message` for this session. */
+  async handlePost(req: Request): Promise<Response> {
+    let parsed: unknown;
+    try {
+      parsed = await req.json();
+    } catch {
+      return jsonError(400, -32700, "Parse error: the body is not JSON");
+    }
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    for (const m of messages) {
+      const r = JSONRPCMessageSchema.safeParse(m);
+      if (!r.success) return jsonError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
+    }
+    for (const m of messages) this.onmessage?.(m as JSONRPCMessage);
+    return new Response("Accepted", { status: 202 });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("SSE stream closed"));
+    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return Promise.resolve();
+  }
+
+  #write(text: string): void {
+    try {
+      this.#controller?.enqueue(encoder.encode(text));
+    } catch {
+      void this.close();
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    clearInterval(this.#keepalive);
+    try {
+      this.#controller?.close();
+    } catch { /* already closed by the client */ }
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+/** A JSON-RPC error response with no id, as transports answer malformed requests. */
+export function jsonError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+}

@@ -1,0 +1,32 @@
+/** Bun's native HTTP server behind the runtime-neutral {@link HttpServer} shape. */
+import type { HttpServer, ServeOptions } from "./mod.ts";
+
+interface BunServer {
+  hostname: string;
+  port: number;
+  stop(closeActive?: boolean): Promise<void>;
+  requestIP(req: Request): { address: string } | null;
+}
+declare const Bun: {
+  serve(opts: {
+    hostname: string;
+    port: number;
+    idleTimeout: number;
+    fetch(req: Request, server: BunServer): Response | Promise<Response>;
+  }): BunServer;
+};
+
+/** Serves with `Bun.serve`; idle timeout off so long-lived SSE streams are not cut at 10 s. */
+export function serveBun(options: ServeOptions): Promise<HttpServer> {
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    idleTimeout: 0,
+    fetch: (req, srv) => options.fetch(req, { remoteAddress: srv.requestIP(req)?.address ?? "" }),
+  });
+  return Promise.resolve({
+    hostname: server.hostname,
+    port: server.port,
+    close: () => server.stop(true),
+  });
+}

@@ -1,0 +1,46 @@
+/** Deno's native HTTP server behind the runtime-neutral {@link HttpServer} shape. */
+import type { HttpServer, ServeOptions } from "./mod.ts";
+
+interface DenoServer {
+  addr: { hostname: string; port: number };
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+declare const Deno: {
+  serve(
+    opts: { hostname: string; port: number; onListen?: (addr: unknown) => void },
+    handler: (
+      req: Request,
+      info: { remoteAddr: { hostname: string } },
+    ) => Response | Promise<Response>,
+  ): DenoServer;
+};
+
+/** Serves with `Deno.serve`, resolving once the socket listens. */
+export function serveDeno(options: ServeOptions): Promise<HttpServer> {
+  return new Promise((resolve) => {
+    const controller = new AbortController();
+    const server: DenoServer = Deno.serve(
+      {
+        hostname: options.hostname,
+        port: options.port,
+        onListen: () => {
+          queueMicrotask(() =>
+            resolve({
+              hostname: server.addr.hostname,
+              port: server.addr.port,
+              close: async () => {
+                controller.abort();
+                await Promise.race([
+                  server.shutdown(),
+                  new Promise((r) => setTimeout(r, 2000)),
+                ]);
+              },
+            })
+          );
+        },
+      },
+      (req, info) => options.fetch(req, { remoteAddress: info.remoteAddr.hostname }),
+    );
+  });
+}

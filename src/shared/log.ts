@@ -1,0 +1,83 @@
+/**
+ * Structured logging on stderr: JSON lines, or short text lines when stderr is a terminal.
+ * stdout is never written, so `--stdio` keeps a clean protocol channel.
+ */
+
+/** Log levels, most verbose first. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+/** A log level. */
+export type LogLevel = typeof LOG_LEVELS[number];
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** Fields attached to a log line. Values named like secrets are redacted. */
+export type LogFields = Record<string, unknown>;
+
+/** A logger bound to a component name. */
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  child(component: string): Logger;
+  enabled(level: LogLevel): boolean;
+}
+
+const SECRET_KEY = /token|secret|password|authorization|api[_-]?key/i;
+
+let threshold = RANK.info;
+let textMode = Boolean(process.stderr.isTTY);
+let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+
+/** Sets the global level (from `--log-level`). */
+export function setLogLevel(level: LogLevel): void {
+  threshold = RANK[level];
+}
+
+/** Redirects log lines (tests capture them). Returns a function restoring the previous sink. */
+export function setLogSink(fn: (line: string) => void, text = false): () => void {
+  const [prev, prevText] = [sink, textMode];
+  sink = fn;
+  textMode = text;
+  return () => {
+    sink = prev;
+    textMode = prevText;
+  };
+}
+
+function redact(fields: LogFields): LogFields {
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(fields)) {
+    out[k] = SECRET_KEY.test(k) && k !== "tokenName" ? "[redacted]" : v;
+  }
+  return out;
+}
+
+function write(level: LogLevel, component: string, msg: string, fields?: LogFields): void {
+  if (RANK[level] < threshold) return;
+  const extra = fields ? redact(fields) : undefined;
+  if (textMode) {
+    const tail = extra
+      ? " " + Object.entries(extra).map(([k, v]) => `${k}=${fmt(v)}`).join(" ")
+      : "";
+    sink(`${level.toUpperCase().padEnd(5)} [${component}] ${msg}${tail}`);
+    return;
+  }
+  sink(JSON.stringify({ time: new Date().toISOString(), level, component, msg, ...extra }));
+}
+
+function fmt(v: unknown): string {
+  return typeof v === "string" ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v);
+}
+
+/** Creates a logger for a component. */
+export function createLogger(component: string): Logger {
+  return {
+    debug: (m, f) => write("debug", component, m, f),
+    info: (m, f) => write("info", component, m, f),
+    warn: (m, f) => write("warn", component, m, f),
+    error: (m, f) => write("error", component, m, f),
+    child: (sub) => createLogger(`${component}.${sub}`),
+    enabled: (level) => RANK[level] >= threshold,
+  };
+}

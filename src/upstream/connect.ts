@@ -1,0 +1,104 @@
+/**
+ * One switch over the closed union of upstream kinds: a connected SDK `Client` for a stdio
+ * child, a streamable HTTP endpoint, or a legacy SSE endpoint (tried after streamable HTTP when
+ * `transport: auto`).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { HttpServerConfig, ServerConfig } from "../config/mod.ts";
+import { GatewayError, messageOf } from "../shared/errors.ts";
+import type { Logger } from "../shared/log.ts";
+import { NAME, VERSION } from "../version.ts";
+import { StdioTransport } from "./stdio.ts";
+
+/** What the gateway tells upstreams it can do: it relays these to the calling client. */
+export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: {},
+  roots: { listChanged: true },
+};
+
+/** A connected client and the transport kind that worked. */
+export interface Connection {
+  client: Client;
+  transport: Transport;
+  kind: "stdio" | "streamable-http" | "sse";
+}
+
+/** Connects to one upstream, giving up after `connectTimeoutMs`. */
+export async function connectUpstream(
+  server: ServerConfig,
+  log: Logger,
+  setup: (client: Client) => void,
+): Promise<Connection> {
+  if (server.kind === "stdio") {
+    const transport = new StdioTransport({ ...server, log });
+    return { ...(await handshake(server, transport, setup)), kind: "stdio" };
+  }
+  if (server.transport !== "sse") {
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
+      return { ...(await handshake(server, transport, setup)), kind: "streamable-http" };
+    } catch (err) {
+      if (server.transport === "streamable-http" || !mayBeLegacySse(err)) throw err;
+      log.info("streamable HTTP refused; trying legacy SSE", { error: messageOf(err) });
+    }
+  }
+  const transport = new SSEClientTransport(new URL(server.url), {
+    requestInit: { headers: { ...server.headers } },
+    eventSourceInit: {
+      fetch: (url, init) =>
+        fetch(url, {
+          ...init,
+          headers: { ...server.headers, ...(init?.headers as Record<string, string>) },
+        }),
+    },
+  });
+  return { ...(await handshake(server, transport, setup)), kind: "sse" };
+}
+
+function httpOptions(server: HttpServerConfig) {
+  return { requestInit: { headers: { ...server.headers } } };
+}
+
+/** 4xx answers (404/405) are what a legacy SSE-only server gives a streamable HTTP POST. */
+function mayBeLegacySse(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "number" ? code >= 400 && code < 500 : true;
+}
+
+async function handshake(
+  server: ServerConfig,
+  transport: Transport,
+  setup: (client: Client) => void,
+): Promise<{ client: Client; transport: Transport }> {
+  const client = new Client({ name: NAME, version: VERSION }, {
+    capabilities: UPSTREAM_CAPABILITIES,
+  });
+  setup(client);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new GatewayError(
+            "UPSTREAM_TIMEOUT",
+            `no answer to the MCP handshake within ${server.connectTimeoutMs}ms`,
+          ),
+        ),
+      server.connectTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([client.connect(transport, { timeout: server.connectTimeoutMs }), timeout]);
+    return { client, transport };
+  } catch (err) {
+    await transport.close().catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * @module Upstream MCP servers: one client per transport kind (stdio, streamable HTTP, SSE),
+ * lifecycle with restart and backoff, and the pool that holds them.
+ */
+export { UPSTREAM_CAPABILITIES } from "./connect.ts";
+export { UpstreamPool } from "./pool.ts";
+export type { PoolEvents } from "./pool.ts";
+export { killTree, StdioTransport } from "./stdio.ts";
+export { Upstream } from "./upstream.ts";
+export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./upstream.ts";

@@ -1,0 +1,104 @@
+/**
+ * All upstreams of a config: started concurrently (one slow or broken server never holds up
+ * the others), replaced as a diff on reload, stopped together on shutdown.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ServerConfig } from "../config/mod.ts";
+import type { Logger } from "../shared/log.ts";
+import { Upstream } from "./upstream.ts";
+
+/** Listeners for pool-wide changes. */
+export interface PoolEvents {
+  /** Some upstream's catalog changed (connect, crash, list_changed). */
+  onCatalog?(upstream: Upstream): void;
+  /** Some upstream changed state. */
+  onState?(upstream: Upstream): void;
+  /** Register pass-through handlers on each new client before its handshake. */
+  setup?(upstream: Upstream, client: Client): void;
+}
+
+/** The set of upstream servers. */
+export class UpstreamPool {
+  #upstreams = new Map<string, Upstream>();
+  #log: Logger;
+  #events: PoolEvents;
+
+  constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
+    this.#log = log;
+    this.#events = events;
+    for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
+  }
+
+  #create(config: ServerConfig): Upstream {
+    return new Upstream(config, this.#log, {
+      onCatalog: (u) => this.#events.onCatalog?.(u),
+      onState: (u) => this.#events.onState?.(u),
+      setup: (u, c) => this.#events.setup?.(u, c),
+    });
+  }
+
+  /** Starts every upstream concurrently; resolves when each is up or marked down. */
+  async startAll(onEach?: (u: Upstream) => void): Promise<void> {
+    await Promise.all([...this.#upstreams.values()].map(async (u) => {
+      await u.start();
+      onEach?.(u);
+    }));
+  }
+
+  /** The upstream with this name. */
+  get(name: string): Upstream | undefined {
+    return this.#upstreams.get(name);
+  }
+
+  /** Every upstream, in config order. */
+  all(): Upstream[] {
+    return [...this.#upstreams.values()];
+  }
+
+  /**
+   * Applies a new server list as a diff: unchanged upstreams keep running untouched; removed
+   * ones stop; added and changed ones (re)start. Returns the names that changed.
+   */
+  async apply(
+    servers: readonly ServerConfig[],
+  ): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const next = new Map(servers.map((s) => [s.name, s]));
+    const added: string[] = [];
+    const removed: string[] = [];
+    const changed: string[] = [];
+    const stops: Promise<void>[] = [];
+    const starts: Upstream[] = [];
+    for (const [name, u] of this.#upstreams) {
+      const cfg = next.get(name);
+      if (!cfg) {
+        removed.push(name);
+        stops.push(u.stop());
+        this.#upstreams.delete(name);
+      } else if (JSON.stringify(cfg) !== JSON.stringify(u.config)) {
+        changed.push(name);
+        stops.push(u.stop());
+        const fresh = this.#create(cfg);
+        this.#upstreams.set(name, fresh);
+        starts.push(fresh);
+      }
+    }
+    for (const [name, cfg] of next) {
+      if (!this.#upstreams.has(name)) {
+        added.push(name);
+        const fresh = this.#create(cfg);
+        this.#upstreams.set(name, fresh);
+        starts.push(fresh);
+      }
+    }
+    // Keep config order so listings stay stable.
+    this.#upstreams = new Map(servers.map((s) => [s.name, this.#upstreams.get(s.name)!]));
+    await Promise.all(stops);
+    await Promise.all(starts.map((u) => u.start()));
+    return { added, removed, changed };
+  }
+
+  /** Stops every upstream and its process tree. */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.all().map((u) => u.stop()));
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The compiled binary, end to end: copied into an empty folder (no node_modules beside it), it
+ * serves a real upstream over streamable HTTP. Runs when MCPGW_BINARY names the build (the test
+ * command sets it after building); fails if that file is missing.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { fixture, httpClient, textOf } from "./_helpers/gateway.ts";
+
+const BINARY = process.env.MCPGW_BINARY;
+
+describe("the compiled binary", { skip: BINARY ? false : "MCPGW_BINARY not set (npm test sets it)" }, () => {
+  let dir: string;
+  let exe: string;
+  let child: ChildProcess | undefined;
+  let client: Client | undefined;
+  let url = "";
+
+  before(async () => {
+    assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
+    dir = mkdtempSync(join(tmpdir(), "mcpgw-bin-"));
+    exe = join(dir, "mcp-gateway");
+    copyFileSync(BINARY!, exe);
+    spawnSync("chmod", ["+x", exe]);
+    writeFileSync(
+      join(dir, "gateway.yaml"),
+      `servers:\n  echo: { command: node, args: [${JSON.stringify(fixture("echo.mjs"))}] }\n`,
+    );
+    child = spawn(exe, ["--listen", "127.0.0.1:0", "--log-level", "info"], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      const timer = setTimeout(() => reject(new Error(`no listening line:\n${err}`)), 20_000);
+      child!.stderr!.on("data", (d: Buffer) => {
+        err += d.toString();
+        const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child!.once("exit", (code) => reject(new Error(`binary exited with ${code}:\n${err}`)));
+    });
+  });
+
+  after(async () => {
+    await client?.close();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once("exit", r));
+      process.kill(child.pid!, "SIGTERM");
+      await exited;
+    }
+  });
+
+  it("prints its version from an empty folder", () => {
+    const r = spawnSync(exe, ["--version"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /^mcp-gateway \d+\.\d+\.\d+/);
+  });
+
+  it("serves a real upstream's tools over streamable HTTP", async () => {
+    client = await httpClient(url);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("echo__echo"), names.join(","));
+    const r = await client.callTool({ name: "echo__echo", arguments: { from: "binary" } });
+    assert.deepEqual(JSON.parse(textOf(r)), { from: "binary" });
+  });
+
+  it("exits 0 on SIGTERM", async () => {
+    await client?.close();
+    client = undefined;
+    const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
+    process.kill(child!.pid!, "SIGTERM"); // Deno's ChildProcess.kill is not a plain kill(2)
+    assert.equal(await exited, 0);
+  });
+});
