@@ -14,7 +14,9 @@ import { fixture, httpClient, textOf } from "./_helpers/gateway.ts";
 
 const BINARY = process.env.MCPGW_BINARY;
 
-describe("the compiled binary", { skip: BINARY ? false : "MCPGW_BINARY not set (npm test sets it)" }, () => {
+describe("the compiled binary", {
+  skip: BINARY ? false : "MCPGW_BINARY not set (npm test sets it)",
+}, () => {
   let dir: string;
   let exe: string;
   let child: ChildProcess | undefined;
