@@ -18,6 +18,19 @@ export interface ChangeListener {
   resourcesChanged(): void;
 }
 
+/** One finished tool call, for metrics and the status page. */
+export interface CallRecord {
+  readonly name: string;
+  /** Upstream server, or `null` for local tools. */
+  readonly server: string | null;
+  readonly tokenName: string | null;
+  readonly durationMs: number;
+  /** `ok`, `tool_error` (an isError result), or `error` (thrown). */
+  readonly outcome: "ok" | "tool_error" | "error";
+  readonly error?: string;
+  readonly at: number;
+}
+
 /** A tool as the search and describe features see it. */
 export interface VisibleTool {
   readonly tool: Tool;
@@ -36,6 +49,7 @@ export class Gateway {
   #local = new Map<string, LocalTool>();
   #listeners = new Set<ChangeListener>();
   #signature = { tools: "", prompts: "", resources: "" };
+  #observers: ((call: CallRecord) => void)[] = [];
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -96,6 +110,11 @@ export class Gateway {
   subscribe(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Registers an observer told about every finished tool call (metrics, status page). */
+  observeCalls(observer: (call: CallRecord) => void): void {
+    this.#observers.push(observer);
   }
 
   /** Tools listed to this caller by `tools/list`. */
@@ -173,8 +192,59 @@ export class Gateway {
     caller: Caller,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    if (this.#observers.length === 0) return await this.#route(name, args, caller, options);
+    const started = performance.now();
+    let server: string | null = null;
+    try {
+      const result = await this.#route(name, args, caller, options, (s) => (server = s));
+      this.#record({
+        name,
+        server,
+        caller,
+        started,
+        outcome: result.isError ? "tool_error" : "ok",
+      });
+      return result;
+    } catch (err) {
+      this.#record({ name, server, caller, started, outcome: "error", error: messageOf(err) });
+      throw err;
+    }
+  }
+
+  #record(r: {
+    name: string;
+    server: string | null;
+    caller: Caller;
+    started: number;
+    outcome: CallRecord["outcome"];
+    error?: string;
+  }): void {
+    const call: CallRecord = {
+      name: r.name,
+      server: r.server,
+      tokenName: r.caller.tokenName,
+      durationMs: performance.now() - r.started,
+      outcome: r.outcome,
+      ...(r.error === undefined ? {} : { error: r.error }),
+      at: Date.now(),
+    };
+    for (const o of this.#observers) {
+      try {
+        o(call);
+      } catch { /* an observer must never break a call */ }
+    }
+  }
+
+  async #route(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallOptions,
+    onServer?: (server: string) => void,
+  ): Promise<CallToolResult> {
     const target = this.resolveTool(name, caller, options.internal);
     if ("call" in target) return await target.call(args ?? {}, caller, options);
+    onServer?.(target.server);
     const upstream = this.pool.get(target.server);
     try {
       if (!upstream) {

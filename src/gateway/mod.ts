@@ -6,7 +6,7 @@ export { callerAllows } from "./access.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
-export type { ChangeListener, VisibleTool } from "./gateway.ts";
+export type { CallRecord, ChangeListener, VisibleTool } from "./gateway.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
 export { createSessionServer, extendSessions } from "./session.ts";
