@@ -1,0 +1,23 @@
+/**
+ * @module Discovery: lexical tool search (BM25F), tool descriptions with compact signatures, and
+ * name suggestions for unknown tools. Pure: no I/O, no runtime globals.
+ */
+export { buildSearchIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "./index.ts";
+export type { SearchIndex } from "./index.ts";
+export {
+  describeTool,
+  inputGuidance,
+  inputShape,
+  OUTPUT_SCHEMA_TARGET,
+  signatureOf,
+} from "./describe.ts";
+export { suggestNames } from "./suggest.ts";
+export { stem, tokenize } from "./tokenize.ts";
+export type {
+  DescribableTool,
+  SearchItem,
+  SearchOptions,
+  SearchResult,
+  ToolDescription,
+  ToolDescriptor,
+} from "./types.ts";

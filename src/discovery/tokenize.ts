@@ -1,0 +1,131 @@
+/**
+ * Text normalisation shared by the index and its queries: the same function runs on both sides,
+ * so a crude stemmer is enough — it only has to be consistent, not linguistically right.
+ */
+
+// Words too common in tool descriptions to carry meaning; BM25's idf would shrink them anyway,
+// but leaving them out keeps `total` meaningful (not "every tool whose description says 'a'").
+const STOPWORDS: ReadonlySet<string> = new Set([
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "by",
+  "for",
+  "from",
+  "in",
+  "into",
+  "is",
+  "it",
+  "its",
+  "of",
+  "on",
+  "or",
+  "that",
+  "the",
+  "this",
+  "to",
+  "with",
+]);
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const NON_ASCII = /[\u0080-\uffff]/;
+// Only marks on Latin letters: "é" → "e", but Cyrillic "й" must not become "и".
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
+// A plural acronym ("URLs", "IDs") is one word, not "UR" + "Ls".
+const CAMEL = /[a-z0-9][A-Z]|[A-Z][A-Z](?!s(?![a-z]))[a-z]/;
+const CAMEL_SPLIT = /[A-Z]?[a-z0-9]+|[A-Z]+s?(?![a-z])/g;
+const ES_AFTER = /(?:ss|x|z|ch|sh)es$/;
+const KEEP_S = /(?:ss|us|is|as)$/;
+const DOUBLE_CONSONANT = /([b-df-hj-km-np-rtv-xz])\1$/;
+
+/** Reduces a lowercase word to a crude stem: plurals (`ies`, `es`, `s`) and `ing` forms. */
+export function stem(word: string): string {
+  const n = word.length;
+  if (n <= 3) return word;
+  if (n > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
+  if (n > 4 && ES_AFTER.test(word)) return word.slice(0, -2);
+  if (n >= 7 && word.endsWith("ing")) {
+    const base = word.slice(0, -3);
+    // "mapping" → "mapp" → "map"; "filling" keeps its "ll" (the rule skips l, s and z).
+    return DOUBLE_CONSONANT.test(base) && !/(?:ll|ss|zz)$/.test(base) ? base.slice(0, -1) : base;
+  }
+  if (word.endsWith("s") && !KEEP_S.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** Lowercases and strips diacritics (`Café` → `cafe`); ASCII input skips the Unicode work. */
+export function fold(text: string): string {
+  return (NON_ASCII.test(text) ? stripLatinMarks(text) : text).toLowerCase();
+}
+
+function stripLatinMarks(text: string): string {
+  return text.normalize("NFKD").replace(LATIN_MARKS, "$1").normalize("NFC");
+}
+
+/**
+ * Splits text into normalised terms: words of letters and digits (so `_`, `-`, `.` and `__`
+ * separate), camelCase parts plus the whole compound (`GitHub` → `github`, `git`, `hub`),
+ * stopwords dropped, each term stemmed.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  if (NON_ASCII.test(text)) {
+    const s = stripLatinMarks(text);
+    WORD.lastIndex = 0;
+    for (let m = WORD.exec(s); m !== null; m = WORD.exec(s)) addWord(out, m[0], true);
+    return out;
+  }
+  // ASCII fast path: a char-code scan instead of a Unicode regex (index builds tokenise a lot).
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (!isAsciiAlnum(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let upper = false;
+    let lower = false;
+    for (; i < n && isAsciiAlnum(c = text.charCodeAt(i)); i++) {
+      if (c >= 65 && c <= 90) upper = true;
+      else if (c >= 97 && c <= 122) lower = true;
+    }
+    addWord(out, text.slice(start, i), upper && lower);
+  }
+  return out;
+}
+
+function isAsciiAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+}
+
+function addWord(out: string[], word: string, mixedCase: boolean): void {
+  push(out, word.toLowerCase());
+  if (mixedCase && CAMEL.test(word)) {
+    for (const part of word.match(CAMEL_SPLIT) ?? []) push(out, part.toLowerCase());
+  }
+}
+
+// Stems are memoised: a catalog's vocabulary is small next to its token count.
+const stems = new Map<string, string>();
+const MAX_MEMO = 100_000;
+
+function push(out: string[], word: string): void {
+  let term = stems.get(word);
+  if (term === undefined) {
+    if (stems.size >= MAX_MEMO) stems.clear();
+    term = STOPWORDS.has(word) ? "" : stem(word);
+    stems.set(word, term);
+  }
+  if (term !== "") out.push(term);
+}
+
+/** The distinct terms of `text`, in first-seen order. */
+export function uniqueTerms(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}

@@ -1,0 +1,59 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { stem, tokenize } from "../../src/discovery/mod.ts";
+
+describe("search tokenizer", () => {
+  test("snake, kebab and double-underscore names split into words", () => {
+    assert.deepEqual(tokenize("github__search_issues"), ["github", "search", "issue"]);
+    assert.deepEqual(tokenize("list-allowed-directories"), ["list", "allowed", "directory"]);
+  });
+
+  test("camelCase splits into its parts and keeps the whole word", () => {
+    assert.deepEqual(tokenize("searchIssues"), ["searchissue", "search", "issue"]);
+    assert.deepEqual(tokenize("parseJSONBody"), ["parsejsonbody", "parse", "json", "body"]);
+    assert.deepEqual(tokenize("GitHub"), ["github", "git", "hub"]);
+  });
+
+  test("a capitalised word is not treated as camelCase", () => {
+    assert.deepEqual(tokenize("Read URLs"), ["read", "url"]);
+  });
+
+  test("punctuation separates words and stopwords are dropped", () => {
+    assert.deepEqual(tokenize("Read the file (as text), then: stop!"), [
+      "read",
+      "file",
+      "text",
+      "then",
+      "stop",
+    ]);
+  });
+
+  test("accents are folded and non-Latin letters are kept", () => {
+    assert.deepEqual(tokenize("Café Straße 東京 файл"), ["cafe", "straße", "東京", "файл"]);
+  });
+
+  test("emoji and control characters produce no terms", () => {
+    assert.deepEqual(tokenize("🔥\u0000\t—"), []);
+  });
+
+  test("plurals and -ing forms stem to the base word", () => {
+    const cases: [string, string][] = [
+      ["files", "file"],
+      ["issues", "issue"],
+      ["queries", "query"],
+      ["matches", "match"],
+      ["indexes", "index"],
+      ["processes", "process"],
+      ["reading", "read"],
+      ["mapping", "map"],
+      ["filling", "fill"],
+    ];
+    for (const [word, expected] of cases) assert.equal(stem(word), expected, word);
+  });
+
+  test("words that only look plural or -ing are left alone", () => {
+    for (const word of ["status", "analysis", "class", "alias", "string", "thing", "bus", "gas"]) {
+      assert.equal(stem(word), word);
+    }
+  });
+});
