@@ -3,7 +3,7 @@
  * gateway and the local tool providers, connect upstreams with progress on a terminal.
  */
 import { type GatewayConfig, loadConfig } from "../config/mod.ts";
-import { Gateway } from "../gateway/mod.ts";
+import { Gateway, MetaTools } from "../gateway/mod.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 
@@ -15,6 +15,7 @@ export function readConfig(file: string): GatewayConfig {
 /** A gateway with its upstreams connected (each one up or marked down). */
 export async function bootGateway(config: GatewayConfig, progress: boolean): Promise<Gateway> {
   const gateway = new Gateway(config, createLogger("gateway"));
+  gateway.addProvider(new MetaTools(gateway, () => needsMetaTools(gateway.config)));
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;
   const tty = progress && Boolean(process.stderr.isTTY) && total > 0;
@@ -30,4 +31,13 @@ export async function bootGateway(config: GatewayConfig, progress: boolean): Pro
   });
   if (tty) process.stderr.write("\r\x1b[2K");
   return gateway;
+}
+
+/** Meta-tools exist when exposure is `search` or anything is discoverable. */
+export function needsMetaTools(config: GatewayConfig): boolean {
+  return config.gateway.exposure === "search" ||
+    config.scripting.tools.some((t) => t.discoverable) ||
+    config.servers.some((s) =>
+      s.discoverable || Object.values(s.overrides).some((o) => o.discoverable)
+    );
 }

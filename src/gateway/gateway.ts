@@ -50,6 +50,7 @@ export class Gateway {
   #listeners = new Set<ChangeListener>();
   #signature = { tools: "", prompts: "", resources: "" };
   #observers: ((call: CallRecord) => void)[] = [];
+  #version = 0;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -268,7 +269,13 @@ export class Gateway {
     }
   }
 
+  /** Bumped whenever the catalog or local tools are rebuilt; caches key on it. */
+  get version(): number {
+    return this.#version;
+  }
+
   #rebuild(): void {
+    this.#version++;
     this.#catalog = buildCatalog(
       this.#config,
       this.pool.all().filter((u) => u.state === "up"),

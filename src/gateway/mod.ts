@@ -8,6 +8,7 @@ export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
 export type { CallRecord, ChangeListener, VisibleTool } from "./gateway.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
+export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
 export { createSessionServer, extendSessions } from "./session.ts";
 export type { SessionExtension, SessionOptions } from "./session.ts";
