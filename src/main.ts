@@ -1,8 +1,14 @@
 /**
- * Entry point: hand the command line to `cli/`.
+ * Entry point. The hidden `__lua-worker` sub-command turns this process into a script worker:
+ * the gateway re-spawns itself so a runaway script can be killed without touching the server.
  */
-const { runCli } = await import("./cli/mod.ts");
-const code = await runCli(process.argv.slice(2));
-// Open handles (stdin, timers of stopped children) must not keep a finished command alive.
-process.exit(code);
+if (process.argv[2] === "__lua-worker") {
+  const { runWorkerProcess } = await import("./scripting/mod.ts");
+  await runWorkerProcess();
+} else {
+  const { runCli } = await import("./cli/mod.ts");
+  const code = await runCli(process.argv.slice(2));
+  // Open handles (stdin, timers of stopped children) must not keep a finished command alive.
+  process.exit(code);
+}
 export {};

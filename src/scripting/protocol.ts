@@ -1,0 +1,79 @@
+/**
+ * The parent↔worker channel: newline-delimited JSON on the worker's stdin/stdout. JSON escapes
+ * every newline inside strings, so one line is one message; binary data travels as base64.
+ */
+import type { LimitName, ScriptLimits } from "./types.ts";
+
+/** Parent → worker: start a run. */
+export interface RunMessage {
+  t: "run";
+  code: string;
+  chunk: string;
+  prelude?: string;
+  exposeHost: boolean;
+  globals: Record<string, unknown>;
+  limits: ScriptLimits;
+  vfs: Record<string, string>;
+  hostNames: string[];
+}
+
+/** Parent → worker: the answer to a request. */
+export type ReplyMessage =
+  | { t: "reply"; id: number; ok: true; value: unknown }
+  | { t: "reply"; id: number; ok: false; error: { code: string; message: string } };
+
+/** Worker → parent: a tool call, the tool list, or a host function call. */
+export interface RequestMessage {
+  t: "request";
+  id: number;
+  kind: "tool" | "list" | "host";
+  name?: string;
+  args?: unknown;
+}
+
+/** Worker → parent: end of a run. `json` is the returned value, JSON-encoded in Lua. */
+export type DoneMessage =
+  & { t: "done"; toolCalls: number; hostCalls: number }
+  & (
+    | { ok: true; json: string }
+    | { ok: false; message: string; line?: number; chunk?: string; limit?: LimitName }
+  );
+
+/** Messages the parent sends. */
+export type ToWorker = RunMessage | ReplyMessage;
+/** Messages the worker sends. */
+export type FromWorker =
+  | { t: "ready" }
+  | RequestMessage
+  | { t: "print"; text: string }
+  | { t: "emit"; json: string }
+  | DoneMessage;
+
+/** Encodes one message as a line. */
+export function frame(message: ToWorker | FromWorker): string {
+  return JSON.stringify(message) + "\n";
+}
+
+/**
+ * Splits a byte stream into lines without quadratic copying: pieces are kept until a newline
+ * arrives, then joined once. Multi-byte characters split across chunks are decoded correctly.
+ */
+export class LineSplitter {
+  #decoder = new TextDecoder();
+  #pieces: string[] = [];
+
+  /** Feeds a chunk; returns the complete lines it finished. */
+  push(chunk: Uint8Array | string): string[] {
+    const text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
+    const lines: string[] = [];
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      this.#pieces.push(text.slice(start, nl));
+      lines.push(this.#pieces.join(""));
+      this.#pieces = [];
+      start = nl + 1;
+    }
+    if (start < text.length) this.#pieces.push(text.slice(start));
+    return lines.filter((l) => l.length > 0);
+  }
+}
