@@ -9,6 +9,7 @@ import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
+import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Something that wants to hear about list changes (one per downstream session). */
@@ -44,7 +45,10 @@ export class Gateway {
   #config: GatewayConfig;
   readonly pool: UpstreamPool;
   readonly log: Logger;
+  /** Pass-through state shared by all sessions (server requests, logging, subscriptions). */
+  readonly passthrough: PassthroughHub;
   #catalog: Catalog;
+  #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
   #local = new Map<string, LocalTool>();
   #listeners = new Set<ChangeListener>();
@@ -57,8 +61,15 @@ export class Gateway {
     this.log = log;
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
+      setup: (upstream, client) => this.passthrough.setupClient(upstream, client),
     });
+    this.passthrough = new PassthroughHub(
+      this.pool,
+      () => this.#resources,
+      log.child("passthrough"),
+    );
     this.#catalog = buildCatalog(config, [], log);
+    this.#resources = buildResourceIndex([]);
   }
 
   /** The running config. */
@@ -69,6 +80,11 @@ export class Gateway {
   /** The current catalog of upstream tools and prompts. */
   get catalog(): Catalog {
     return this.#catalog;
+  }
+
+  /** Every upstream resource and template under its exposed URI. */
+  get resources(): ResourceIndex {
+    return this.#resources;
   }
 
   /** Connects every upstream concurrently. */
@@ -247,6 +263,8 @@ export class Gateway {
     if ("call" in target) return await target.call(args ?? {}, caller, options);
     onServer?.(target.server);
     const upstream = this.pool.get(target.server);
+    // The options object is the in-flight record: no allocation beyond what routing needs.
+    if (options.session) this.passthrough.track(target.server, options);
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
@@ -266,6 +284,8 @@ export class Gateway {
         return { content: [{ type: "text", text: err.message }], isError: true };
       }
       throw err;
+    } finally {
+      if (options.session) this.passthrough.untrack(target.server, options);
     }
   }
 
@@ -276,20 +296,17 @@ export class Gateway {
 
   #rebuild(): void {
     this.#version++;
-    this.#catalog = buildCatalog(
-      this.#config,
-      this.pool.all().filter((u) => u.state === "up"),
-      this.log,
-    );
+    const up = this.pool.all().filter((u) => u.state === "up");
+    this.#catalog = buildCatalog(this.#config, up, this.log);
+    this.#resources = buildResourceIndex(up);
+    this.passthrough.onRebuild(up);
     const sig = {
       tools: signature(
         [...this.#local.values()].map((t) => t.tool),
         this.#catalog.tools.map((e) => e.tool),
       ),
       prompts: signature(this.#catalog.prompts.map((p) => p.prompt)),
-      resources: signature(
-        this.pool.all().map((u) => [u.catalog.resources, u.catalog.resourceTemplates]),
-      ),
+      resources: signature(this.#resources.resources, this.#resources.templates),
     };
     const changed = {
       tools: sig.tools !== this.#signature.tools,

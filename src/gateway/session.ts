@@ -1,7 +1,9 @@
 /**
  * One downstream session: an SDK `Server` whose handlers route through the {@link Gateway}.
  * Progress tokens are mapped per call, so each client sees only its own progress; a client's
- * cancellation aborts the upstream request.
+ * cancellation aborts the upstream request, and a session that closes aborts all of its calls
+ * (the SDK aborts every handler's signal on close). Resources, completions, logging and
+ * server-to-client requests are passed through by `./passthrough/`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -16,6 +18,7 @@ import { NAME, VERSION } from "../version.ts";
 import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
 import { page } from "./paging.ts";
+import { installPassthrough } from "./passthrough/mod.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
 /** Options for {@link createSessionServer}. */
@@ -53,6 +56,10 @@ export function createSessionServer(
     },
   );
 
+  const hub = gateway.passthrough;
+  const link = hub.attach(server, caller);
+  server.oninitialized = () => hub.touch(link);
+
   server.setRequestHandler(ListToolsRequestSchema, (req) =>
     onWire(() => {
       const { items, nextCursor } = page(
@@ -66,7 +73,12 @@ export function createSessionServer(
   server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
     onWire(() => {
       const { progressToken, ...meta } = req.params._meta ?? {};
-      const callOptions: CallOptions = { signal: extra.signal };
+      hub.touch(link);
+      const callOptions: CallOptions = {
+        signal: extra.signal,
+        session: link,
+        requestId: extra.requestId,
+      };
       if (Object.keys(meta).length > 0) callOptions.meta = meta;
       if (progressToken !== undefined) {
         callOptions.onprogress = (p) => {
@@ -106,6 +118,7 @@ export function createSessionServer(
       ) as never;
     }));
 
+  installPassthrough(server, gateway, link, options.pageSize);
   for (const ext of extensions) ext(server, gateway, caller);
 
   const unsubscribe = gateway.subscribe({
@@ -116,6 +129,7 @@ export function createSessionServer(
   const prevClose = server.onclose;
   server.onclose = () => {
     unsubscribe();
+    hub.detach(link);
     prevClose?.();
   };
   return server;

@@ -1,5 +1,6 @@
 /** Shapes shared by the gateway room and the rooms that plug tools into it. */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { SessionLink } from "./passthrough/link.ts";
 
 /** Who is calling: the session and the token it authenticated with. */
 export interface Caller {
@@ -22,6 +23,12 @@ export interface CallOptions {
   internal?: boolean;
   /** `_meta` of the downstream request (minus the progress token, which is mapped). */
   meta?: Record<string, unknown>;
+  // --- pass-through (issue 3): keep these when passing options on, so that sampling,
+  // elicitation and roots requests an upstream sends during the call reach this session.
+  /** The downstream session whose request this call serves. */
+  session?: SessionLink;
+  /** Id of that downstream request: routed server requests go out on its stream. */
+  requestId?: string | number;
 }
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */

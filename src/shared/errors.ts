@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   "SCRIPT_LIMIT",
   "IMAGE_INVALID",
   "VFS_DENIED",
+  /** The client or upstream that would have to serve a request does not support it. */
+  "UNSUPPORTED",
   "INTERNAL",
 ] as const;
 
@@ -80,6 +82,7 @@ const RPC_CODE: Record<ErrorCode, number> = {
   SCRIPT_LIMIT: JSONRPC.INTERNAL_ERROR,
   IMAGE_INVALID: JSONRPC.INVALID_PARAMS,
   VFS_DENIED: JSONRPC.INVALID_PARAMS,
+  UNSUPPORTED: JSONRPC.METHOD_NOT_FOUND,
   INTERNAL: JSONRPC.INTERNAL_ERROR,
 };
 

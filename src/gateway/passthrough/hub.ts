@@ -1,0 +1,244 @@
+/**
+ * The gateway-wide side of pass-through: open downstream sessions, tool calls in flight per
+ * upstream (to route the server-to-client requests they cause), resource subscriptions shared
+ * across sessions, the logging level sent upstream, and the handlers every upstream client gets.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  EmptyResultSchema,
+  type LoggingLevel,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { Upstream, UpstreamPool } from "../../upstream/mod.ts";
+import type { Caller, CallOptions } from "../types.ts";
+import { SessionLink } from "./link.ts";
+import { mostVerbose, relayLog } from "./logging.ts";
+import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
+import { registerServerRequests } from "./server-requests.ts";
+
+/** Pass-through state shared by every session of one gateway. */
+export class PassthroughHub {
+  readonly log: Logger;
+  #pool: UpstreamPool;
+  #index: () => ResourceIndex;
+  #sessions = new Set<SessionLink>();
+  #inflight = new Map<string, CallOptions[]>();
+  #tick = 0;
+  #level: LoggingLevel | undefined;
+  /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
+  #clients = new Map<string, Client>();
+  /** `server\0uri` → sessions subscribed to it. */
+  #subs = new Map<string, Set<SessionLink>>();
+  #refreshing = new WeakMap<Upstream, { again: boolean }>();
+  /** Upstreams that announced a change while still connecting. */
+  #pending = new WeakSet<Upstream>();
+
+  constructor(pool: UpstreamPool, index: () => ResourceIndex, log: Logger) {
+    this.#pool = pool;
+    this.#index = index;
+    this.log = log;
+  }
+
+  /** Open sessions. */
+  get sessions(): ReadonlySet<SessionLink> {
+    return this.#sessions;
+  }
+
+  /** Registers a new downstream session. */
+  attach(server: Server, caller: () => Caller): SessionLink {
+    const link = new SessionLink(server, caller);
+    this.touch(link);
+    this.#sessions.add(link);
+    return link;
+  }
+
+  /** Forgets a closed session: drops its subscriptions and its say in the logging level. */
+  detach(link: SessionLink): void {
+    if (!this.#sessions.delete(link)) return;
+    link.close();
+    for (const key of [...link.subscriptions.keys()]) void this.#drop(link, key);
+    if (link.level !== undefined) void this.applyLevel();
+  }
+
+  /** Marks a session as the most recently active one. */
+  touch(link: SessionLink): void {
+    link.active = ++this.#tick;
+  }
+
+  /** Records a call in flight on `server` (the options object itself is the record). */
+  track(server: string, call: CallOptions): void {
+    const list = this.#inflight.get(server);
+    if (list) list.push(call);
+    else this.#inflight.set(server, [call]);
+  }
+
+  /** Removes a finished call. */
+  untrack(server: string, call: CallOptions): void {
+    const list = this.#inflight.get(server);
+    const i = list ? list.lastIndexOf(call) : -1;
+    if (i >= 0) list!.splice(i, 1);
+  }
+
+  /** The most recent call in flight on `server` whose session is still open. */
+  latestCall(server: string): CallOptions | undefined {
+    const list = this.#inflight.get(server) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const c = list[i]!;
+      if (c.session && !c.session.closed && !c.signal?.aborted) return c;
+    }
+    return undefined;
+  }
+
+  /** The most recently active open session for which `accept` holds. */
+  latestSession(accept: (link: SessionLink) => boolean): SessionLink | undefined {
+    let best: SessionLink | undefined;
+    for (const s of this.#sessions) {
+      if (!s.closed && accept(s) && (!best || s.active > best.active)) best = s;
+    }
+    return best;
+  }
+
+  /** Registers pass-through handlers on a new upstream client, before its handshake. */
+  setupClient(upstream: Upstream, client: Client): void {
+    registerServerRequests(this, upstream, client);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      relayLog(this.#sessions, upstream.name, n.params);
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      this.#deliverUpdate(upstream.name, n.params);
+    });
+    const refresh = () => this.#refresh(upstream);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
+  }
+
+  /** After a catalog rebuild: brings newly connected clients up to date. */
+  onRebuild(upstreams: readonly Upstream[]): void {
+    for (const u of upstreams) {
+      const client = u.client;
+      if (client && this.#pending.delete(u)) this.#refresh(u);
+      if (!client || this.#clients.get(u.name) === client) continue;
+      this.#clients.set(u.name, client);
+      if (this.#level && client.getServerCapabilities()?.logging) {
+        void this.#setUpstreamLevel(u, this.#level);
+      }
+      for (const key of this.#subs.keys()) {
+        const [server, uri] = splitKey(key);
+        if (server === u.name) void this.#subscribeUpstream(u, uri).catch(() => {});
+      }
+    }
+  }
+
+  /** Sends the most verbose level any session asked for to every upstream that logs. */
+  async applyLevel(): Promise<void> {
+    const level = mostVerbose(this.#sessions);
+    if (level === undefined || level === this.#level) return;
+    this.#level = level;
+    await Promise.all(
+      this.#pool.all().filter((u) => u.client?.getServerCapabilities()?.logging).map((u) =>
+        this.#setUpstreamLevel(u, level)
+      ),
+    );
+  }
+
+  /** Subscribes a session to an upstream resource (one upstream subscription per URI). */
+  async subscribe(link: SessionLink, target: ResourceTarget, exposed: string): Promise<void> {
+    const key = `${target.server}\0${target.uri}`;
+    let set = this.#subs.get(key);
+    if (!set) {
+      const upstream = this.#pool.get(target.server);
+      if (!upstream?.client) throw upstream?.unavailable() ?? gone(target.server);
+      if (!upstream.client.getServerCapabilities()?.resources?.subscribe) {
+        throw new GatewayError(
+          "UNSUPPORTED",
+          `server "${target.server}" does not support resource subscriptions`,
+        );
+      }
+      set = new Set();
+      this.#subs.set(key, set);
+      try {
+        await this.#subscribeUpstream(upstream, target.uri);
+      } catch (err) {
+        if (set.size === 0) this.#subs.delete(key);
+        throw err;
+      }
+    }
+    set.add(link);
+    link.subscriptions.set(key, exposed);
+  }
+
+  /** Ends a session's subscription; the last one out unsubscribes upstream. */
+  async unsubscribe(link: SessionLink, target: ResourceTarget): Promise<void> {
+    await this.#drop(link, `${target.server}\0${target.uri}`);
+  }
+
+  async #drop(link: SessionLink, key: string): Promise<void> {
+    link.subscriptions.delete(key);
+    const set = this.#subs.get(key);
+    if (!set?.delete(link) || set.size > 0) return;
+    this.#subs.delete(key);
+    const [server, uri] = splitKey(key);
+    await this.#pool.get(server)?.request("resources/unsubscribe", { uri }, EmptyResultSchema)
+      .catch((err) => this.log.debug("upstream unsubscribe failed", { error: messageOf(err) }));
+  }
+
+  #subscribeUpstream(upstream: Upstream, uri: string): Promise<unknown> {
+    return upstream.request("resources/subscribe", { uri }, EmptyResultSchema);
+  }
+
+  #deliverUpdate(server: string, params: { uri: string; [k: string]: unknown }): void {
+    const key = `${server}\0${params.uri}`;
+    const set = this.#subs.get(key);
+    if (!set) return;
+    const fallback = exposeUri(this.#index(), server, params.uri);
+    for (const link of set) {
+      const uri = link.subscriptions.get(key) ?? fallback;
+      void link.server.sendResourceUpdated({ ...params, uri }).catch(() => {});
+    }
+  }
+
+  async #setUpstreamLevel(u: Upstream, level: LoggingLevel): Promise<void> {
+    await u.request("logging/setLevel", { level }, EmptyResultSchema).catch((err) =>
+      this.log.debug("upstream logging/setLevel failed", { server: u.name, error: messageOf(err) })
+    );
+  }
+
+  /** Re-reads an upstream's catalog after `list_changed`; bursts coalesce into one more read. */
+  #refresh(upstream: Upstream): void {
+    if (!upstream.client) {
+      this.#pending.add(upstream);
+      return;
+    }
+    const running = this.#refreshing.get(upstream);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.#refreshing.set(upstream, state);
+    void (async () => {
+      do {
+        state.again = false;
+        await upstream.refresh();
+      } while (state.again);
+      this.#refreshing.delete(upstream);
+    })();
+  }
+}
+
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf("\0");
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
+function gone(server: string): GatewayError {
+  return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server}" is gone`);
+}

@@ -1,0 +1,43 @@
+/**
+ * One downstream session as pass-through sees it: the SDK server that talks to its client, what
+ * the client declared, its logging level, its resource subscriptions and when it last did
+ * something (to pick a session for `roots/list` outside any call).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "../types.ts";
+
+/** The session side of pass-through; the hub holds one per open downstream session. */
+export class SessionLink {
+  /** The session's SDK server: server-to-client requests and notifications go through it. */
+  readonly server: Server;
+  /** Who the session is (read per use: the HTTP session id arrives after the server exists). */
+  readonly caller: () => Caller;
+  /** Activity tick from the hub: larger is more recent. */
+  active = 0;
+  /** Level the client set with `logging/setLevel`; unset = every message. */
+  level: LoggingLevel | undefined;
+  /** Upstream subscription key (`server\0uri`) → the URI the client subscribed with. */
+  readonly subscriptions = new Map<string, string>();
+  #closed = false;
+
+  constructor(server: Server, caller: () => Caller) {
+    this.server = server;
+    this.caller = caller;
+  }
+
+  /** What the client declared at `initialize` (empty before it). */
+  get capabilities(): ClientCapabilities {
+    return this.server.getClientCapabilities() ?? {};
+  }
+
+  /** True once the session has closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Marks the session closed; the hub stops routing to it. */
+  close(): void {
+    this.#closed = true;
+  }
+}

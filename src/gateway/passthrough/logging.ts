@@ -1,0 +1,60 @@
+/**
+ * Logging pass-through. Each session keeps the level it set; the gateway sends upstream the most
+ * verbose level any session asked for, and fans each upstream `notifications/message` out to
+ * every session whose own level lets it through (sessions that never set one get everything).
+ * The message is tagged with its server: `logger` becomes `<server>` or `<server>/<logger>`.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type LoggingLevel,
+  LoggingLevelSchema,
+  type LoggingMessageNotification,
+  SetLevelRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { onWire } from "../../shared/errors.ts";
+import type { PassthroughHub } from "./hub.ts";
+import type { SessionLink } from "./link.ts";
+
+const SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((l, i) => [l, i]));
+
+/** Severity rank of a level (debug = 0 … emergency = 7); unknown levels rank highest. */
+export function severity(level: string): number {
+  return SEVERITY.get(level) ?? SEVERITY.size;
+}
+
+/** The most verbose level any of the sessions set, if any set one. */
+export function mostVerbose(sessions: Iterable<SessionLink>): LoggingLevel | undefined {
+  let best: LoggingLevel | undefined;
+  for (const s of sessions) {
+    if (s.level !== undefined && (best === undefined || severity(s.level) < severity(best))) {
+      best = s.level;
+    }
+  }
+  return best;
+}
+
+/** Delivers one upstream log message to every session whose level lets it through. */
+export function relayLog(
+  sessions: Iterable<SessionLink>,
+  server: string,
+  params: LoggingMessageNotification["params"],
+): void {
+  const tagged = { ...params, logger: params.logger ? `${server}/${params.logger}` : server };
+  const rank = severity(params.level);
+  for (const s of sessions) {
+    if (s.closed || (s.level !== undefined && rank < severity(s.level))) continue;
+    void s.server.notification({ method: "notifications/message", params: tagged })
+      .catch(() => {});
+  }
+}
+
+/** Replaces the SDK's own `logging/setLevel` handler: remember, then forward upstream. */
+export function registerLogging(server: Server, hub: PassthroughHub, link: SessionLink): void {
+  server.setRequestHandler(SetLevelRequestSchema, (req) =>
+    onWire(async () => {
+      hub.touch(link);
+      link.level = req.params.level;
+      await hub.applyLevel();
+      return {};
+    }));
+}

@@ -1,0 +1,44 @@
+/**
+ * @module Full protocol pass-through: resources (with templates and subscriptions), completions,
+ * logging, `list_changed`, and the server-to-client requests sampling, elicitation and roots,
+ * routed to the session whose call caused them.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "../gateway.ts";
+import { registerCompletions } from "./completions.ts";
+import type { SessionLink } from "./link.ts";
+import { registerLogging } from "./logging.ts";
+import { registerResources } from "./resources.ts";
+
+export { PassthroughHub } from "./hub.ts";
+export { SessionLink } from "./link.ts";
+export { mostVerbose, relayLog, severity } from "./logging.ts";
+export {
+  buildResourceIndex,
+  exposeUri,
+  resolveResource,
+  resolveTemplate,
+  REWRITE_SCHEME,
+  rewriteTemplate,
+  rewriteUri,
+  unrewriteUri,
+} from "./resource-index.ts";
+export type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
+
+/** Installs every pass-through handler on one session server. */
+export function installPassthrough(
+  server: Server,
+  gateway: Gateway,
+  link: SessionLink,
+  pageSize?: number,
+): void {
+  registerResources(server, gateway, link, pageSize);
+  registerCompletions(server, gateway, link);
+  registerLogging(server, gateway.passthrough, link);
+  // A client's roots changed: tell every upstream, which may then ask for them again.
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    gateway.passthrough.touch(link);
+    for (const u of gateway.pool.all()) void u.client?.sendRootsListChanged().catch(() => {});
+  });
+}
