@@ -4,6 +4,7 @@
  */
 import { type GatewayConfig, loadConfig } from "../config/mod.ts";
 import { Gateway, MetaTools } from "../gateway/mod.ts";
+import { attachScripting, type Scripting } from "../gateway/scripted/mod.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 
@@ -12,10 +13,34 @@ export function readConfig(file: string): GatewayConfig {
   return loadConfig(file);
 }
 
-/** A gateway with its upstreams connected (each one up or marked down). */
-export async function bootGateway(config: GatewayConfig, progress: boolean): Promise<Gateway> {
+/** Options of {@link bootGateway}. */
+export interface BootOptions {
+  /** Reload macros when a file of the macro folder changes (serve). */
+  watchMacros?: boolean;
+}
+
+/**
+ * A gateway with its macros registered (a registration error throws `CONFIG_INVALID` before any
+ * upstream starts) and its upstreams connected (each one up or marked down).
+ */
+export async function bootGateway(
+  config: GatewayConfig,
+  progress: boolean,
+  options: BootOptions = {},
+): Promise<Gateway> {
   const gateway = new Gateway(config, createLogger("gateway"));
-  gateway.addProvider(new MetaTools(gateway, () => needsMetaTools(gateway.config)));
+  let scripting: Scripting | null = null;
+  const meta = new MetaTools(
+    gateway,
+    () =>
+      needsMetaTools(gateway.config) ||
+      (scripting?.macros.localTools().some((t) => t.discoverable) ?? false),
+  );
+  gateway.addProvider(meta);
+  scripting = await attachScripting(gateway, meta);
+  // Whether meta-tools exist can depend on the macros just registered.
+  if (scripting) gateway.refreshLocalTools();
+  if (options.watchMacros) scripting?.macros.watch();
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;
   const tty = progress && Boolean(process.stderr.isTTY) && total > 0;

@@ -55,6 +55,7 @@ export class Gateway {
   #signature = { tools: "", prompts: "", resources: "" };
   #observers: ((call: CallRecord) => void)[] = [];
   #version = 0;
+  #closers: (() => Promise<void>)[] = [];
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -93,9 +94,15 @@ export class Gateway {
     this.#rebuild();
   }
 
-  /** Stops every upstream. */
+  /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
   async stop(): Promise<void> {
     await this.pool.stopAll();
+    await Promise.all(this.#closers.map((c) => c().catch(() => {})));
+  }
+
+  /** Registers work to do on {@link stop}. */
+  onStop(closer: () => Promise<void>): void {
+    this.#closers.push(closer);
   }
 
   /** Swaps in a new validated config: only changed upstreams restart. */
@@ -104,7 +111,8 @@ export class Gateway {
   ): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
     this.#config = config;
     const diff = await this.pool.apply(config.servers);
-    this.#rebuild();
+    for (const p of this.#providers) await p.applyConfig?.(config);
+    this.refreshLocalTools();
     return diff;
   }
 

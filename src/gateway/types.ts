@@ -1,5 +1,6 @@
 /** Shapes shared by the gateway room and the rooms that plug tools into it. */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayConfig } from "../config/mod.ts";
 import type { SessionLink } from "./passthrough/link.ts";
 
 /** Who is calling: the session and the token it authenticated with. */
@@ -53,4 +54,6 @@ export interface LocalTool {
 /** Supplies local tools; the gateway asks again after {@link Gateway.refreshLocalTools}. */
 export interface LocalToolProvider {
   localTools(): readonly LocalTool[];
+  /** Told about a new config on reload before tools are re-read; may keep its old tools. */
+  applyConfig?(config: GatewayConfig): Promise<void>;
 }

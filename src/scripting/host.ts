@@ -32,6 +32,11 @@ export interface ScriptHostOptions {
   maxWorkers?: number;
   /** Argv that starts this program (default `selfCommand()`); `__lua-worker` is appended. */
   command?: string[];
+  /**
+   * Spawn workers on the first run instead of at construction, so a gateway whose scripts may
+   * never run (only `execute` enabled, no macros) keeps no idle processes.
+   */
+  lazy?: boolean;
 }
 
 /** Time the worker gets to stop a script by itself before it is killed. */
@@ -57,7 +62,7 @@ export class ScriptHost {
     this.#poolSize = Math.max(1, opts.poolSize ?? 2);
     this.#maxWorkers = Math.max(this.#poolSize, opts.maxWorkers ?? this.#poolSize * 2);
     this.#command = opts.command ?? selfCommand();
-    for (let i = 0; i < this.#poolSize; i++) this.#idle.push(this.#spawn());
+    if (!opts.lazy) for (let i = 0; i < this.#poolSize; i++) this.#idle.push(this.#spawn());
   }
 
   /** Process ids of the live workers (tests check that none leak). */

@@ -1,0 +1,16 @@
+-- The example from the README: parameters with shorthand, explicit and inferred types.
+mcp.tool {
+  name = "greet",
+  description = "Greet a person, optionally several times and loudly",
+  params = {
+    name  = "Person name",
+    times = { type = "int", description = "Repeat count", default = 1 },
+    loud  = { default = false, description = "Shout it" },
+  },
+  keywords = { "hello", "welcome" },
+  run = function(args)
+    local text = string.rep("Hello, " .. args.name .. "! ", args.times)
+    if args.loud then text = string.upper(text) end
+    return text
+  end,
+}

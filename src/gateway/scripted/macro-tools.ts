@@ -1,0 +1,107 @@
+/**
+ * Macros as gateway tools: listed under their own names (no server prefix), searchable under
+ * the server `macros`, validated against their declared params, able to call every upstream
+ * tool including hidden ones. Reloaded with the config and when a macro file changes; an
+ * invalid macro folder on reload keeps the previous macros serving.
+ */
+import { type FSWatcher, watch } from "node:fs";
+import type { GatewayConfig } from "../../config/mod.ts";
+import { invokeMacro, loadMacros, type MacroDef } from "../../scripting/macros/mod.ts";
+import type { ScriptHost } from "../../scripting/mod.ts";
+import { messageOf } from "../../shared/errors.ts";
+import type { Gateway } from "../gateway.ts";
+import type { LocalTool, LocalToolProvider } from "../types.ts";
+import { bridgeFor } from "./bridge.ts";
+
+/** The search group macros belong to. */
+export const MACRO_SERVER = "macros";
+
+/** Provides the macros of a config. */
+export class MacroTools implements LocalToolProvider {
+  #gateway: Gateway;
+  #host: ScriptHost;
+  #tools: LocalTool[] = [];
+  #watcher: FSWatcher | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #dir: string | null = null;
+
+  constructor(gateway: Gateway, host: ScriptHost) {
+    this.#gateway = gateway;
+    this.#host = host;
+  }
+
+  /** Registers the config's macros; throws `CONFIG_INVALID` naming file, tool and key. */
+  async load(config: GatewayConfig): Promise<void> {
+    const defs = await loadMacros(
+      this.#host,
+      config.scripting.macrosDir,
+      config.scripting.tools,
+      config.file,
+    );
+    this.#tools = defs.map((d) => this.#tool(d));
+    this.#dir = config.scripting.macrosDir;
+  }
+
+  localTools(): readonly LocalTool[] {
+    return this.#tools;
+  }
+
+  /** On reload: new macros, or the old ones kept (and the error logged) when invalid. */
+  async applyConfig(config: GatewayConfig): Promise<void> {
+    try {
+      await this.load(config);
+      this.#gateway.log.info("macros loaded", { count: this.#tools.length });
+    } catch (err) {
+      this.#gateway.log.error("macro reload rejected; keeping the previous macros", {
+        error: messageOf(err),
+      });
+    }
+    if (this.#watcher) this.watch();
+  }
+
+  /** Reloads when a file of the macro folder changes (debounced). */
+  watch(): void {
+    this.unwatch();
+    const dir = this.#dir;
+    if (!dir) return;
+    try {
+      this.#watcher = watch(dir, () => {
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(() => void this.#reloadFromDisk(), 250);
+      });
+      this.#watcher.on("error", () => this.unwatch());
+    } catch {
+      // No folder yet: SIGHUP picks it up once it exists.
+    }
+  }
+
+  /** Stops watching. */
+  unwatch(): void {
+    clearTimeout(this.#timer);
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+
+  async #reloadFromDisk(): Promise<void> {
+    await this.applyConfig(this.#gateway.config);
+    this.#gateway.refreshLocalTools();
+  }
+
+  #tool(def: MacroDef): LocalTool {
+    const gateway = this.#gateway;
+    const host = this.#host;
+    return {
+      tool: { name: def.name, description: def.description, inputSchema: def.inputSchema },
+      server: MACRO_SERVER,
+      discoverable: def.discoverable,
+      alwaysListed: !def.discoverable,
+      keywords: def.keywords,
+      call: (args, caller, options) =>
+        invokeMacro(host, def, args, {
+          bridge: bridgeFor(gateway, caller, { internal: true, parent: options }),
+          ...(options.signal ? { signal: options.signal } : {}),
+          maxPictures: gateway.config.scripting.limits.pictures,
+        }) as never,
+    };
+  }
+}

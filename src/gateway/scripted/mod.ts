@@ -1,0 +1,76 @@
+/**
+ * @module Script-backed tools: macros and the `execute` tool, running on one {@link ScriptHost}
+ * per gateway, calling tools through {@link bridgeFor}.
+ */
+import { readdirSync } from "node:fs";
+import type { GatewayConfig } from "../../config/mod.ts";
+import { ScriptHost } from "../../scripting/mod.ts";
+import type { Gateway } from "../gateway.ts";
+import type { MetaTools } from "../meta.ts";
+import { ExecuteTool } from "./execute-tool.ts";
+import { MacroTools } from "./macro-tools.ts";
+
+export { bridgeFor } from "./bridge.ts";
+export type { BridgeOptions } from "./bridge.ts";
+export { ExecuteTool } from "./execute-tool.ts";
+export { MACRO_SERVER, MacroTools } from "./macro-tools.ts";
+
+/** True when the config needs script workers at all. */
+export function needsScripting(config: GatewayConfig): boolean {
+  return config.scripting.execute || config.scripting.tools.length > 0 ||
+    config.scripting.macrosDir !== null;
+}
+
+/** What {@link attachScripting} set up. */
+export interface Scripting {
+  host: ScriptHost;
+  macros: MacroTools;
+}
+
+/**
+ * Starts the script workers, registers macros (throwing `CONFIG_INVALID` on registration
+ * errors, after closing the workers) and adds the macro and execute tools to the gateway.
+ */
+export async function attachScripting(
+  gateway: Gateway,
+  meta: MetaTools,
+): Promise<Scripting | null> {
+  const config = gateway.config;
+  if (!needsScripting(config)) return null;
+  const { limits } = config.scripting;
+  const host = new ScriptHost({
+    limits: {
+      timeoutMs: limits.timeoutMs,
+      memoryBytes: limits.memoryBytes,
+      transferBytes: limits.transferBytes,
+      pictures: limits.pictures,
+    },
+    vfs: { ...config.scripting.vfs },
+    poolSize: limits.workers,
+    // Workers start at once only when macros must register now; otherwise on the first script.
+    lazy: config.scripting.tools.length === 0 && !hasMacroFiles(config.scripting.macrosDir),
+  });
+  const macros = new MacroTools(gateway, host);
+  try {
+    await macros.load(config);
+  } catch (err) {
+    await host.close();
+    throw err;
+  }
+  gateway.addProvider(macros);
+  gateway.addProvider(new ExecuteTool(gateway, host, meta));
+  gateway.onStop(async () => {
+    macros.unwatch();
+    await host.close();
+  });
+  return { host, macros };
+}
+
+function hasMacroFiles(dir: string | null): boolean {
+  if (!dir) return false;
+  try {
+    return readdirSync(dir).some((f) => f.endsWith(".lua") && !f.startsWith("_"));
+  } catch {
+    return false;
+  }
+}
