@@ -159,3 +159,24 @@ describe("gateway over stdio", () => {
 });
 
 void fixture;
+
+describe("a crashed upstream", () => {
+  it("keeps its tools listed, and calls answer at once with why it is down", async () => {
+    const gw = await startTestGateway(
+      `servers:\n  crashy: ${nodeServer("echo.mjs", "restart: { initialDelay: 30s }")}\n`,
+    );
+    const client = await httpClient(gw.url);
+    try {
+      const crashed = await client.callTool({ name: "crashy__crash", arguments: {} });
+      assert.equal(crashed.isError, true);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes("crashy__echo"), names.join(","));
+      const r = await client.callTool({ name: "crashy__echo", arguments: {} });
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /server "crashy" is down: .*exited.*; next restart in \d+s/);
+    } finally {
+      await client.close();
+      await gw.stop();
+    }
+  });
+});

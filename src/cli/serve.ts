@@ -1,11 +1,21 @@
 /**
- * `mcp-gateway [--listen] [--stdio]`: serve the aggregated endpoint until SIGTERM/SIGINT; SIGHUP
- * reloads the config.
+ * `mcp-gateway [--listen] [--stdio]`: serve the aggregated endpoint until SIGTERM/SIGINT (drain,
+ * then stop); SIGHUP or an edit of the config file reloads it.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { createSessionServer, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
-import { createApp, SessionRegistry } from "../http/mod.ts";
+import { assertSafeExposure, createApp, securityMiddleware, SessionRegistry } from "../http/mod.ts";
+import {
+  CallJournal,
+  createReloader,
+  Lifecycle,
+  Metrics,
+  onSignals,
+  PROMETHEUS_CONTENT_TYPE,
+  renderStatusPage,
+  watchConfigFile,
+} from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
@@ -18,91 +28,201 @@ export interface RunningGateway {
   gateway: Gateway;
   http: HttpServer | null;
   /** Re-reads the config file and applies it; keeps the old one when invalid. */
-  reload(): Promise<boolean>;
-  /** Graceful stop: close listeners and sessions, then upstreams. */
+  reload(trigger?: string): Promise<boolean>;
+  /**
+   * Graceful stop: refuse new requests, let in-flight calls finish (up to
+   * `gateway.drainTimeout`), then close sessions and stop upstreams with their process trees.
+   */
   stop(): Promise<void>;
+  /** Cuts a running drain short (a second signal). */
+  forceStop(): void;
 }
 
 /** Options for {@link startGateway}. */
 export interface StartOptions {
   listen?: string | null;
   stdio?: boolean;
+  /** Reload when the config file changes (default true). */
+  watch?: boolean;
 }
 
-/** Starts serving a config; resolves once listening (HTTP) or connected (stdio). */
+/** Starts serving a config; resolves once upstreams are started and HTTP or stdio serves. */
 export async function startGateway(
   config: GatewayConfig,
   options: StartOptions = {},
 ): Promise<RunningGateway> {
-  const gateway = await bootGateway(config, false);
-  const reload = async () => {
-    try {
-      const next = readConfig(config.file);
-      const diff = await gateway.applyConfig(next);
-      log.info("config reloaded", diff);
-      return true;
-    } catch (err) {
-      log.error("config reload rejected; keeping the running config", { error: messageOf(err) });
-      return false;
-    }
-  };
-  if (options.stdio) {
-    const server = createSessionServer(gateway, () => LOCAL_CALLER);
-    await server.connect(new StdioServerTransport());
-    return {
-      gateway,
-      http: null,
-      reload,
-      stop: async () => {
-        await server.close().catch(() => {});
-        await gateway.stop();
-      },
-    };
+  // --- security (issue 8): no unauthenticated listener beyond loopback; checked before boot.
+  const [hostname, port] = splitListen(
+    options.listen ?? `${config.gateway.host}:${config.gateway.port}`,
+  );
+  if (!options.stdio) assertSafeExposure(config.gateway, hostname);
+  // --- end security
+  const lifecycle = new Lifecycle();
+  // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
+  // first start is done, and MCP requests wait for it instead of being refused.
+  const http = options.stdio ? null : await serveHttp({
+    hostname,
+    port,
+    fetch: (req) => lifecycle.handle(req),
+  });
+  if (http) {
+    const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
+    log.info("listening", {
+      url: `http://${shown}:${http.port}/mcp`,
+      upstreams: config.servers.length,
+    });
   }
+  let gateway: Gateway;
+  try {
+    gateway = await bootGateway(config, false, { watchMacros: options.watch !== false });
+  } catch (err) {
+    await http?.close();
+    throw err;
+  }
+  const startedAt = Date.now();
+  const journal = new CallJournal(createLogger("calls"));
+  // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
   const sessions = new SessionRegistry(gateway, {
     maxSessions: config.gateway.maxSessions,
     maxBodyBytes: config.gateway.requestBodyBytes,
   });
-  const app = createApp({ gateway, sessions });
-  const [hostname, port] = splitListen(
-    options.listen ?? `${config.gateway.host}:${config.gateway.port}`,
-  );
-  const http = await serveHttp({ hostname, port, fetch: (req) => app.fetch(req) });
-  const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
-  log.info("listening", {
-    url: `http://${shown}:${http.port}/mcp`,
-    upstreams: config.servers.length,
+  const metrics = new Metrics({ gateway, sessions: () => sessions.counts() });
+  gateway.observeCalls((call) => {
+    journal.record(call);
+    metrics.observe(call);
   });
+  const reloader = createReloader({
+    gateway,
+    read: () => readConfig(config.file),
+    log,
+    listenOverridden: Boolean(options.listen) || Boolean(options.stdio),
+    onResult: (applied) => metrics.reload(applied),
+  });
+  const reload = (trigger = "api") => reloader(trigger);
+  const watch = options.watch === false
+    ? null
+    : watchConfigFile(config.file, () => void reload("file change"), log);
+  const drain = async () => {
+    const inFlight = () => gateway.pool.inFlight();
+    const waiting = inFlight();
+    const timeoutMs = gateway.config.gateway.drainTimeoutMs;
+    if (waiting > 0) log.info("draining", { inFlight: waiting, timeoutMs });
+    if (!await lifecycle.drain(inFlight, timeoutMs)) {
+      log.warn("drain cut short; failing the calls still in flight", { inFlight: inFlight() });
+    }
+    watch?.close();
+  };
+
+  if (options.stdio) {
+    const server = createSessionServer(gateway, () => LOCAL_CALLER);
+    await server.connect(new StdioServerTransport());
+    lifecycle.ready(() => new Response(null, { status: 404 }));
+    let stopping: Promise<void> | undefined;
+    return {
+      gateway,
+      http: null,
+      reload,
+      forceStop: () => lifecycle.force(),
+      stop: () =>
+        stopping ??= (async () => {
+          await drain();
+          await server.close().catch(() => {});
+          await gateway.stop();
+          lifecycle.stopped();
+        })(),
+    };
+  }
+  const app = createApp({
+    gateway,
+    sessions,
+    middleware: securityMiddleware(gateway, hostname),
+    routes: (app) => {
+      app.get(
+        "/metrics",
+        (c) => c.body(metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
+      );
+      app.get("/", (c) =>
+        c.html(renderStatusPage({
+          gateway,
+          recentCalls: () => journal.recent(),
+          sessions: () => sessions.counts(),
+          phase: () => lifecycle.phase,
+          startedAt,
+        })));
+    },
+  });
+  lifecycle.ready((req) => app.fetch(req));
+  const up = gateway.pool.all().filter((u) => u.state === "up").length;
+  log.info("ready", { upstreams: gateway.pool.all().length, up });
+  let stopping: Promise<void> | undefined;
   return {
     gateway,
     http,
     reload,
-    stop: async () => {
-      await sessions.closeAll();
-      await http.close();
-      await gateway.stop();
-    },
+    forceStop: () => lifecycle.force(),
+    stop: () =>
+      stopping ??= (async () => {
+        await drain();
+        // Upstreams go first: a call cut by the drain timeout then fails with an error its
+        // client receives, instead of a stream that just ends. The short pause lets the last
+        // answers and errors be written before the sessions close.
+        const upstreamsStopped = gateway.stop();
+        await new Promise((r) => setTimeout(r, 100));
+        await sessions.closeAll();
+        await http!.close();
+        await upstreamsStopped;
+        lifecycle.stopped();
+      })(),
   };
 }
 
-/** The `serve` command: runs until a signal; returns the exit code. */
+/**
+ * The `serve` command: runs until a signal; returns the exit code. Signals are handled from the
+ * first moment: a stop or reload asked for during start-up runs once the start completes.
+ */
 export async function serveCommand(configFile: string, options: StartOptions): Promise<number> {
   const config = readConfig(configFile);
-  const running = await startGateway(config, options);
-  return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info("shutting down", { signal });
-      running.stop().then(() => resolve(0), (err) => {
-        log.error("shutdown failed", { error: messageOf(err) });
-        resolve(1);
-      });
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
-    process.on("SIGHUP", () => void running.reload());
-    if (options.stdio) process.stdin.on("end", () => stop("stdin closed"));
+  let running: RunningGateway | undefined;
+  let pending: { stop?: string; reload?: boolean } = {};
+  let resolve!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolve = r));
+  const stop = (signal: string) => {
+    if (!running) {
+      pending.stop ??= signal;
+      return;
+    }
+    log.info("shutting down", { signal });
+    running.stop().then(() => {
+      log.info("stopped");
+      resolve(0);
+    }, (err) => {
+      log.error("shutdown failed", { error: messageOf(err) });
+      resolve(1);
+    });
+  };
+  const off = onSignals({
+    stop,
+    force: (signal) => {
+      log.warn("second signal: not waiting for in-flight calls", { signal });
+      running?.forceStop();
+    },
+    reload: () => {
+      if (running) void running.reload("SIGHUP");
+      else pending.reload = true;
+    },
   });
+  try {
+    running = await startGateway(config, options);
+  } catch (err) {
+    off();
+    throw err;
+  }
+  const asked = pending;
+  pending = {};
+  if (asked.stop) stop(asked.stop);
+  else if (asked.reload) void running.reload("SIGHUP");
+  if (options.stdio) process.stdin.on("end", () => stop("stdin closed"));
+  const code = await done;
+  off();
+  return code;
 }

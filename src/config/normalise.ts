@@ -14,6 +14,8 @@ export interface NormaliseProblem {
 }
 
 const DEFAULT_LISTEN = "127.0.0.1:8787";
+/** Browser origins allowed by default: pages served from this machine. */
+const DEFAULT_ORIGINS = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
 /** Applies defaults and units; collects cross-field problems instead of throwing. */
 export function normaliseConfig(
@@ -75,8 +77,9 @@ export function normaliseConfig(
           burst: g.auth.rateLimit.burst ?? g.auth.rateLimit.perMinute,
         }
         : null,
-      allowedOrigins: g.allowedOrigins ?? [],
-      allowedHosts: g.allowedHosts ?? [],
+      allowedOrigins: g.allowedOrigins ?? DEFAULT_ORIGINS,
+      // null: the HTTP layer picks loopback names plus the listen host (it knows --listen).
+      allowedHosts: g.allowedHosts ?? null,
       requestBodyBytes: size(g.limits?.requestBody, 32 * 1024 ** 2),
       maxSessions: g.limits?.sessions ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),

@@ -128,8 +128,12 @@ export const configSchema = z.strictObject({
         burst: z.number().int().positive().optional(),
       }).optional(),
     }).optional(),
-    allowedOrigins: globList.optional(),
-    allowedHosts: globList.optional(),
+    allowedOrigins: globList.optional().describe(
+      "Browser Origins allowed (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*).",
+    ),
+    allowedHosts: globList.optional().describe(
+      "Host headers allowed (default on loopback: loopback names and the listen host).",
+    ),
     limits: z.strictObject({
       requestBody: size.optional(),
       sessions: z.number().int().positive().optional(),

@@ -102,8 +102,10 @@ export interface GatewayConfig {
     readonly exposure: "all" | "search";
     readonly tokens: readonly TokenConfig[] | null;
     readonly rateLimit: { readonly perMinute: number; readonly burst: number } | null;
+    /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
     readonly allowedOrigins: readonly string[];
-    readonly allowedHosts: readonly string[];
+    /** Globs over `Host`; `null` = loopback names and the listen host when on loopback. */
+    readonly allowedHosts: readonly string[] | null;
     readonly requestBodyBytes: number;
     readonly maxSessions: number;
     readonly sessionIdleMs: number;

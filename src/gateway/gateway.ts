@@ -305,7 +305,10 @@ export class Gateway {
   #rebuild(): void {
     this.#version++;
     const up = this.pool.all().filter((u) => u.state === "up");
-    this.#catalog = buildCatalog(this.#config, up, this.log);
+    // Tools and prompts of a server that went down stay listed from its last-known catalog;
+    // calls to them answer with the reason. Resources follow live servers only.
+    const known = this.pool.all().filter((u) => u.state === "up" || u.state === "down" || u.state === "starting");
+    this.#catalog = buildCatalog(this.#config, known, this.log);
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     const sig = {

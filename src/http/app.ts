@@ -3,7 +3,7 @@
  * health endpoints. Errors that end a request before the MCP layer are answered in one
  * `onError`, mapped from the gateway's string codes.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
@@ -17,12 +17,15 @@ export interface AppDeps {
   gateway: Gateway;
   sessions: SessionRegistry;
   /** Middleware added before the routes (auth, origin checks, rate limits). */
-  middleware?: Parameters<Hono<AppEnv>["use"]>[1][];
+  middleware?: MiddlewareHandler<AppEnv>[];
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
 }
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
+
+/** Paths that answer without auth or origin checks: liveness and readiness probes. */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /** Builds the hono app. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -49,7 +52,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       );
     },
   });
-  for (const mw of deps.middleware ?? []) app.use("/mcp", mw).use("/sse", mw).use("/message", mw);
+  // Security middleware guards every route but the health probes, including routes added later
+  // through `deps.routes` (metrics, status page) and unknown paths.
+  for (const mw of deps.middleware ?? []) {
+    app.use("*", (c, next) => OPEN_PATHS.has(c.req.path) ? next() : mw(c, next));
+  }
 
   const who = (c: { get(key: "identity"): RequestIdentity | undefined }) =>
     c.get("identity") ?? ANONYMOUS;
@@ -69,10 +76,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       gateway.log.error("request failed", { path: c.req.path, error: messageOf(err) });
     }
     const code = err instanceof GatewayError ? err.code : "INTERNAL";
-    return c.json({ error: { code, message: messageOf(err) } }, status as 500);
+    return c.json({ error: { code, message: messageOf(err) } }, status as 500, headersOf(err));
   });
   app.notFound((c) =>
     c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
   );
   return app;
+}
+
+/** Headers an error answer must carry: the auth challenge, or when to retry. */
+function headersOf(err: unknown): Record<string, string> {
+  if (!(err instanceof GatewayError)) return {};
+  if (err.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="mcp-gateway"' };
+  const retryAfter = err.data?.retryAfter;
+  if (err.code === "RATE_LIMITED" && typeof retryAfter === "number") {
+    return { "Retry-After": String(retryAfter) };
+  }
+  return {};
 }

@@ -1,5 +1,6 @@
 /**
- * @module The HTTP surface: hono app, streamable HTTP and legacy SSE sessions, event store.
+ * @module The HTTP surface: hono app, streamable HTTP and legacy SSE sessions, event store,
+ * security middleware (auth, origin/host checks, rate limits) and the exposure check.
  */
 export { createApp } from "./app.ts";
 export type { AppDeps, AppEnv } from "./app.ts";
@@ -7,3 +8,4 @@ export { MemoryEventStore } from "./event-store.ts";
 export { SessionRegistry } from "./sessions.ts";
 export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";
+export { assertSafeExposure, securityMiddleware } from "./security/mod.ts";

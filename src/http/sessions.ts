@@ -7,6 +7,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, createSessionServer, type Gateway } from "../gateway/mod.ts";
+import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
@@ -16,7 +17,8 @@ interface Session {
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
-  lastSeen: number;
+  /** Requests in flight and open streams; a session is never idle while any remain. */
+  readonly activity: Activity;
 }
 
 /** Identity of the request's caller, resolved by auth middleware (or none). */
@@ -30,6 +32,8 @@ export interface SessionRegistryOptions {
   maxSessions: number;
   maxBodyBytes: number;
   pageSize?: number;
+  /** Close sessions idle this long (default: the config's `limits.sessionIdle`; 0 = never). */
+  idleMs?: number;
 }
 
 /** All HTTP sessions of the gateway. */
@@ -38,10 +42,20 @@ export class SessionRegistry {
   #gateway: Gateway;
   #opts: SessionRegistryOptions;
   #events = new MemoryEventStore();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(gateway: Gateway, opts: SessionRegistryOptions) {
     this.#gateway = gateway;
     this.#opts = opts;
+    const idleMs = opts.idleMs ?? gateway.config.gateway.sessionIdleMs;
+    if (idleMs > 0) {
+      // Sweep a few times per idle period; unref'd so the timer never keeps the process alive.
+      this.#sweeper = setInterval(() => {
+        const n = this.expireIdle(idleMs);
+        if (n > 0) gateway.log.info("idle sessions closed", { count: n, idleMs });
+      }, Math.min(60_000, Math.max(250, Math.floor(idleMs / 4))));
+      (this.#sweeper as { unref?: () => void }).unref?.();
+    }
   }
 
   /** Number of open sessions. */
@@ -65,8 +79,11 @@ export class SessionRegistry {
       if (s.tokenName !== who.tokenName) {
         return jsonError(403, -32003, "Session belongs to another token");
       }
-      s.lastSeen = Date.now();
-      return (s.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req);
+      s.activity.lastSeen = Date.now();
+      const response = await (s.transport as WebStandardStreamableHTTPServerTransport)
+        .handleRequest(req);
+      // A GET is a stream held open for server messages; POST answers are counted per request.
+      return req.method === "GET" ? trackStream(s.activity, response) : response;
     }
     if (req.method !== "POST") {
       return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
@@ -88,21 +105,24 @@ export class SessionRegistry {
     if (this.#sessions.size >= this.#opts.maxSessions) {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
-    let session: Session | undefined;
+    const activity = newActivity();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       eventStore: this.#events,
       maxRequestBodySize: this.#opts.maxBodyBytes,
       onsessioninitialized: (id) => {
-        session = {
+        this.#sessions.set(id, {
           id,
           kind: "streamable-http",
           server,
           transport,
           tokenName: who.tokenName,
-          lastSeen: Date.now(),
-        };
-        this.#sessions.set(id, session);
+          activity,
+        });
+        this.#gateway.log.debug("session opened", {
+          kind: "streamable-http",
+          tokenName: who.tokenName,
+        });
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
@@ -115,7 +135,8 @@ export class SessionRegistry {
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(req, { parsedBody: body });
+    watchTransport(transport, activity);
+    return await transport.handleRequest(req, { parsedBody: body });
   }
 
   /** Handles `GET /sse`: opens a legacy session. */
@@ -131,9 +152,12 @@ export class SessionRegistry {
       server,
       transport,
       tokenName: who.tokenName,
-      lastSeen: Date.now(),
+      // The event stream lives as long as the session (its end closes the session), so a
+      // legacy session is never idle: one open stream, for good.
+      activity: { ...newActivity(), streams: 1 },
     };
     this.#sessions.set(session.id, session);
+    this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
     const response = transport.response();
     await server.connect(transport);
     transport.onclose = chain(transport.onclose, () => this.#sessions.delete(session.id));
@@ -151,16 +175,19 @@ export class SessionRegistry {
     if (s.tokenName !== who.tokenName) {
       return jsonError(403, -32003, "Session belongs to another token");
     }
-    s.lastSeen = Date.now();
+    s.activity.lastSeen = Date.now();
     return (s.transport as SseSessionTransport).handlePost(req);
   }
 
-  /** Closes sessions idle for longer than `idleMs`; returns how many. */
+  /**
+   * Closes sessions idle for longer than `idleMs` — none while a request is being handled or a
+   * response stream is open; returns how many.
+   */
   expireIdle(idleMs: number): number {
     const cutoff = Date.now() - idleMs;
     let n = 0;
     for (const s of [...this.#sessions.values()]) {
-      if (s.lastSeen < cutoff) {
+      if (isIdle(s.activity, cutoff)) {
         n++;
         void s.server.close().catch(() => {});
         this.#sessions.delete(s.id);
@@ -171,6 +198,7 @@ export class SessionRegistry {
 
   /** Closes every session (shutdown). */
   async closeAll(): Promise<void> {
+    clearInterval(this.#sweeper);
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.all(all.map((s) => s.server.close().catch(() => {})));

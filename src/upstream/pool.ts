@@ -97,6 +97,13 @@ export class UpstreamPool {
     return { added, removed, changed };
   }
 
+  /** Requests sent upstream and not yet answered, over every upstream. */
+  inFlight(): number {
+    let n = 0;
+    for (const u of this.#upstreams.values()) n += u.inFlight;
+    return n;
+  }
+
   /** Stops every upstream and its process tree. */
   async stopAll(): Promise<void> {
     await Promise.all(this.all().map((u) => u.stop()));

@@ -72,6 +72,8 @@ export class StdioTransport implements Transport {
       });
       child.once("spawn", () => resolve());
       child.once("exit", (code, signal) => {
+        // Children the server left behind would outlive it: sweep its process group now.
+        if (child.pid !== undefined) signalGroup(child, "SIGKILL");
         if (this.#closed) return;
         this.#closed = true;
         const why = signal ? `signal ${signal}` : `code ${code}`;
@@ -162,6 +164,17 @@ export class StdioTransport implements Transport {
   }
 }
 
+/** Signals a detached child's process group (falling back to the child alone). */
+function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, sig);
+  } catch {
+    try {
+      child.kill(sig);
+    } catch { /* already gone */ }
+  }
+}
+
 /** Kills a detached child's whole process group; resolves when the leader has exited. */
 export async function killTree(child: ChildProcess, graceMs = 1500): Promise<void> {
   const pid = child.pid;
@@ -169,15 +182,7 @@ export async function killTree(child: ChildProcess, graceMs = 1500): Promise<voi
   const exited = child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
     : new Promise<void>((r) => child.once("exit", () => r()));
-  const signal = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, sig);
-    } catch {
-      try {
-        child.kill(sig);
-      } catch { /* already gone */ }
-    }
-  };
+  const signal = (sig: NodeJS.Signals) => signalGroup(child, sig);
   child.stdin?.end();
   signal("SIGTERM");
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,6 +1,7 @@
 /**
  * One upstream server's lifecycle: connect, read its catalog, serve calls, and on a crash fail
- * in-flight calls at once and restart with capped exponential backoff.
+ * in-flight calls at once and restart with capped exponential backoff. An HTTP upstream whose
+ * connection is lost is reconnected on the next call (a remote server restarts on its own).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -55,6 +56,9 @@ export class Upstream {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #nextRetryAt = 0;
   #generation = 0;
+  #kind: Connection["kind"] | null = null;
+  #starting: Promise<void> | undefined;
+  #inFlight = 0;
 
   constructor(config: ServerConfig, log: Logger, hooks: UpstreamHooks) {
     this.config = config;
@@ -78,9 +82,17 @@ export class Upstream {
   get restarts(): number {
     return this.#restarts;
   }
-  /** Transport kind in use, once connected. */
+  /** Transport kind of the last successful connection (kept while down, for the status page). */
   get kind(): Connection["kind"] | null {
-    return this.#conn?.kind ?? null;
+    return this.#kind;
+  }
+  /** Requests sent upstream and not yet answered (graceful drain waits for these). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+  /** When the current connection came up (epoch ms), or `null` while not up. */
+  get upSince(): number | null {
+    return this.#state === "up" ? this.#upSince : null;
   }
   /** The connected SDK client, for pass-through of requests the gateway does not interpret. */
   get client(): Client | undefined {
@@ -88,11 +100,25 @@ export class Upstream {
   }
 
   /** Connects and reads the catalog. Never throws: failure marks the upstream down. */
-  async start(): Promise<void> {
-    if (!this.config.enabled) return;
+  start(): Promise<void> {
+    if (!this.config.enabled) return Promise.resolve();
+    const started = this.#connect();
+    this.#starting = started;
+    void started.finally(() => {
+      if (this.#starting === started) this.#starting = undefined;
+    });
+    return started;
+  }
+
+  async #connect(): Promise<void> {
     const generation = ++this.#generation;
+    clearTimeout(this.#timer);
+    const stale = this.#conn;
+    this.#conn = undefined;
+    if (stale) await stale.client.close().catch(() => {});
     this.#setState("starting");
     let conn: Connection | undefined;
+    let closedEarly = false;
     try {
       conn = await connectUpstream(
         this.config,
@@ -104,10 +130,22 @@ export class Upstream {
         return;
       }
       this.#conn = conn;
-      conn.transport.onclose = chain(conn.transport.onclose, () => this.#onClosed(generation));
+      let why: string | undefined;
+      const prevError = conn.transport.onerror;
+      conn.transport.onerror = (err) => {
+        why = messageOf(err); // e.g. "server process exited with code 1", reported before close
+        prevError?.(err);
+      };
+      conn.transport.onclose = chain(conn.transport.onclose, () => {
+        if (this.#state === "starting") closedEarly = true;
+        else this.#onClosed(generation, why);
+      });
       this.#catalog = await this.#readCatalog(conn.client);
+      // A server that dies while its catalog is read is not up, even if every list was empty.
+      if (closedEarly) throw new Error("the server exited during start-up");
       this.#upSince = Date.now();
       this.#lastError = null;
+      this.#kind = conn.kind;
       this.#setState("up");
       this.#hooks.onCatalog(this);
     } catch (err) {
@@ -163,16 +201,63 @@ export class Upstream {
     schema: S,
     options: RequestOptions = {},
   ): Promise<unknown> {
-    const client = this.client;
-    if (!client) throw this.unavailable();
+    this.#inFlight++;
     try {
-      return await client.request({ method, params } as never, schema, {
-        timeout: this.config.timeoutMs,
-        ...options,
-      });
+      const send = (client: Client) =>
+        client.request({ method, params } as never, schema, {
+          timeout: this.config.timeoutMs,
+          ...options,
+        });
+      const client = this.client;
+      if (!client) throw this.unavailable();
+      try {
+        return await send(client);
+      } catch (err) {
+        if (this.config.kind !== "http" || !isTransportFailure(err)) throw err;
+        // The remote went away or restarted and forgot our session. A request that surely
+        // never ran is resent once over a fresh connection; any other fails.
+        if (!notDelivered(err)) {
+          this.#lost(client, `connection lost: ${messageOf(err)}`);
+          throw this.unavailable();
+        }
+        const again = await this.#reconnect(client, messageOf(err));
+        if (!again) throw this.unavailable();
+        return await send(again);
+      }
     } catch (err) {
       throw this.#mapCallError(err);
+    } finally {
+      this.#inFlight--;
     }
+  }
+
+  /**
+   * Replaces a lost HTTP connection now rather than after a backoff: a remote server restarts
+   * on its own schedule, and the call that noticed should not fail for it. Concurrent callers
+   * share one attempt; a failed attempt counts as one failure of the restart policy.
+   */
+  async #reconnect(client: Client, why: string): Promise<Client | undefined> {
+    const conn = this.#conn;
+    if (conn && conn.client === client) {
+      this.log.info("connection lost; reconnecting", { error: why });
+      this.#generation++; // its onclose must not report the loss as a failure
+      this.#conn = undefined;
+      void conn.client.close().catch(() => {});
+      this.#restarts++;
+      void this.start();
+    }
+    await this.#starting;
+    return this.client;
+  }
+
+  /** Drops a connection that failed under a call, unless it was already replaced. */
+  #lost(client: Client, reason: string): void {
+    const conn = this.#conn;
+    if (!conn || conn.client !== client) return;
+    this.#generation++; // its onclose must not report the failure a second time
+    this.#conn = undefined;
+    void conn.client.close().catch(() => {});
+    this.#fail(reason);
   }
 
   /** The error a call gets while this upstream is not up. */
@@ -248,43 +333,50 @@ export class Upstream {
     return { tools, prompts, resources, resourceTemplates };
   }
 
-  #onClosed(generation: number): void {
+  #onClosed(generation: number, why: string | undefined): void {
     if (generation !== this.#generation || this.#state === "stopped") return;
     this.#conn = undefined;
-    this.#fail("the server process exited or the connection closed");
+    this.#fail(why ?? "the server process exited or the connection closed");
   }
 
+  /**
+   * Marks the upstream down and schedules the next start: the delay doubles per consecutive
+   * failure up to `maxDelay`, and the count resets once a connection stayed up `resetAfter`.
+   * One log line per failure carries the reason and the delay (or that we gave up).
+   */
   #fail(reason: string): void {
     const wasUp = this.#state === "up";
     if (wasUp && Date.now() - this.#upSince >= this.config.restart.resetAfterMs) this.#failures = 0;
     this.#lastError = reason;
-    this.#catalog = EMPTY;
-    this.#setState("down");
-    if (wasUp) this.#hooks.onCatalog(this);
+    // The last-known catalog stays: the gateway keeps listing a down server's tools, and
+    // calls to them answer at once with why the server is down (SPEC §5, isolation).
     const { initialDelayMs, maxDelayMs, maxRestarts } = this.config.restart;
-    if (maxRestarts !== null && this.#failures >= maxRestarts) {
-      this.log.error("giving up restarting", { failures: this.#failures });
-      return;
-    }
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#failures);
-    this.#failures++;
-    this.#nextRetryAt = Date.now() + delay;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#restarts++;
-      void this.start();
-    }, delay);
-    (this.#timer as { unref?: () => void }).unref?.();
+    if (maxRestarts !== null && this.#failures >= maxRestarts) {
+      this.#nextRetryAt = 0;
+      this.#setState("down", { error: reason, gaveUp: true, failures: this.#failures });
+    } else {
+      const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#failures);
+      this.#failures++;
+      this.#nextRetryAt = Date.now() + delay;
+      this.#timer = setTimeout(() => {
+        this.#restarts++;
+        void this.start();
+      }, delay);
+      (this.#timer as { unref?: () => void }).unref?.();
+      this.#setState("down", { error: reason, retryInMs: delay, failures: this.#failures });
+    }
+    if (wasUp) this.#hooks.onCatalog(this);
   }
 
-  #setState(state: UpstreamState): void {
-    if (state === this.#state) return;
+  #setState(state: UpstreamState, fields: Record<string, unknown> = {}): void {
+    const from = this.#state;
     this.#state = state;
-    if (state === "down") this.log.warn("upstream down", { error: this.#lastError });
+    if (state === "down") this.log.warn("upstream down", fields);
     else if (state === "up") {
       this.log.info("upstream up", { kind: this.kind, tools: this.#catalog.tools.length });
-    }
-    this.#hooks.onState(this);
+    } else if (state === "stopped" && from !== "stopped") this.log.info("upstream stopped");
+    if (state !== from || state === "down") this.#hooks.onState(this);
   }
 }
 
@@ -293,6 +385,21 @@ function chain(first: (() => void) | undefined, second: () => void): () => void 
     first?.();
     second();
   };
+}
+
+/** Anything but an answer from the server (JSON-RPC error, timeout) or a result-schema miss. */
+function isTransportFailure(err: unknown): boolean {
+  return !(err instanceof McpError) && !(err instanceof GatewayError) &&
+    !Array.isArray((err as { issues?: unknown }).issues);
+}
+
+/** True when a failed HTTP request surely never reached a live session (safe to resend). */
+function notDelivered(err: unknown): boolean {
+  if ((err as { code?: unknown }).code === 404) return true;
+  const text = `${messageOf(err)} ${messageOf((err as { cause?: unknown }).cause ?? "")} ${
+    String((err as { code?: unknown }).code ?? "")
+  } ${String((err as { cause?: { code?: unknown } }).cause?.code ?? "")}`;
+  return /ECONNREFUSED|ConnectionRefused|Connection refused/i.test(text);
 }
 
 function describeStartError(config: ServerConfig, err: unknown): string {

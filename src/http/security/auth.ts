@@ -1,0 +1,96 @@
+/**
+ * Bearer-token auth. Presented tokens are compared in constant time against every configured
+ * token (SHA-256 digests of equal length through `timingSafeEqual`), so neither the length nor
+ * the position of a match leaks through timing. The token's name and tool globs become the
+ * request's identity; the value is never logged.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import type { TokenConfig } from "../../config/mod.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { AppEnv } from "../app.ts";
+
+/** Options for {@link bearerAuth}. */
+export interface BearerAuthOptions {
+  /** The live token list (`null` = auth off); read per request so a reload takes effect. */
+  tokens: () => readonly TokenConfig[] | null;
+  /** Fail closed when the list is `null` (listening beyond loopback). */
+  required: boolean;
+  log: Logger;
+}
+
+interface Known {
+  readonly name: string;
+  readonly digest: Buffer;
+  readonly globs: readonly string[] | null;
+}
+
+const digests = new WeakMap<readonly TokenConfig[], readonly Known[]>();
+
+function known(tokens: readonly TokenConfig[]): readonly Known[] {
+  let out = digests.get(tokens);
+  if (!out) {
+    out = tokens.map((t) => ({ name: t.name, digest: sha256(t.token), globs: t.tools }));
+    digests.set(tokens, out);
+  }
+  return out;
+}
+
+function sha256(value: string): Buffer {
+  return createHash("sha256").update(value, "utf8").digest();
+}
+
+/** The token of an `Authorization: Bearer …` header, or `null`. */
+export function bearerToken(header: string | undefined): string | null {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  return m ? m[1]! : null;
+}
+
+/** The configured token matching `presented`, compared in constant time; `null` when none. */
+export function matchToken(
+  tokens: readonly TokenConfig[],
+  presented: string,
+): { name: string; globs: readonly string[] | null } | null {
+  const probe = sha256(presented);
+  let hit: Known | null = null;
+  // Every token is compared, so the time taken does not depend on which one matched.
+  for (const k of known(tokens)) {
+    if (timingSafeEqual(k.digest, probe) && hit === null) hit = k;
+  }
+  return hit && { name: hit.name, globs: hit.globs };
+}
+
+/**
+ * Middleware: without auth configured every request is anonymous; with it, a request needs a
+ * valid bearer token (401 otherwise) and carries the token's identity on `c.get("identity")`.
+ */
+export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv> {
+  return async function bearerAuth(c, next) {
+    const tokens = options.tokens();
+    if (tokens === null) {
+      if (options.required) {
+        throw new GatewayError(
+          "UNAUTHORIZED",
+          "authentication is required beyond loopback but no tokens are configured",
+        );
+      }
+      c.set("identity", { tokenName: null, toolGlobs: null });
+      return await next();
+    }
+    const presented = bearerToken(c.req.header("authorization"));
+    const match = presented === null ? null : matchToken(tokens, presented);
+    if (!match) {
+      options.log.debug("unauthenticated request refused", {
+        path: c.req.path,
+        reason: presented === null ? "no bearer token" : "unknown token",
+      });
+      throw new GatewayError(
+        "UNAUTHORIZED",
+        presented === null ? "a bearer token is required" : "invalid bearer token",
+      );
+    }
+    c.set("identity", { tokenName: match.name, toolGlobs: match.globs });
+    await next();
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * DNS-rebinding defence. A web page can make a browser send requests to 127.0.0.1 (directly, or
+ * by pointing its own DNS name there); the browser then sends the page's `Origin` and its own
+ * name in `Host`. Both are checked against allowlists before anything else runs.
+ */
+import type { MiddlewareHandler } from "hono";
+import { GatewayError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { AppEnv } from "../app.ts";
+import { isLoopback } from "./exposure.ts";
+
+/** Host names allowed by default when listening on loopback (any port). */
+export const LOOPBACK_HOSTS: readonly string[] = [
+  "localhost",
+  "localhost:*",
+  "127.0.0.1",
+  "127.0.0.1:*",
+  "[::1]",
+  "[::1]:*",
+];
+
+/** Options for {@link originGuard}. */
+export interface OriginGuardOptions {
+  /** Live `gateway.allowedOrigins` globs (read per request so a reload takes effect). */
+  origins: () => readonly string[];
+  /** Live `gateway.allowedHosts` globs; `null` = the default for the listen address. */
+  hosts: () => readonly string[] | null;
+  /** The address the server listens on. */
+  listenHost: string;
+  log: Logger;
+}
+
+const cache = new Map<string, RegExp>();
+
+/**
+ * True when `value` matches one of `globs`, case-insensitively. `*` stands for any run of
+ * characters within one DNS label or port (never `.`, `:`, `/` or `@`, so `http://localhost:*`
+ * cannot match `http://localhost:1.evil.example`); a glob of just `*` matches anything.
+ */
+export function matchesHostGlob(value: string, globs: readonly string[]): boolean {
+  const v = value.toLowerCase();
+  for (const g of globs) {
+    if (g === "*") return true;
+    let re = cache.get(g);
+    if (!re) {
+      const body = g.toLowerCase().split("*").map((part) =>
+        part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      ).join("[^./:@]*");
+      re = new RegExp(`^${body}$`);
+      cache.set(g, re);
+    }
+    if (re.test(v)) return true;
+  }
+  return false;
+}
+
+/** The hosts allowed when none are configured: loopback names plus the listen host, or none. */
+export function defaultHosts(listenHost: string): readonly string[] | null {
+  if (!isLoopback(listenHost)) return null;
+  const shown = listenHost.includes(":") && !listenHost.startsWith("[")
+    ? `[${listenHost}]`
+    : listenHost;
+  return [...LOOPBACK_HOSTS, shown, `${shown}:*`];
+}
+
+/** Middleware: 403 for a disallowed `Origin`, or a disallowed `Host` where hosts are checked. */
+export function originGuard(options: OriginGuardOptions): MiddlewareHandler<AppEnv> {
+  const fallbackHosts = defaultHosts(options.listenHost);
+  return async function originGuard(c, next) {
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !matchesHostGlob(origin, options.origins())) {
+      options.log.warn("request from a disallowed origin refused", { origin, path: c.req.path });
+      throw new GatewayError(
+        "FORBIDDEN",
+        `origin ${origin} is not allowed (add it to gateway.allowedOrigins)`,
+      );
+    }
+    const hosts = options.hosts() ?? fallbackHosts;
+    if (hosts !== null) {
+      const host = c.req.header("host") ?? new URL(c.req.url).host;
+      if (!matchesHostGlob(host, hosts)) {
+        options.log.warn("request for a disallowed host refused", { host, path: c.req.path });
+        throw new GatewayError(
+          "FORBIDDEN",
+          `host ${host} is not allowed (add it to gateway.allowedHosts)`,
+        );
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Per-token rate limits: a token bucket per token name that holds `burst` requests and refills
+ * at `perMinute`. Buckets exist only for configured tokens, so memory stays bounded.
+ */
+import type { MiddlewareHandler } from "hono";
+import { GatewayError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { AppEnv } from "../app.ts";
+
+/** A rate: `perMinute` sustained, up to `burst` at once. */
+export interface Rate {
+  readonly perMinute: number;
+  readonly burst: number;
+}
+
+/** Token buckets keyed by token name. */
+export class TokenBuckets {
+  #buckets = new Map<string, { tokens: number; at: number }>();
+
+  /** Takes one request from `key`'s bucket; returns 0 when allowed, else the ms until one is. */
+  take(key: string, rate: Rate, now = Date.now()): number {
+    const perMs = rate.perMinute / 60_000;
+    const b = this.#buckets.get(key) ?? { tokens: rate.burst, at: now };
+    b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) * perMs);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil((1 - b.tokens) / perMs);
+  }
+}
+
+/** Options for {@link rateLimit}. */
+export interface RateLimitOptions {
+  /** The live `gateway.auth.rateLimit` (`null` = unlimited). */
+  rate: () => Rate | null;
+  log: Logger;
+}
+
+/**
+ * Middleware (after auth): 429 with `Retry-After` (whole seconds) once a token's bucket is
+ * empty. Anonymous requests are not limited: rate limits come with auth.
+ */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+  const buckets = new TokenBuckets();
+  return async function rateLimit(c, next) {
+    const rate = options.rate();
+    const name = c.get("identity")?.tokenName ?? null;
+    if (rate !== null && name !== null) {
+      const waitMs = buckets.take(name, rate);
+      if (waitMs > 0) {
+        const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+        options.log.debug("rate limited", { tokenName: name, retryAfter });
+        throw new GatewayError(
+          "RATE_LIMITED",
+          `token "${name}" is over its rate limit of ${rate.perMinute}/min`,
+          { data: { retryAfter } },
+        );
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Every finished tool call, seen through `gateway.observeCalls`: one debug log line each, and a
+ * ring of the most recent ones for the status page.
+ */
+import type { CallRecord } from "../gateway/mod.ts";
+import type { Logger } from "../shared/log.ts";
+
+/** Keeps the last `size` calls and logs each at debug level. */
+export class CallJournal {
+  readonly #ring: (CallRecord | undefined)[];
+  #next = 0;
+  readonly #log: Logger;
+
+  constructor(log: Logger, size = 50) {
+    this.#ring = new Array(size);
+    this.#log = log;
+  }
+
+  /** Records one call. Argument values are never logged: they may carry secrets. */
+  record(call: CallRecord): void {
+    this.#ring[this.#next] = call;
+    this.#next = (this.#next + 1) % this.#ring.length;
+    if (this.#log.enabled("debug")) {
+      this.#log.debug("call", {
+        tool: call.name,
+        server: call.server,
+        tokenName: call.tokenName,
+        outcome: call.outcome,
+        durationMs: Math.round(call.durationMs * 1000) / 1000,
+        ...(call.error === undefined ? {} : { error: call.error }),
+      });
+    }
+  }
+
+  /** The recorded calls, newest first. */
+  recent(): CallRecord[] {
+    const out: CallRecord[] = [];
+    for (let i = 1; i <= this.#ring.length; i++) {
+      const c = this.#ring[(this.#next - i + this.#ring.length) % this.#ring.length];
+      if (c) out.push(c);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * `/metrics`: tool calls (count, errors, latency histogram) per server and tool, upstream
+ * up/down and restarts, open sessions, script runs and limit hits, config reloads.
+ */
+import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import { VERSION } from "../version.ts";
+import {
+  family,
+  histogramSamples,
+  type HistogramState,
+  newHistogram,
+  observe,
+  type Sample,
+} from "./prometheus.ts";
+import { scriptStats } from "./script-stats.ts";
+
+/** What the metrics read at scrape time. */
+export interface MetricsSources {
+  gateway: Gateway;
+  /** Open sessions by transport (`SessionRegistry.counts`); absent in stdio mode. */
+  sessions?: () => Record<string, number>;
+}
+
+interface CallCounts {
+  readonly labels: { server: string; tool: string };
+  ok: number;
+  toolError: number;
+  error: number;
+}
+
+const P = "mcp_gateway";
+
+/** Collects call metrics from `gateway.observeCalls` and renders every family on scrape. */
+export class Metrics {
+  readonly #sources: MetricsSources;
+  readonly #calls = new Map<string, CallCounts>();
+  readonly #latency = new Map<string, HistogramState>();
+  readonly #reloads = { ok: 0, rejected: 0 };
+  readonly #startedAt = Date.now();
+
+  constructor(sources: MetricsSources) {
+    this.#sources = sources;
+  }
+
+  /** Counts one finished call (pass to `gateway.observeCalls`). */
+  observe(call: CallRecord): void {
+    // Local tools (macros, meta-tools) have no server: label them with an empty server.
+    const labels = { server: call.server ?? "", tool: call.name };
+    const key = `${labels.server}\0${labels.tool}`;
+    let counts = this.#calls.get(key);
+    if (!counts) {
+      counts = { labels, ok: 0, toolError: 0, error: 0 };
+      this.#calls.set(key, counts);
+    }
+    if (call.outcome === "ok") counts.ok++;
+    else if (call.outcome === "tool_error") counts.toolError++;
+    else counts.error++;
+    let h = this.#latency.get(key);
+    if (!h) {
+      h = newHistogram(labels);
+      this.#latency.set(key, h);
+    }
+    observe(h, call.durationMs / 1000);
+  }
+
+  /** Counts one config reload. */
+  reload(ok: boolean): void {
+    if (ok) this.#reloads.ok++;
+    else this.#reloads.rejected++;
+  }
+
+  /** The whole exposition text. */
+  render(): string {
+    const calls = [...this.#calls.values()];
+    const upstreams = this.#sources.gateway.pool.all();
+    const { runs, limits } = scriptStats();
+    const parts = [
+      family(`${P}_info`, "gauge", "Build information.", [{
+        labels: { version: VERSION },
+        value: 1,
+      }]),
+      family(
+        `${P}_start_time_seconds`,
+        "gauge",
+        "Start time of the process since the Unix epoch.",
+        [{ labels: {}, value: Math.floor(this.#startedAt / 1000) }],
+      ),
+      family(
+        `${P}_tool_calls_total`,
+        "counter",
+        "Finished tool calls by server, tool and outcome (ok, tool_error, error).",
+        calls.flatMap((c): Sample[] => [
+          { labels: { ...c.labels, outcome: "ok" }, value: c.ok },
+          { labels: { ...c.labels, outcome: "tool_error" }, value: c.toolError },
+          { labels: { ...c.labels, outcome: "error" }, value: c.error },
+        ]),
+      ),
+      family(
+        `${P}_tool_call_errors_total`,
+        "counter",
+        "Tool calls that failed: an isError result or a thrown error.",
+        calls.map((c) => ({ labels: c.labels, value: c.toolError + c.error })),
+      ),
+      family(
+        `${P}_tool_call_duration_seconds`,
+        "histogram",
+        "Tool call latency through the gateway.",
+        [...this.#latency.values()].flatMap(histogramSamples),
+      ),
+      family(
+        `${P}_upstream_up`,
+        "gauge",
+        "1 while the upstream server is connected, else 0.",
+        upstreams.map((u) => ({
+          labels: { server: u.name, transport: u.kind ?? u.config.kind },
+          value: u.state === "up" ? 1 : 0,
+        })),
+      ),
+      family(
+        `${P}_upstream_restarts_total`,
+        "counter",
+        "Restarts and reconnects of the upstream server (reset when a reload replaces it).",
+        upstreams.map((u) => ({ labels: { server: u.name }, value: u.restarts })),
+      ),
+      family(
+        `${P}_upstream_in_flight`,
+        "gauge",
+        "Requests sent to the upstream server and not yet answered.",
+        upstreams.map((u) => ({ labels: { server: u.name }, value: u.inFlight })),
+      ),
+      family(
+        `${P}_sessions`,
+        "gauge",
+        "Open downstream sessions by transport.",
+        Object.entries(this.#sources.sessions?.() ?? {}).map(([transport, n]) => ({
+          labels: { transport },
+          value: n,
+        })),
+      ),
+      family(
+        `${P}_script_runs_total`,
+        "counter",
+        "Lua script runs (macros and execute) by outcome.",
+        [...runs].map(([outcome, n]) => ({ labels: { outcome }, value: n })),
+      ),
+      family(
+        `${P}_script_limit_hits_total`,
+        "counter",
+        "Script runs stopped at a limit, by limit.",
+        [...limits].map(([limit, n]) => ({ labels: { limit }, value: n })),
+      ),
+      family(`${P}_config_reloads_total`, "counter", "Config reloads by result.", [
+        { labels: { result: "applied" }, value: this.#reloads.ok },
+        { labels: { result: "rejected" }, value: this.#reloads.rejected },
+      ]),
+    ];
+    return parts.join("");
+  }
+}
