@@ -12,7 +12,12 @@ import { ScriptHost } from "../scripting/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
-const EXT: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+const EXT: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
 
 /** Runs the script; exit 0 on success, 1 when it raised or hit a limit. */
 export async function runCommand(configFile: string, script: string): Promise<number> {
@@ -34,7 +39,9 @@ export async function runCommand(configFile: string, script: string): Promise<nu
     if (outcome.output) process.stderr.write(outcome.output);
     for (const e of outcome.emitted) process.stdout.write(`emit: ${JSON.stringify(e)}\n`);
     if (!outcome.ok) {
-      const at = outcome.line !== undefined ? ` (at ${outcome.chunk ?? basename(script)}:${outcome.line})` : "";
+      const at = outcome.line !== undefined
+        ? ` (at ${outcome.chunk ?? basename(script)}:${outcome.line})`
+        : "";
       process.stderr.write(`mcp-gateway: script failed: ${outcome.message}${at}\n`);
       return 1;
     }
@@ -42,8 +49,9 @@ export async function runCommand(configFile: string, script: string): Promise<nu
     const stem = join(dirname(script), basename(script, extname(script)));
     let n = 0;
     for (const block of content) {
-      if (block.type === "text") process.stdout.write(block.text + (block.text.endsWith("\n") ? "" : "\n"));
-      else {
+      if (block.type === "text") {
+        process.stdout.write(block.text + (block.text.endsWith("\n") ? "" : "\n"));
+      } else {
         const file = `${stem}.picture-${++n}.${EXT[block.mimeType] ?? "bin"}`;
         writeFileSync(file, Buffer.from(block.data, "base64"));
         process.stderr.write(`picture ${n}: ${file}\n`);

@@ -307,7 +307,9 @@ export class Gateway {
     const up = this.pool.all().filter((u) => u.state === "up");
     // Tools and prompts of a server that went down stay listed from its last-known catalog;
     // calls to them answer with the reason. Resources follow live servers only.
-    const known = this.pool.all().filter((u) => u.state === "up" || u.state === "down" || u.state === "starting");
+    const known = this.pool.all().filter((u) =>
+      u.state === "up" || u.state === "down" || u.state === "starting"
+    );
     this.#catalog = buildCatalog(this.#config, known, this.log);
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);

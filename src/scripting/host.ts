@@ -62,7 +62,7 @@ export class ScriptHost {
     this.#poolSize = Math.max(1, opts.poolSize ?? 2);
     this.#maxWorkers = Math.max(this.#poolSize, opts.maxWorkers ?? this.#poolSize * 2);
     this.#command = opts.command ?? selfCommand();
-    if (!opts.lazy) for (let i = 0; i < this.#poolSize; i++) this.#idle.push(this.#spawn());
+    if (!opts.lazy) { for (let i = 0; i < this.#poolSize; i++) this.#idle.push(this.#spawn()); }
   }
 
   /** Process ids of the live workers (tests check that none leak). */
