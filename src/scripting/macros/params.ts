@@ -150,7 +150,9 @@ function checkValue(v: unknown, type: Param["type"], what: string): string | und
     ? typeof v === "number" && Number.isInteger(v)
     : type === "number"
     ? typeof v === "number" && Number.isFinite(v)
-    : typeof v === type;
+    : type === "boolean"
+    ? typeof v === "boolean"
+    : typeof v === "string";
   return ok
     ? undefined
     : `${what} must be ${type === "integer" ? "an integer" : `a ${type}`}, got ${describe(v)}`;
