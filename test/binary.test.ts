@@ -67,6 +67,20 @@ describe("the compiled binary", {
     assert.match(r.stdout, /^mcp-gateway \d+\.\d+\.\d+/);
   });
 
+  it("runs a Lua script in its embedded, sandboxed worker", () => {
+    writeFileSync(
+      join(dir, "probe.lua"),
+      `local r = task.await(mcp.call("echo__echo", { n = 7 }))\n` +
+        `return { echoed = r.content, version = _VERSION, io = io == nil }`,
+    );
+    const r = spawnSync(exe, ["run", "probe.lua", "--log-level", "silent"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { echoed: '{"n":7}', version: "Lua 5.4", io: true });
+  });
+
   it("serves a real upstream's tools over streamable HTTP", async () => {
     client = await httpClient(url);
     const names = (await client.listTools()).tools.map((t) => t.name);

@@ -8,7 +8,6 @@ export { runWorkerProcess } from "./worker-main.ts";
 export { WORKER_SUBCOMMAND } from "./worker-process.ts";
 /** A fresh sandboxed engine in this process — for benchmarks measuring engine start. */
 export { createSandboxedEngine } from "./engine.ts";
-export { standaloneCommand } from "./standalone.ts";
 export { formatBytes, formatMs, type ParsedLuaError, parseLuaError } from "./lua-errors.ts";
 export {
   DEFAULT_LIMITS,
