@@ -35,7 +35,8 @@ describe("discovery meta-tools through the gateway", () => {
 
   it("exposure: search lists only the meta-tools", async () => {
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ["tool_describe", "tool_search"]);
+    // `execute` (on by default) is a meta-tool too (SPEC §6).
+    assert.deepEqual(names, ["execute", "tool_describe", "tool_search"]);
   });
 
   it("tool_search finds unlisted tools, ranked, with total and has_more", async () => {

@@ -41,7 +41,6 @@ describe("the shipped gateway.yaml and macros", () => {
         "execute",
       ]
     ) {
-      if (n === "execute" && !names.includes("execute")) continue; // code mode may be off in this build
       assert.ok(names.includes(n), `${n} missing from ${names.join(",")}`);
     }
   });
