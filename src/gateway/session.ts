@@ -18,6 +18,7 @@ import { NAME, VERSION } from "../version.ts";
 import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
 import { page } from "./paging.ts";
+import type { SessionLink } from "./passthrough/link.ts";
 import { installPassthrough } from "./passthrough/mod.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
@@ -35,6 +36,13 @@ const extensions: SessionExtension[] = [];
 /** Registers an extension applied to every new session server. */
 export function extendSessions(ext: SessionExtension): void {
   extensions.push(ext);
+}
+
+const links = new WeakMap<Server, SessionLink>();
+
+/** The pass-through link of a session server (the HTTP fast path routes calls with it). */
+export function sessionLinkOf(server: Server): SessionLink | undefined {
+  return links.get(server);
 }
 
 /** A server for one session; `caller()` is read per request (the session id arrives late). */
@@ -58,6 +66,7 @@ export function createSessionServer(
 
   const hub = gateway.passthrough;
   const link = hub.attach(server, caller);
+  links.set(server, link);
   server.oninitialized = () => hub.touch(link);
 
   server.setRequestHandler(ListToolsRequestSchema, (req) =>

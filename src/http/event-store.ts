@@ -1,6 +1,7 @@
 /**
  * An in-memory event store so the gateway's SSE streams are resumable: a client reconnecting
- * with `Last-Event-ID` gets what it missed. Bounded per stream and in total; oldest first out.
+ * with `Last-Event-ID` gets what it missed. Bounded in events and in (estimated) bytes, oldest
+ * first out, so large tool results cannot pile up.
  */
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -8,24 +9,37 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 interface Stored {
   streamId: string;
   message: JSONRPCMessage;
+  bytes: number;
 }
 
 /** A bounded {@link EventStore}; event ids are `<streamId>_<seq>`. */
 export class MemoryEventStore implements EventStore {
   #events = new Map<string, Stored>();
   #seq = 0;
-  readonly #max: number;
+  #bytes = 0;
+  readonly #maxEvents: number;
+  readonly #maxBytes: number;
 
-  constructor(maxEvents = 10_000) {
-    this.#max = maxEvents;
+  constructor(maxEvents = 10_000, maxBytes = 32 * 1024 * 1024) {
+    this.#maxEvents = maxEvents;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Estimated bytes held (tests, metrics). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${++this.#seq}`;
-    this.#events.set(id, { streamId, message });
-    if (this.#events.size > this.#max) {
-      const oldest = this.#events.keys().next().value;
-      if (oldest !== undefined) this.#events.delete(oldest);
+    const bytes = estimateBytes(message);
+    this.#events.set(id, { streamId, message, bytes });
+    this.#bytes += bytes;
+    while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
+      const oldest = this.#events.entries().next().value;
+      if (!oldest) break;
+      this.#events.delete(oldest[0]);
+      this.#bytes -= oldest[1].bytes;
     }
     return Promise.resolve(id);
   }
@@ -50,6 +64,32 @@ export class MemoryEventStore implements EventStore {
     }
     return streamId;
   }
+}
+
+/**
+ * A cheap size estimate: the text and base64 payloads of result content dominate, and walking
+ * them avoids serialising every message a second time.
+ */
+export function estimateBytes(message: JSONRPCMessage): number {
+  const content = (message as { result?: { content?: unknown } }).result?.content;
+  let n = 256;
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      const b = block as {
+        text?: unknown;
+        data?: unknown;
+        resource?: { text?: unknown; blob?: unknown };
+      };
+      if (typeof b.text === "string") n += b.text.length;
+      if (typeof b.data === "string") n += b.data.length;
+      if (typeof b.resource?.text === "string") n += b.resource.text.length;
+      if (typeof b.resource?.blob === "string") n += b.resource.blob.length;
+    }
+  }
+  const structured = (message as { result?: { structuredContent?: unknown } }).result
+    ?.structuredContent;
+  if (structured !== undefined) n += 1024;
+  return n;
 }
 
 function streamOf(eventId: string): string | undefined {

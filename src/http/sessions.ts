@@ -6,9 +6,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type Caller, createSessionServer, type Gateway } from "../gateway/mod.ts";
+import { type Caller, createSessionServer, type Gateway, sessionLinkOf } from "../gateway/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
+import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
 interface Session {
@@ -19,6 +20,8 @@ interface Session {
   readonly tokenName: string | null;
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
+  /** `tools/call` requests answered on the fast path (streamable HTTP only). */
+  readonly fast: FastCalls | null;
 }
 
 /** Identity of the request's caller, resolved by auth middleware (or none). */
@@ -80,8 +83,30 @@ export class SessionRegistry {
         return jsonError(403, -32003, "Session belongs to another token");
       }
       s.activity.lastSeen = Date.now();
-      const response = await (s.transport as WebStandardStreamableHTTPServerTransport)
-        .handleRequest(req);
+      const transport = s.transport as WebStandardStreamableHTTPServerTransport;
+      if (req.method === "POST" && s.fast) {
+        let body: unknown;
+        try {
+          body = await req.json();
+        } catch {
+          return jsonError(400, -32700, "Parse error: the body is not JSON");
+        }
+        if (isFastCall(req, body)) {
+          const link = sessionLinkOf(s.server);
+          if (link) this.#gateway.passthrough.touch(link);
+          return await s.fast.run(body, {
+            gateway: this.#gateway,
+            caller: callerOf(s.id, who),
+            link,
+            sessionId: s.id,
+            activity: s.activity,
+            signal: req.signal,
+          });
+        }
+        if (s.fast.cancel(cancelledId(body))) return new Response(null, { status: 202 });
+        return await transport.handleRequest(req, { parsedBody: body });
+      }
+      const response = await transport.handleRequest(req);
       // A GET is a stream held open for server messages; POST answers are counted per request.
       return req.method === "GET" ? trackStream(s.activity, response) : response;
     }
@@ -106,6 +131,7 @@ export class SessionRegistry {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
     const activity = newActivity();
+    const fast = new FastCalls();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       eventStore: this.#events,
@@ -118,6 +144,7 @@ export class SessionRegistry {
           transport,
           tokenName: who.tokenName,
           activity,
+          fast,
         });
         this.#gateway.log.debug("session opened", {
           kind: "streamable-http",
@@ -132,10 +159,12 @@ export class SessionRegistry {
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
     );
     transport.onclose = () => {
+      fast.abortAll();
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     watchTransport(transport, activity);
+    fast.wrap(transport);
     return await transport.handleRequest(req, { parsedBody: body });
   }
 
@@ -155,6 +184,7 @@ export class SessionRegistry {
       // The event stream lives as long as the session (its end closes the session), so a
       // legacy session is never idle: one open stream, for good.
       activity: { ...newActivity(), streams: 1 },
+      fast: null,
     };
     this.#sessions.set(session.id, session);
     this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });

@@ -7,7 +7,6 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
-  CallToolResultSchema,
   ErrorCode,
   McpError,
   type Prompt,
@@ -15,6 +14,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -38,6 +38,12 @@ export interface UpstreamHooks {
   onState(upstream: Upstream): void;
   setup?(upstream: Upstream, client: Client): void;
 }
+
+/**
+ * Tool results pass through as the upstream sent them: re-validating every result with the
+ * SDK's zod schema costs CPU on the hot path, and the downstream client validates anyway.
+ */
+const PASS_THROUGH_RESULT = z.custom<CallToolResult>((v) => typeof v === "object" && v !== null);
 
 const EMPTY: UpstreamCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
@@ -189,7 +195,7 @@ export class Upstream {
       arguments: args ?? {},
       ...(options.meta ? { _meta: options.meta } : {}),
     };
-    return this.request("tools/call", params, CallToolResultSchema, options) as Promise<
+    return this.request("tools/call", params, PASS_THROUGH_RESULT, options) as Promise<
       CallToolResult
     >;
   }
@@ -225,6 +231,16 @@ export class Upstream {
         return await send(again);
       }
     } catch (err) {
+      // The SDK reports an aborted request as a timeout; it was the caller who cancelled.
+      if (options.signal?.aborted) {
+        throw new GatewayError(
+          "UPSTREAM_ERROR",
+          `the call to server "${this.name}" was cancelled`,
+          {
+            data: { server: this.name, cancelled: true },
+          },
+        );
+      }
       throw this.#mapCallError(err);
     } finally {
       this.#inFlight--;

@@ -1,0 +1,182 @@
+/**
+ * The gateway's footprint with the shipped `gateway.yaml` (three real upstreams): cold start
+ * (spawn → first `tools/list` over HTTP that lists every server), idle and loaded RSS, and each
+ * upstream's own start-up measured directly, so "≤ 150 ms plus the slowest upstream" can be
+ * judged.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { loadConfig, type StdioServerConfig } from "../src/config/mod.ts";
+import { runCell } from "./load.ts";
+import { type GatewayMode, memBytes, ROOT, startGatewayProcess } from "./procs.ts";
+import { median, sleep } from "./stats.ts";
+
+/** Options for {@link benchFootprint}. */
+export interface FootprintOptions {
+  reps: number;
+  gatewayMode: GatewayMode;
+  workDir: string;
+  /** How long the idle gateway settles before its RSS is read. */
+  settleMs: number;
+  /** Length of the loaded phase (8 sessions calling `everything__echo`). */
+  loadMs: number;
+  /** Start every upstream once, untimed, before timing anything (warms the disk cache). */
+  warmup: boolean;
+  onStep?: (label: string) => void;
+}
+
+/** One upstream's own start-up, measured without the gateway. */
+export interface Handshake {
+  server: string;
+  /** Spawn → `initialize` answered. */
+  initializeMs: number;
+  /** Spawn → `initialize` and `tools/list` answered (what the gateway needs before it serves). */
+  readyMs: number;
+}
+
+/** What the footprint part measured. */
+export interface FootprintReport {
+  servers: string[];
+  coldStartMs: number;
+  coldStarts: number[];
+  handshakes: Handshake[];
+  slowest: Handshake | null;
+  /** Spawn → every upstream ready, all started at once directly (no gateway). */
+  allTogetherMs: number;
+  /** Spawn → `tools/list` answered by a gateway with no upstreams: its own start-up. */
+  emptyGatewayMs: number;
+  idleRssBytes: number;
+  loadedRssBytes: number;
+  peakRssBytes: number;
+  loadedCallsPerSec: number;
+}
+
+/** The shipped config, with the memory server's file moved into the run's temp folder. */
+export const SHIPPED_CONFIG = join(ROOT, "gateway.yaml");
+
+/** Runs cold starts and direct handshakes (interleaved), then one idle + loaded RSS phase. */
+export async function benchFootprint(opts: FootprintOptions): Promise<FootprintReport> {
+  const env = { MEMORY_FILE_PATH: join(opts.workDir, "memory.jsonl") };
+  const config = withEnv(env, () => loadConfig(SHIPPED_CONFIG));
+  const stdio = config.servers.filter((s): s is StdioServerConfig => s.kind === "stdio");
+  const servers = config.servers.filter((s) => s.enabled).map((s) => s.name);
+  const expect = servers.map((name) => `${name}${config.gateway.separator}`);
+  const emptyConfig = join(opts.workDir, "empty.yaml");
+  writeFileSync(emptyConfig, "servers: {}\n");
+  const start = (configFile = SHIPPED_CONFIG) =>
+    startGatewayProcess({
+      mode: opts.gatewayMode,
+      configFile,
+      expect: configFile === SHIPPED_CONFIG ? expect : [],
+      env,
+      logFile: join(opts.workDir, "footprint-gateway.log"),
+    });
+
+  // One untimed round first, so every timed start finds the same warm disk cache.
+  if (opts.warmup) { for (const server of stdio) await handshake(server); }
+  const times = new Map<string, Handshake[]>();
+  const coldStarts: number[] = [];
+  const together: number[] = [];
+  const empty: number[] = [];
+  for (let rep = 0; rep < opts.reps; rep++) {
+    opts.onStep?.(`cold start ${rep + 1}/${opts.reps}`);
+    for (const server of stdio) {
+      times.set(server.name, [...times.get(server.name) ?? [], await handshake(server)]);
+    }
+    const t0 = performance.now();
+    await Promise.all(stdio.map(handshake));
+    together.push(performance.now() - t0);
+    const bare = await start(emptyConfig);
+    empty.push(bare.readyMs);
+    await bare.stop();
+    const gateway = await start();
+    coldStarts.push(gateway.readyMs);
+    await gateway.stop();
+  }
+  const handshakes = [...times.entries()].map(([server, list]) => ({
+    server,
+    initializeMs: median(list.map((h) => h.initializeMs)),
+    readyMs: median(list.map((h) => h.readyMs)),
+  }));
+  const slowest = handshakes.reduce<Handshake | null>(
+    (worst, h) => (worst === null || h.readyMs > worst.readyMs ? h : worst),
+    null,
+  );
+
+  opts.onStep?.("idle and loaded RSS");
+  const gateway = await start();
+  try {
+    await sleep(opts.settleMs);
+    const idleRssBytes = memBytes(gateway.pid, "VmRSS");
+    let loadedRssBytes = 0;
+    const run = await runCell(
+      {
+        target: { kind: "http", url: `${gateway.url}/mcp` },
+        tool: `everything${config.gateway.separator}echo`,
+        argName: "message",
+        verify: false,
+        sessions: 8,
+        payloadBytes: 100,
+        warmupCalls: 50,
+        warmupMs: 500,
+        maxCalls: 1_000_000,
+        maxMs: opts.loadMs,
+      },
+      gateway.pid,
+      () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS"))),
+    );
+    return {
+      servers,
+      coldStartMs: median(coldStarts),
+      coldStarts,
+      handshakes,
+      slowest,
+      allTogetherMs: median(together),
+      emptyGatewayMs: median(empty),
+      idleRssBytes,
+      loadedRssBytes,
+      peakRssBytes: memBytes(gateway.pid, "VmHWM"),
+      loadedCallsPerSec: run.errors > 0 ? Number.NaN : run.callsPerSec,
+    };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+/** Runs `fn` with extra environment variables set, then puts the old values back. */
+function withEnv<T>(env: Record<string, string>, fn: () => T): T {
+  const old = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return fn();
+  } finally {
+    for (const [k, v] of Object.entries(old)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Spawns one upstream with an SDK client and times its start-up. */
+async function handshake(server: StdioServerConfig): Promise<Handshake> {
+  const client = new Client({ name: "bench-handshake", version: "1.0.0" });
+  const t0 = performance.now();
+  try {
+    await client.connect(
+      new StdioClientTransport({
+        command: server.command,
+        args: [...server.args],
+        env: { ...process.env as Record<string, string>, ...server.env },
+        cwd: server.cwd,
+        stderr: "ignore",
+      }),
+    );
+    const initializeMs = performance.now() - t0;
+    await client.listTools();
+    return { server: server.name, initializeMs, readyMs: performance.now() - t0 };
+  } finally {
+    await client.close().catch(() => {});
+  }
+}

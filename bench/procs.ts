@@ -1,0 +1,210 @@
+/**
+ * The processes a benchmark run starts — the gateway, the HTTP upstream, load clients — and what
+ * it reads about them from `/proc` (CPU time, resident memory). Every process started here is
+ * remembered and killed by pid when the run ends, however it ends.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { sleep } from "./stats.ts";
+
+/** Repository root. */
+export const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
+/** The Bun toolchain of the repository (runs the gateway from source and the load clients). */
+export const BUN = join(ROOT, "node_modules/.bin/bun");
+/** The Deno toolchain of the repository. */
+export const DENO = join(ROOT, "node_modules/.bin/deno");
+/** The benchmark's upstream fixture. */
+export const BENCH_ECHO = join(ROOT, "test/fixtures/servers/bench-echo.mjs");
+/** The compiled gateway, when built. */
+export const BINARY = join(ROOT, "dist/mcp-gateway");
+
+const TICK_MS = 1000 / (Number(spawnSync("getconf", ["CLK_TCK"]).stdout?.toString().trim()) || 100);
+const started = new Set<ChildProcess>();
+
+/** Kills every process this run started that is still alive (SIGKILL to its pid only). */
+export function killAll(): void {
+  for (const child of started) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  started.clear();
+}
+
+/** Spawns and remembers a child process. */
+export function track(
+  command: string,
+  args: readonly string[],
+  options: Parameters<typeof spawn>[2] = {},
+): ChildProcess {
+  const child = spawn(command, args, { cwd: ROOT, ...options });
+  started.add(child);
+  child.once("exit", () => started.delete(child));
+  return child;
+}
+
+/** Stops a child: SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU time (user + system, all threads) a live process has used, in ms; NaN once gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after "(comm)": state is field 3, utime 14, stime 15 (man 5 proc).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A `/proc/<pid>/status` memory field (`VmRSS`, `VmHWM`) in bytes; NaN once gone. */
+export function memBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
+    return match ? Number(match[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** How the gateway process is started: `auto` picks the binary when it is newer than `src/`. */
+export type GatewayMode = "auto" | "binary" | "source" | "deno";
+
+/** The argv that starts the gateway, and a label for the report. */
+export function gatewayCommand(mode: GatewayMode): { argv: string[]; label: string } {
+  const binary = { argv: [BINARY], label: "compiled binary (dist/mcp-gateway)" };
+  const source = { argv: [BUN, join(ROOT, "src/main.ts")], label: "bun src/main.ts" };
+  if (mode === "binary") return binary;
+  if (mode === "source") return source;
+  if (mode === "deno") {
+    return { argv: [DENO, "run", "-A", join(ROOT, "src/main.ts")], label: "deno run src/main.ts" };
+  }
+  try {
+    return statSync(BINARY).mtimeMs >= newestMtime(join(ROOT, "src")) ? binary : source;
+  } catch {
+    return source;
+  }
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** A gateway process serving HTTP on loopback. */
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly url: string;
+  /** Spawn → first `tools/list` that shows every expected server, in ms. */
+  readonly readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startGatewayProcess}. */
+export interface GatewayStart {
+  mode: GatewayMode;
+  configFile: string;
+  /** Tool-name prefixes that must all be listed before the gateway counts as ready. */
+  expect: readonly string[];
+  /** Where the gateway's stderr goes. */
+  logFile: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Starts a gateway and waits (bounded) until a client sees every expected server's tools. */
+export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayProcess> {
+  const port = await freePort();
+  const { argv } = gatewayCommand(opts.mode);
+  const log = openSync(opts.logFile, "a");
+  const t0 = performance.now();
+  const child = track(
+    argv[0]!,
+    [...argv.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
+    { stdio: ["ignore", log, log], env: { ...process.env, ...opts.env } },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () => stopChild(child);
+  try {
+    await waitForTools(url, opts.expect, child, t0 + (opts.timeoutMs ?? 30_000));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { child, pid: child.pid!, url, readyMs: performance.now() - t0, stop };
+}
+
+/** Polls (every 5 ms, until `deadline`) for a `tools/list` naming every prefix. */
+async function waitForTools(
+  url: string,
+  prefixes: readonly string[],
+  child: ChildProcess,
+  deadline: number,
+): Promise<void> {
+  let last = "not listening";
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with code ${child.exitCode}`);
+    const client = new Client({ name: "bench-probe", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+      const { tools } = await client.listTools();
+      const missing = prefixes.filter((p) => !tools.some((t) => t.name.startsWith(p)));
+      if (missing.length === 0) return;
+      last = `no tools yet from ${missing.join(", ")}`;
+    } catch (err) {
+      last = String(err);
+    } finally {
+      await client.close().catch(() => {});
+    }
+    await sleep(5);
+  }
+  throw new Error(`gateway not ready in time: ${last}`);
+}
+
+/** The fixture upstream serving streamable HTTP with the SDK's Node server. */
+export async function startHttpUpstream(): Promise<
+  { pid: number; url: string; stop(): Promise<void> }
+> {
+  const child = track("node", [BENCH_ECHO, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolveLine, reject) => {
+    let buffer = "";
+    const timer = setTimeout(() => reject(new Error("HTTP upstream did not start")), 15_000);
+    child.stdout!.on("data", (chunk) => {
+      buffer += String(chunk);
+      if (!buffer.includes("\n")) return;
+      clearTimeout(timer);
+      resolveLine(buffer.slice(0, buffer.indexOf("\n")));
+    });
+    child.once("exit", () => reject(new Error("HTTP upstream exited at start")));
+  });
+  const { port } = JSON.parse(line) as { port: number };
+  return { pid: child.pid!, url: `http://127.0.0.1:${port}/mcp`, stop: () => stopChild(child) };
+}

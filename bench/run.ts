@@ -1,0 +1,164 @@
+/**
+ * The benchmark in one command: `npm run bench` (`bun bench/run.ts`) measures the gateway beside
+ * direct connections to the same upstream, its footprint and cold start, Lua call overhead and
+ * tool_search, then prints the Markdown report and writes it to `bench/RESULTS.md`.
+ *
+ * Flags: `--quick` (a ~30 s smoke run: one repetition, short cells), `--gateway=auto|binary|
+ * source|deno` (how the gateway process starts; `auto` uses `dist/mcp-gateway` when it is newer
+ * than `src/`), `--skip=footprint,lua,search`, `--out=FILE` (`-` to only print).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { benchFootprint } from "./footprint.ts";
+import { loadNow, machineFacts } from "./machine.ts";
+import { DENO, gatewayCommand, type GatewayMode, killAll, ROOT } from "./procs.ts";
+import { type BenchReport, renderMarkdown, type SearchReport } from "./report.ts";
+import { benchScripting } from "./scripting.ts";
+import { benchThroughput, type CellLimits } from "./throughput.ts";
+
+/** How much to measure. `smallest` is the end-to-end check the test suite runs. */
+export type BenchSize = "full" | "quick" | "smallest";
+
+/** Options for {@link runBench}. */
+export interface BenchOptions {
+  size: BenchSize;
+  gatewayMode?: GatewayMode;
+  skip?: readonly ("footprint" | "lua" | "search")[];
+  /** Progress lines (stderr by default). */
+  progress?: (line: string) => void;
+}
+
+const MiB = 1024 ** 2;
+
+/** Per-size plan: every phase is bounded by a count and a time. */
+const PLANS = {
+  full: {
+    // Five short repetitions rather than three long ones: on a shared machine, medians of
+    // more interleaved samples move less.
+    reps: 5,
+    sessions: [1, 8],
+    payloads: [100, MiB],
+    limits: (p: number): CellLimits =>
+      p < MiB
+        ? { warmupCalls: 300, warmupMs: 600, maxCalls: 50_000, maxMs: 2000 }
+        : { warmupCalls: 8, warmupMs: 1000, maxCalls: 1000, maxMs: 2000 },
+    footprint: { reps: 3, settleMs: 1000, loadMs: 3000, warmup: true },
+    lua: { runs: 10, roundTrips: 100, luaIterations: 200, codeMode: true },
+    search: { tools: 10_000, queries: 1000 },
+  },
+  quick: {
+    reps: 1,
+    sessions: [1, 8],
+    payloads: [100, MiB],
+    limits: (p: number): CellLimits =>
+      p < MiB
+        ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }
+        : { warmupCalls: 2, warmupMs: 500, maxCalls: 200, maxMs: 1000 },
+    footprint: { reps: 1, settleMs: 500, loadMs: 1000, warmup: true },
+    lua: { runs: 3, roundTrips: 20, luaIterations: 50, codeMode: true },
+    search: { tools: 10_000, queries: 200 },
+  },
+  smallest: {
+    reps: 1,
+    sessions: [1],
+    payloads: [100],
+    limits: (): CellLimits => ({ warmupCalls: 5, warmupMs: 200, maxCalls: 30, maxMs: 2000 }),
+    footprint: { reps: 1, settleMs: 200, loadMs: 300, warmup: false },
+    lua: { runs: 1, roundTrips: 5, luaIterations: 10, codeMode: false },
+    search: { tools: 10_000, queries: 20 },
+  },
+} as const;
+
+/** Runs the benchmark and returns its report; kills every process it started, however it ends. */
+export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  const plan = PLANS[opts.size];
+  const mode = opts.gatewayMode ?? "auto";
+  const skip = new Set(opts.skip ?? []);
+  const say = opts.progress ?? ((line: string) => process.stderr.write(`bench: ${line}\n`));
+  const workDir = mkdtempSync(join(tmpdir(), "mcpgw-bench-"));
+  const t0 = performance.now();
+  const facts = machineFacts(gatewayCommand(mode).label);
+  try {
+    const throughput = await benchThroughput({
+      ...plan,
+      gatewayMode: mode,
+      workDir,
+      onCell: say,
+    });
+    const footprint = skip.has("footprint")
+      ? null
+      : await benchFootprint({ ...plan.footprint, gatewayMode: mode, workDir, onStep: say });
+    if (!skip.has("lua")) say("lua");
+    const scripting = skip.has("lua")
+      ? null
+      : await benchScripting({ ...plan.lua, gatewayMode: mode, workDir });
+    if (!skip.has("search")) say("tool_search");
+    const search = skip.has("search") ? null : await benchSearchRows(plan.search);
+    return {
+      mode: opts.size,
+      facts,
+      throughput,
+      footprint,
+      scripting,
+      search,
+      seconds: (performance.now() - t0) / 1000,
+      loadAtEnd: loadNow(),
+    };
+  } finally {
+    killAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** `benchSearch()` from `bench/search.ts`, if that module loads and exports it. */
+async function benchSearchRows(size: { tools: number; queries: number }): Promise<SearchReport> {
+  try {
+    // A computed specifier: the search room is built alongside; its failure is a row, not a crash.
+    const file = join(ROOT, "bench/search.ts");
+    const mod = await import(file) as { benchSearch?: unknown };
+    if (typeof mod.benchSearch !== "function") return { notBuilt: "no benchSearch() export" };
+    const r = await mod.benchSearch(size.tools, size.queries) as Record<string, number>;
+    return {
+      tools: Number(r.tools),
+      queries: Number(r.queries),
+      buildMs: Number(r.buildMs),
+      medianMs: Number(r.medianMs),
+      p99Ms: Number(r.p99Ms),
+    };
+  } catch (err) {
+    return { notBuilt: String(err instanceof Error ? err.message : err).split("\n")[0]! };
+  }
+}
+
+function flag(args: readonly string[], name: string): string | undefined {
+  return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+if ((import.meta as ImportMeta & { main?: boolean }).main) {
+  const args = process.argv.slice(2);
+  const size: BenchSize = args.includes("--quick") ? "quick" : "full";
+  const out = flag(args, "out") ?? join(ROOT, "bench/RESULTS.md");
+  const onSignal = () => {
+    killAll();
+    process.exit(130);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const report = await runBench({
+    size,
+    gatewayMode: (flag(args, "gateway") ?? "auto") as GatewayMode,
+    skip: (flag(args, "skip")?.split(",") ?? []) as BenchOptions["skip"],
+  });
+  const markdown = renderMarkdown(report);
+  if (out === "-") console.log(markdown);
+  else {
+    writeFileSync(out, markdown);
+    // The file lives under bench/, which `deno fmt --check` covers: write it the way fmt would.
+    spawnSync(DENO, ["fmt", "--quiet", out], { stdio: "ignore" });
+    console.log(readFileSync(out, "utf8"));
+    process.stderr.write(`bench: wrote ${out}\n`);
+  }
+  process.exit(0);
+}

@@ -1,0 +1,170 @@
+/**
+ * Throughput and latency of one upstream (the bench-echo fixture) reached three ways — directly
+ * over its own streamable HTTP server, directly over stdio, and through the gateway (HTTP `/mcp`
+ * downstream, stdio upstream) — at each session count and payload size, repeated. The three
+ * targets of a cell run back to back and rotate order each repetition, so background load on a
+ * shared machine hits them alike; ratios are the median of per-repetition ratios.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CellRun, type LoadSpec, runCell } from "./load.ts";
+import {
+  BENCH_ECHO,
+  type GatewayMode,
+  memBytes,
+  startGatewayProcess,
+  startHttpUpstream,
+} from "./procs.ts";
+import { median } from "./stats.ts";
+
+/** The three ways to reach the upstream. */
+export const TARGETS = ["direct HTTP", "direct stdio", "gateway"] as const;
+/** One of {@link TARGETS}. */
+export type Target = typeof TARGETS[number];
+
+/** Per-cell bounds: whichever of count or time comes first ends a phase. */
+export interface CellLimits {
+  warmupCalls: number;
+  warmupMs: number;
+  maxCalls: number;
+  maxMs: number;
+}
+
+/** Options for {@link benchThroughput}. */
+export interface ThroughputOptions {
+  reps: number;
+  sessions: readonly number[];
+  payloads: readonly number[];
+  limits: (payloadBytes: number) => CellLimits;
+  gatewayMode: GatewayMode;
+  workDir: string;
+  /** Called before each cell, for progress output. */
+  onCell?: (label: string) => void;
+}
+
+/** Medians over the repetitions of one target in one cell. */
+export interface CellSummary {
+  target: Target;
+  sessions: number;
+  payloadBytes: number;
+  runs: CellRun[];
+  callsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  gatewayCpuPerCall: number;
+  clientCpuPerCall: number;
+  upstreamCpuPerCall: number;
+  errors: number;
+  firstError: string | null;
+  /** Median over repetitions of (this ÷ direct HTTP) calls/s. */
+  vsHttp: number;
+  /** Median over repetitions of (this − direct HTTP) p50 latency, in ms. */
+  addedP50Ms: number;
+}
+
+/** Everything the throughput part measured. */
+export interface ThroughputReport {
+  cells: CellSummary[];
+  /** Highest gateway RSS sampled during the 8-session, smallest-payload cells. */
+  loadedRssBytes: number;
+  /** Gateway peak RSS (VmHWM) over the whole run, large payloads included. */
+  peakRssBytes: number;
+  /** Gateway RSS after start, before any load. */
+  idleRssBytes: number;
+}
+
+/** Runs the matrix; starts and stops its own HTTP upstream and gateway process. */
+export async function benchThroughput(opts: ThroughputOptions): Promise<ThroughputReport> {
+  const configFile = join(opts.workDir, "throughput.yaml");
+  writeFileSync(
+    configFile,
+    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
+  );
+  const http = await startHttpUpstream();
+  const gateway = await startGatewayProcess({
+    mode: opts.gatewayMode,
+    configFile,
+    expect: ["bench__"],
+    logFile: join(opts.workDir, "throughput-gateway.log"),
+  }).catch(async (err) => {
+    await http.stop();
+    throw err;
+  });
+  const idleRssBytes = memBytes(gateway.pid, "VmRSS");
+  let loadedRssBytes = 0;
+  const runs = new Map<string, CellRun[]>();
+  try {
+    for (let rep = 0; rep < opts.reps; rep++) {
+      for (const sessions of opts.sessions) {
+        for (const payloadBytes of opts.payloads) {
+          const order = TARGETS.map((_, i) => TARGETS[(i + rep) % TARGETS.length]!);
+          for (const target of order) {
+            opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
+            const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
+            const spec: LoadSpec = target === "gateway"
+              ? {
+                ...base,
+                target: { kind: "http", url: `${gateway.url}/mcp` },
+                tool: "bench__echo",
+                argName: "text",
+                pidTool: "bench__pid",
+              }
+              : {
+                ...base,
+                target: target === "direct HTTP"
+                  ? { kind: "http", url: http.url }
+                  : { kind: "stdio", command: "node", args: [BENCH_ECHO] },
+                tool: "echo",
+                argName: "text",
+                pidTool: "pid",
+              };
+            const sample = target === "gateway" && sessions > 1 &&
+                payloadBytes === Math.min(...opts.payloads)
+              ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
+              : undefined;
+            const run = await runCell(spec, target === "gateway" ? gateway.pid : null, sample);
+            const key = `${target}|${sessions}|${payloadBytes}`;
+            runs.set(key, [...(runs.get(key) ?? []), run]);
+          }
+        }
+      }
+    }
+    const peakRssBytes = memBytes(gateway.pid, "VmHWM");
+    return { cells: summarise(runs, opts), loadedRssBytes, peakRssBytes, idleRssBytes };
+  } finally {
+    await gateway.stop();
+    await http.stop();
+  }
+}
+
+function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellSummary[] {
+  const out: CellSummary[] = [];
+  for (const sessions of opts.sessions) {
+    for (const payloadBytes of opts.payloads) {
+      const direct = runs.get(`direct HTTP|${sessions}|${payloadBytes}`) ?? [];
+      for (const target of TARGETS) {
+        const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
+        const pick = (f: (r: CellRun) => number) => median(own.map(f));
+        const paired = (f: (mine: CellRun, theirs: CellRun) => number) =>
+          median(own.flatMap((r, i) => direct[i] ? [f(r, direct[i])] : []));
+        out.push({
+          target,
+          sessions,
+          payloadBytes,
+          runs: own,
+          callsPerSec: pick((r) => r.callsPerSec),
+          p50Ms: pick((r) => r.p50Ms),
+          p99Ms: pick((r) => r.p99Ms),
+          gatewayCpuPerCall: pick((r) => r.gatewayCpuPerCall),
+          clientCpuPerCall: pick((r) => r.clientCpuPerCall),
+          upstreamCpuPerCall: pick((r) => r.upstreamCpuPerCall),
+          errors: own.reduce((n, r) => n + r.errors, 0),
+          firstError: own.find((r) => r.firstError)?.firstError ?? null,
+          vsHttp: paired((a, b) => a.callsPerSec / b.callsPerSec),
+          addedP50Ms: paired((a, b) => a.p50Ms - b.p50Ms),
+        });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,178 @@
+/**
+ * The `tools/call` fast path for streamable HTTP sessions. The SDK transport answers every POST
+ * with an SSE stream and runs each message through its whole machinery; most calls need neither.
+ * Here a call is routed straight to the gateway and answered with plain JSON when its result
+ * comes first. When a progress notification or a server-to-client request (sampling,
+ * elicitation, roots) for that call comes first, the answer becomes an SSE stream carrying
+ * those messages and then the result — so nothing the slow path delivers is lost.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type JSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Caller, CallOptions, Gateway } from "../gateway/mod.ts";
+import type { SessionLink } from "../gateway/passthrough/link.ts";
+import { toJsonRpcError } from "../shared/errors.ts";
+import type { Activity } from "./activity.ts";
+
+type RequestId = string | number;
+
+/** A `tools/call` request the fast path can take. */
+export interface FastCallRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: "tools/call";
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+}
+
+/** Calls of one session in flight on the fast path, by request id. */
+export class FastCalls {
+  #calls = new Map<RequestId, { abort: AbortController; send: (m: JSONRPCMessage) => void }>();
+
+  /** Routes server messages related to a fast call into its answer; others go to the transport. */
+  wrap(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const id = options?.relatedRequestId;
+      const call = id === undefined ? undefined : this.#calls.get(id);
+      if (!call) return send(message, options);
+      call.send(message);
+      return Promise.resolve();
+    };
+  }
+
+  /** Aborts a fast call the client cancelled; false when the id is not a fast call. */
+  cancel(id: unknown): boolean {
+    const call = (typeof id === "string" || typeof id === "number")
+      ? this.#calls.get(id)
+      : undefined;
+    call?.abort.abort();
+    return call !== undefined;
+  }
+
+  /** Aborts every call (session closed). */
+  abortAll(): void {
+    for (const c of this.#calls.values()) c.abort.abort();
+  }
+
+  /** Runs one call; resolves with JSON, or with an SSE stream once a related message is sent. */
+  run(
+    msg: FastCallRequest,
+    ctx: {
+      gateway: Gateway;
+      caller: Caller;
+      link: SessionLink | undefined;
+      sessionId: string;
+      activity: Activity;
+      signal: AbortSignal;
+    },
+  ): Promise<Response> {
+    const { id } = msg;
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort();
+    ctx.signal.addEventListener("abort", onClientGone, { once: true });
+    ctx.activity.pending.add(id);
+    const headers = { "mcp-session-id": ctx.sessionId };
+    return new Promise<Response>((resolve) => {
+      let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const write = (m: JSONRPCMessage) => {
+        if (!stream) {
+          const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c) });
+          resolve(new Response(body, { headers: { ...headers, ...SSE_HEADERS } }));
+        }
+        try {
+          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`));
+        } catch { /* the client went away; the abort listener ends the call */ }
+      };
+      this.#calls.set(id, { abort, send: write });
+      const { progressToken, ...meta } = msg.params._meta ?? {};
+      const options: CallOptions = { signal: abort.signal, requestId: id };
+      if (ctx.link) options.session = ctx.link;
+      if (Object.keys(meta).length > 0) options.meta = meta;
+      if (progressToken !== undefined) {
+        options.onprogress = (p) =>
+          write(
+            {
+              jsonrpc: "2.0",
+              method: "notifications/progress",
+              params: { ...p, progressToken },
+            } as JSONRPCMessage,
+          );
+      }
+      const finish = (done: JSONRPCMessage) => {
+        // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
+        const answer: JSONRPCMessage = abort.signal.aborted
+          ? { jsonrpc: "2.0", id, error: CANCELLED }
+          : done;
+        this.#calls.delete(id);
+        ctx.signal.removeEventListener("abort", onClientGone);
+        ctx.activity.pending.delete(id);
+        ctx.activity.lastSeen = Date.now();
+        if (stream) {
+          write(answer);
+          try {
+            stream.close();
+          } catch { /* already closed by the client */ }
+        } else {
+          resolve(
+            new Response(JSON.stringify(answer), { headers: { ...headers, ...JSON_HEADERS } }),
+          );
+        }
+      };
+      ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
+        (result) => finish({ jsonrpc: "2.0", id, result } as JSONRPCMessage),
+        (err) =>
+          finish({
+            jsonrpc: "2.0",
+            id,
+            error: toJsonRpcError(err),
+          } as JSONRPCMessage),
+      );
+    });
+  }
+}
+
+const CANCELLED = { code: -32800, message: "Request cancelled" };
+const ENCODER = new TextEncoder();
+const JSON_HEADERS = { "content-type": "application/json" };
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
+/**
+ * True when a POST can take the fast path: one `tools/call` request with well-formed params,
+ * a client that accepts both answer forms, and a supported protocol version header. Anything
+ * else goes to the SDK transport, which answers the errors.
+ */
+export function isFastCall(req: Request, msg: unknown): msg is FastCallRequest {
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return false;
+  const m = msg as Record<string, unknown>;
+  if (m.method !== "tools/call" || m.jsonrpc !== "2.0") return false;
+  if (typeof m.id !== "string" && (typeof m.id !== "number" || !Number.isSafeInteger(m.id))) {
+    return false;
+  }
+  const p = m.params as Record<string, unknown> | undefined;
+  if (!p || typeof p !== "object" || typeof p.name !== "string") return false;
+  if (
+    p.arguments !== undefined &&
+    (typeof p.arguments !== "object" || p.arguments === null || Array.isArray(p.arguments))
+  ) {
+    return false;
+  }
+  if (p._meta !== undefined && (typeof p._meta !== "object" || p._meta === null)) return false;
+  const accept = req.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  const version = req.headers.get("mcp-protocol-version");
+  return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** The request id a `notifications/cancelled` message names, if `msg` is one. */
+export function cancelledId(msg: unknown): unknown {
+  const m = msg as { method?: unknown; params?: { requestId?: unknown } } | null;
+  return m && typeof m === "object" && m.method === "notifications/cancelled"
+    ? m.params?.requestId
+    : undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * The benchmark harness end to end on its smallest plan (one session, 100 B, one repetition, a
+ * few calls): real gateway, upstream and client processes. Nothing here is timed; it checks that
+ * every row of the report gets a number (or says why a part is not built yet).
+ */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import type { BenchReport } from "../bench/report.ts";
+import { goals, renderMarkdown } from "../bench/report.ts";
+import { runBench } from "../bench/run.ts";
+
+const positive = (value: number, what: string) =>
+  assert.ok(Number.isFinite(value) && value > 0, `${what} should be a positive number: ${value}`);
+
+describe("the benchmark harness on its smallest plan", () => {
+  let report: BenchReport;
+  before(async () => {
+    report = await runBench({ size: "smallest", progress: () => {} });
+  });
+
+  it("measures calls/s and latency on direct HTTP, direct stdio and through the gateway", () => {
+    assert.deepEqual(report.throughput.cells.map((c) => c.target), [
+      "direct HTTP",
+      "direct stdio",
+      "gateway",
+    ]);
+    for (const c of report.throughput.cells) {
+      assert.equal(c.errors, 0, `${c.target}: ${c.firstError}`);
+      positive(c.callsPerSec, `${c.target} calls/s`);
+      positive(c.p50Ms, `${c.target} p50`);
+      positive(c.p99Ms, `${c.target} p99`);
+      positive(c.vsHttp, `${c.target} ratio`);
+    }
+  });
+
+  it("reads the gateway's and the upstream's CPU per proxied call from /proc", () => {
+    const gateway = report.throughput.cells.find((c) => c.target === "gateway")!;
+    assert.ok(gateway.gatewayCpuPerCall >= 0, `gateway CPU ${gateway.gatewayCpuPerCall}`);
+    assert.ok(gateway.upstreamCpuPerCall >= 0, `upstream CPU ${gateway.upstreamCpuPerCall}`);
+    positive(report.throughput.idleRssBytes, "gateway idle RSS");
+  });
+
+  it("measures cold start, upstream handshakes and RSS with the shipped three upstreams", () => {
+    const f = report.footprint!;
+    assert.deepEqual(f.servers, ["everything", "memory", "filesystem"]);
+    positive(f.coldStartMs, "cold start");
+    positive(f.emptyGatewayMs, "start with no upstreams");
+    positive(f.allTogetherMs, "upstreams started together");
+    for (const h of f.handshakes) positive(h.readyMs, `${h.server} handshake`);
+    positive(f.idleRssBytes, "idle RSS");
+    positive(f.loadedRssBytes, "loaded RSS");
+    positive(f.loadedCallsPerSec, "calls/s under load");
+  });
+
+  it("gives the Lua rows numbers, or says the scripting layer is not built", () => {
+    const s = report.scripting!;
+    if (s.notBuilt === null) {
+      positive(s.trivialMs, "trivial execute");
+      positive(s.fanOutMs, "fan-out");
+      assert.ok(Number.isFinite(s.roundTripMs), `round trip ${s.roundTripMs}`);
+    } else {
+      assert.match(renderMarkdown(report), /n\/a \(not built\)/);
+    }
+  });
+
+  it("gives tool_search a median, or says search is not built", () => {
+    const q = report.search!;
+    if ("notBuilt" in q) assert.ok(q.notBuilt.length > 0);
+    else positive(q.medianMs, "tool_search median");
+  });
+
+  it("judges every goal of the issue in the Markdown report", () => {
+    const judged = goals(report);
+    assert.equal(judged.length, 6, judged.map((g) => g.goal).join("; "));
+    const markdown = renderMarkdown(report);
+    for (const g of judged) assert.ok(markdown.includes(g.goal), g.goal);
+    assert.match(markdown, /\| cores \| \d+ \|/);
+  });
+});
