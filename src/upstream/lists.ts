@@ -1,5 +1,7 @@
-/** Reads every page of an upstream list, guarding against servers whose cursors never end. */
+/** Reading upstream lists: every page, guarding against servers whose cursors never end. */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { GatewayError } from "../shared/errors.ts";
+import type { UpstreamCatalog } from "./upstream.ts";
 
 const MAX_PAGES = 10_000;
 
@@ -30,4 +32,43 @@ export async function readAllPages<T>(
     cursor = nextCursor;
   }
   throw new GatewayError("UPSTREAM_ERROR", `${what}: more than ${MAX_PAGES} pages`);
+}
+
+/** Everything an upstream offers, read in full (every page) at connect and on `list_changed`. */
+export async function readCatalog(
+  client: Client,
+  server: string,
+  timeout: number,
+): Promise<UpstreamCatalog> {
+  const caps = client.getServerCapabilities() ?? {};
+  const what = (kind: string) => `${server}: ${kind}`;
+  const opts = { timeout };
+  const at = (cursor: string | undefined) => (cursor ? { cursor } : undefined);
+  const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+    caps.tools
+      ? readAllPages(async (c) => {
+        const r = await client.listTools(at(c), opts);
+        return { items: r.tools, nextCursor: r.nextCursor };
+      }, what("tools/list"))
+      : [],
+    caps.prompts
+      ? readAllPages(async (c) => {
+        const r = await client.listPrompts(at(c), opts);
+        return { items: r.prompts, nextCursor: r.nextCursor };
+      }, what("prompts/list"))
+      : [],
+    caps.resources
+      ? readAllPages(async (c) => {
+        const r = await client.listResources(at(c), opts);
+        return { items: r.resources, nextCursor: r.nextCursor };
+      }, what("resources/list"))
+      : [],
+    caps.resources
+      ? readAllPages(async (c) => {
+        const r = await client.listResourceTemplates(at(c), opts);
+        return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+      }, what("resources/templates/list")).catch(() => [])
+      : [],
+  ]);
+  return { tools, prompts, resources, resourceTemplates };
 }

@@ -8,9 +8,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../shared/log.ts";
+import { LeanCalls } from "./lean-calls.ts";
 
 /** Options for {@link StdioTransport}. */
 export interface StdioTransportOptions {
+  /** Server name, for error messages. */
+  name?: string;
   command: string;
   args: readonly string[];
   env: Readonly<Record<string, string>>;
@@ -28,6 +31,8 @@ export class StdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
+  /** Lean `tools/call` requests answered on this connection (see lean-calls.ts). */
+  readonly calls = new LeanCalls((m) => this.send(m));
   readonly #opts: StdioTransportOptions;
   #child: ChildProcess | undefined;
   #chunks: Buffer[] = [];
@@ -37,6 +42,12 @@ export class StdioTransport implements Transport {
 
   constructor(opts: StdioTransportOptions) {
     this.#opts = opts;
+  }
+
+  /** Fails lean calls at once, then tells the SDK client. */
+  #ended(): void {
+    this.calls.failAll(this.#opts.name ?? this.#opts.command);
+    this.onclose?.();
   }
 
   /** The child's pid while it runs. */
@@ -67,7 +78,7 @@ export class StdioTransport implements Transport {
           this.#closed = true;
           reject(err);
           this.onerror?.(err);
-          this.onclose?.();
+          this.#ended();
         }
       });
       child.once("spawn", () => resolve());
@@ -78,7 +89,7 @@ export class StdioTransport implements Transport {
         this.#closed = true;
         const why = signal ? `signal ${signal}` : `code ${code}`;
         this.onerror?.(new Error(`server process exited with ${why}`));
-        this.onclose?.();
+        this.#ended();
       });
       child.stdout!.on("data", (chunk: Buffer) => this.#onStdout(chunk));
       child.stderr!.on("data", (chunk: Buffer) => this.#onStderr(chunk, log));
@@ -125,6 +136,7 @@ export class StdioTransport implements Transport {
       });
       return;
     }
+    if (this.calls.intercept(msg)) return;
     this.onmessage?.(msg as JSONRPCMessage);
   }
 
@@ -160,7 +172,7 @@ export class StdioTransport implements Transport {
     const wasClosed = this.#closed;
     this.#closed = true;
     if (child) await killTree(child);
-    if (!wasClosed) this.onclose?.();
+    if (!wasClosed) this.#ended();
   }
 }
 

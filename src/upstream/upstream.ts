@@ -19,7 +19,9 @@ import type { ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
-import { readAllPages } from "./lists.ts";
+import { StdioTransport } from "./stdio.ts";
+import { chain, describeStartError, isTransportFailure, notDelivered } from "./failures.ts";
+import { readCatalog } from "./lists.ts";
 
 /** Where an upstream is in its life. */
 export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
@@ -146,7 +148,7 @@ export class Upstream {
         if (this.#state === "starting") closedEarly = true;
         else this.#onClosed(generation, why);
       });
-      this.#catalog = await this.#readCatalog(conn.client);
+      this.#catalog = await readCatalog(conn.client, this.name, this.config.timeoutMs);
       // A server that dies while its catalog is read is not up, even if every list was empty.
       if (closedEarly) throw new Error("the server exited during start-up");
       this.#upSince = Date.now();
@@ -177,7 +179,7 @@ export class Upstream {
     const client = this.client;
     if (!client) return;
     try {
-      this.#catalog = await this.#readCatalog(client);
+      this.#catalog = await readCatalog(client, this.name, this.config.timeoutMs);
       this.#hooks.onCatalog(this);
     } catch (err) {
       this.log.warn("catalog refresh failed", { error: messageOf(err) });
@@ -195,9 +197,30 @@ export class Upstream {
       arguments: args ?? {},
       ...(options.meta ? { _meta: options.meta } : {}),
     };
+    const transport = this.#conn?.transport;
+    if (transport instanceof StdioTransport && this.#state === "up" && !options.onprogress) {
+      return this.#lean(transport, params, options);
+    }
     return this.request("tools/call", params, PASS_THROUGH_RESULT, options) as Promise<
       CallToolResult
     >;
+  }
+
+  async #lean(
+    transport: StdioTransport,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<CallToolResult> {
+    this.#inFlight++;
+    try {
+      return await transport.calls.call(params, {
+        server: this.name,
+        timeoutMs: options.timeout ?? this.config.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } finally {
+      this.#inFlight--;
+    }
   }
 
   /** Sends any request upstream with this server's timeout and clear failure errors. */
@@ -309,46 +332,6 @@ export class Upstream {
     return err;
   }
 
-  async #readCatalog(client: Client): Promise<UpstreamCatalog> {
-    const caps = client.getServerCapabilities() ?? {};
-    const what = (kind: string) => `${this.name}: ${kind}`;
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      caps.tools
-        ? readAllPages(async (cursor) => {
-          const r = await client.listTools(cursor ? { cursor } : undefined, {
-            timeout: this.config.timeoutMs,
-          });
-          return { items: r.tools, nextCursor: r.nextCursor };
-        }, what("tools/list"))
-        : [],
-      caps.prompts
-        ? readAllPages(async (cursor) => {
-          const r = await client.listPrompts(cursor ? { cursor } : undefined, {
-            timeout: this.config.timeoutMs,
-          });
-          return { items: r.prompts, nextCursor: r.nextCursor };
-        }, what("prompts/list"))
-        : [],
-      caps.resources
-        ? readAllPages(async (cursor) => {
-          const r = await client.listResources(cursor ? { cursor } : undefined, {
-            timeout: this.config.timeoutMs,
-          });
-          return { items: r.resources, nextCursor: r.nextCursor };
-        }, what("resources/list"))
-        : [],
-      caps.resources
-        ? readAllPages(async (cursor) => {
-          const r = await client.listResourceTemplates(cursor ? { cursor } : undefined, {
-            timeout: this.config.timeoutMs,
-          });
-          return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-        }, what("resources/templates/list")).catch(() => [])
-        : [],
-    ]);
-    return { tools, prompts, resources, resourceTemplates };
-  }
-
   #onClosed(generation: number, why: string | undefined): void {
     if (generation !== this.#generation || this.#state === "stopped") return;
     this.#conn = undefined;
@@ -394,37 +377,4 @@ export class Upstream {
     } else if (state === "stopped" && from !== "stopped") this.log.info("upstream stopped");
     if (state !== from || state === "down") this.#hooks.onState(this);
   }
-}
-
-function chain(first: (() => void) | undefined, second: () => void): () => void {
-  return () => {
-    first?.();
-    second();
-  };
-}
-
-/** Anything but an answer from the server (JSON-RPC error, timeout) or a result-schema miss. */
-function isTransportFailure(err: unknown): boolean {
-  return !(err instanceof McpError) && !(err instanceof GatewayError) &&
-    !Array.isArray((err as { issues?: unknown }).issues);
-}
-
-/** True when a failed HTTP request surely never reached a live session (safe to resend). */
-function notDelivered(err: unknown): boolean {
-  if ((err as { code?: unknown }).code === 404) return true;
-  const text = `${messageOf(err)} ${messageOf((err as { cause?: unknown }).cause ?? "")} ${
-    String((err as { code?: unknown }).code ?? "")
-  } ${String((err as { cause?: { code?: unknown } }).cause?.code ?? "")}`;
-  return /ECONNREFUSED|ConnectionRefused|Connection refused/i.test(text);
-}
-
-function describeStartError(config: ServerConfig, err: unknown): string {
-  const code = (err as { code?: unknown }).code;
-  if (config.kind === "stdio" && code === "ENOENT") {
-    return `command not found: ${config.command}`;
-  }
-  if (config.kind === "stdio" && code === "EACCES") {
-    return `command is not executable: ${config.command}`;
-  }
-  return messageOf(err);
 }
