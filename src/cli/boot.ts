@@ -37,10 +37,6 @@ export async function bootGateway(
       (scripting?.macros.localTools().some((t) => t.discoverable) ?? false),
   );
   gateway.addProvider(meta);
-  scripting = await attachScripting(gateway, meta);
-  // Whether meta-tools exist can depend on the macros just registered.
-  if (scripting) gateway.refreshLocalTools();
-  if (options.watchMacros) scripting?.macros.watch();
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;
   const tty = progress && Boolean(process.stderr.isTTY) && total > 0;
@@ -50,10 +46,23 @@ export async function bootGateway(
     process.stderr.write(`\r\x1b[2Kconnecting upstreams ${done}/${total}${last}`);
   };
   show();
-  await gateway.start((u) => {
-    done++;
-    show(u);
-  });
+  // Macros register while upstreams connect: both mostly wait on child processes.
+  const [attached] = await Promise.allSettled([
+    attachScripting(gateway, meta),
+    gateway.start((u) => {
+      done++;
+      show(u);
+    }),
+  ]);
+  if (attached.status === "rejected") {
+    if (tty) process.stderr.write("\r\x1b[2K");
+    await gateway.stop();
+    throw attached.reason;
+  }
+  scripting = attached.value;
+  // Whether meta-tools exist can depend on the macros just registered.
+  if (scripting) gateway.refreshLocalTools();
+  if (options.watchMacros) scripting?.macros.watch();
   if (tty) process.stderr.write("\r\x1b[2K");
   return gateway;
 }

@@ -2,7 +2,6 @@
  * @module Script-backed tools: macros and the `execute` tool, running on one {@link ScriptHost}
  * per gateway, calling tools through {@link bridgeFor}.
  */
-import { readdirSync } from "node:fs";
 import type { GatewayConfig } from "../../config/mod.ts";
 import { ScriptHost } from "../../scripting/mod.ts";
 import type { Gateway } from "../gateway.ts";
@@ -47,8 +46,8 @@ export async function attachScripting(
     },
     vfs: { ...config.scripting.vfs },
     poolSize: limits.workers,
-    // Workers start at once only when macros must register now; otherwise on the first script.
-    lazy: config.scripting.tools.length === 0 && !hasMacroFiles(config.scripting.macrosDir),
+    // Workers start on the first script (macro registration is one): start-up stays light.
+    lazy: true,
   });
   const macros = new MacroTools(gateway, host);
   try {
@@ -64,13 +63,4 @@ export async function attachScripting(
     await host.close();
   });
   return { host, macros };
-}
-
-function hasMacroFiles(dir: string | null): boolean {
-  if (!dir) return false;
-  try {
-    return readdirSync(dir).some((f) => f.endsWith(".lua") && !f.startsWith("_"));
-  } catch {
-    return false;
-  }
 }
