@@ -235,6 +235,8 @@ function scriptingPart(s: ScriptingReport | null): string[] {
       ["execute of a trivial script (`return 1`), end to end", v(s.trivialMs)],
       ["one mcp.call + task.await round trip inside a script", v(s.roundTripMs)],
       ["execute with a 50-call fan-out, end to end", v(s.fanOutMs)],
+      ["one upstream call through the gateway (client round trip)", v(s.directCallMs)],
+      ["a macro wrapping that same call (client round trip)", v(s.macroCallMs)],
       ...(s.micro ?? []).map(([k, val]): [string, string] => [`bench/lua.ts ${k}`, val]),
     ]),
     ...(s.codeMode

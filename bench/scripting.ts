@@ -33,6 +33,9 @@ export interface ScriptingReport {
   trivialMs: number;
   roundTripMs: number;
   fanOutMs: number;
+  /** One upstream call through the gateway, and a macro wrapping that same call (medians). */
+  directCallMs: number;
+  macroCallMs: number;
   /** Rows from `bench/lua.ts`: label → value (its keys carry the unit, e.g. `…Ms`). */
   micro: [string, string][] | null;
   microNote: string;
@@ -51,6 +54,8 @@ export interface CodeModeRow {
 }
 
 const NOT_MEASURED = {
+  directCallMs: Number.NaN,
+  macroCallMs: Number.NaN,
   trivialMs: Number.NaN,
   roundTripMs: Number.NaN,
   fanOutMs: Number.NaN,
@@ -65,7 +70,10 @@ export async function benchScripting(opts: ScriptingOptions): Promise<ScriptingR
   writeFileSync(
     configFile,
     `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n` +
-      `scripting:\n  execute: true\n`,
+      `scripting:\n  execute: true\n  tools:\n    wrap_echo:\n` +
+      `      description: Calls bench__echo once and returns its text\n` +
+      `      params: { text: { type: string } }\n` +
+      `      lua: 'return task.await(mcp.call("bench__echo", { text = args.text })).content'\n`,
   );
   let gateway;
   try {
@@ -107,8 +115,24 @@ export async function benchScripting(opts: ScriptingOptions): Promise<ScriptingR
       `local ids = {} for i = 1, 50 do ids[i] = ${call} end ` +
         `for i = 1, 50 do task.await(ids[i]) end return 50`,
     );
+    // A macro wrapping one upstream call, beside that call made directly through the gateway.
+    const sequential = async (name: string): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < opts.roundTrips; i++) {
+        const t0 = performance.now();
+        const r = await client.callTool({ name, arguments: { text: "x" } });
+        if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+        times.push(performance.now() - t0);
+      }
+      return median(times);
+    };
+    await sequential("wrap_echo");
+    const directCallMs = await sequential("bench__echo");
+    const macroCallMs = await sequential("wrap_echo");
     return {
       notBuilt: null,
+      directCallMs,
+      macroCallMs,
       trivialMs,
       roundTripMs: (loopMs - trivialMs) / opts.roundTrips,
       fanOutMs,
