@@ -15,6 +15,8 @@ const MAX_DEPTH = 200;
 export interface BufferStore {
   metatableRef: number;
   idsRef: number;
+  /** Registry ref of the metatable marking empty JSON arrays (0 before the bootstrap ran). */
+  arrayMtRef: number;
   bytes: Map<number, Uint8Array>;
   nextId: number;
 }
@@ -105,6 +107,10 @@ export function pushJson(
     for (let i = 0; i < value.length; i++) {
       pushJson(lua, L, value[i], store, depth + 1);
       lua.lua_rawseti(L, -2, BigInt(i + 1));
+    }
+    if (value.length === 0 && store?.arrayMtRef) {
+      lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(store.arrayMtRef));
+      lua.lua_setmetatable(L, -2);
     }
   } else if (store && isBufferMarker(value)) {
     pushBuffer(lua, L, value.$buffer, store);

@@ -51,7 +51,13 @@ export function pollTable(id: string, reply: ReplyMessage): unknown {
 /** State of the run in progress inside a worker. */
 export class RunContext {
   readonly message: RunMessage;
-  readonly store: BufferStore = { metatableRef: 0, idsRef: 0, bytes: new Map(), nextId: 1 };
+  readonly store: BufferStore = {
+    metatableRef: 0,
+    idsRef: 0,
+    arrayMtRef: 0,
+    bytes: new Map(),
+    nextId: 1,
+  };
   toolCalls = 0;
   hostCalls = 0;
   #requests = new Map<string, Request>();

@@ -88,13 +88,15 @@ export async function runScript(engine: LuaEngine, ctx: RunContext): Promise<Don
     }
     thread.pushValue(ctx.hostTable());
     pushJson(lua, L, { string_bytes: msg.limits.transferBytes });
-    if (lua.lua_pcallk(L, 2, 4, 0, 0, null) !== LuaReturn.Ok) {
+    if (lua.lua_pcallk(L, 2, 5, 0, 0, null) !== LuaReturn.Ok) {
       return fail(`internal: bootstrap failed: ${errorText(engine, L)}`);
     }
     lua.lua_pushvalue(L, 2);
     ctx.store.metatableRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     lua.lua_pushvalue(L, 3);
     ctx.store.idsRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
+    lua.lua_pushvalue(L, 5);
+    ctx.store.arrayMtRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     lua.lua_settop(L, 1); // the runner function stays
 
     for (const [name, value] of Object.entries(msg.globals)) {

@@ -151,7 +151,8 @@ describe("mcp and task", () => {
       "alpha",
       "beta",
     ]);
-    assert.deepEqual(valueOf(await host.run(`return mcp.listTools()`)), {}); // no bridge: empty
+    // No bridge: an empty list, which goes back out as [] (it arrived as a JSON array).
+    assert.deepEqual(valueOf(await host.run(`return mcp.listTools()`)), []);
   });
 
   test("a string args is parsed as JSON as it stands", async () => {

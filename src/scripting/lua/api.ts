@@ -159,5 +159,5 @@ local function run(prelude, main, keep_host)
   if not json then error('the script returned a value JSON cannot carry: ' .. why, 0) end
   return json
 end
-return run, buffer_mt, buffer_ids, AWAIT
+return run, buffer_mt, buffer_ids, AWAIT, array_mt
 `;

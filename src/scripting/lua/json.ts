@@ -5,7 +5,8 @@
  * other control characters cross escaped rather than cut.
  *
  * Conversion rules (documented for script authors):
- * - a table whose keys are exactly the integers 1..n is a JSON array; an empty table is `{}`;
+ * - a table whose keys are exactly the integers 1..n is a JSON array; an empty table is `{}`,
+ *   except one that arrived as an empty JSON array (it carries a marker metatable) — `[]`;
  *   any other table is an object (integer keys become strings: `{[1]="a",[3]="b"}` →
  *   `{"1":"a","3":"b"}`); keys that are neither strings nor integers are refused;
  * - integers stay integers; floats with an integral value print without a fraction (`3.0` → `3`);
@@ -84,7 +85,9 @@ local function put_table(t, path, depth, ceil, seen, buf)
     end
   end
   seen[t] = true
-  if n > 0 and seq and maxk == n then
+  if n == 0 and raw_getmetatable(t) == ARRAY_MARK then
+    buf[#buf + 1] = '[]'
+  elseif n > 0 and seq and maxk == n then
     if n > ceil.items then
       refuse(sformat('%s holds %d sequence items, over the ceiling of %d', path, n, ceil.items))
     end

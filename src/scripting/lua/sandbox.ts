@@ -25,6 +25,10 @@ local co_create, co_resume, co_yield, co_status, co_isyieldable =
 local AWAIT = raw_setmetatable({}, { __metatable = false })
 local buffer_mt = { __metatable = 'buffer', __newindex = function() error('buffers are read-only', 2) end }
 local buffer_ids = raw_setmetatable({}, { __mode = 'k' })
+-- Empty JSON arrays arrive as tables carrying this protected metatable, so they go back out as
+-- [] rather than {} (a plain empty table stays {}).
+local ARRAY_MARK = raw_setmetatable({}, { __metatable = false })
+local array_mt = { __metatable = ARRAY_MARK }
 
 -- Raises msg at the first Lua frame outside this bootstrap and the prelude, so API errors carry the script's
 -- line. When a tail call erased that frame (return mcp.image(x)), the message has no line.
