@@ -195,7 +195,7 @@ function busyNote(r: BenchReport): string[] {
   return [
     `**This run shared the machine:** the 1-minute load average reached ${
       busiest.toFixed(1)
-    } on ${cores} cores (other processes, e.g. other engineers' test suites, competed for the ` +
+    } on ${cores} cores (other processes competed for the ` +
     "CPU), so absolute numbers are depressed and the ratios noisier than on an idle machine.",
   ];
 }

@@ -1,10 +1,9 @@
 /**
  * Lua rows, measured end to end through a gateway process's `execute` tool (its scripts run in
  * the gateway's worker pool and call the bench-echo upstream): a trivial script, the per-call
- * cost of `task.await(mcp.call(...))`, and a 50-call fan-out. The scripting layer is being built
- * while this harness is: when the config key or the tool does not exist yet, every row says
- * "n/a (not built)" instead of failing. The in-process micro-benchmark `bench/lua.ts`, when it
- * exists and runs, adds its figures as given.
+ * cost of `task.await(mcp.call(...))`, a 50-call fan-out, and a macro call beside the upstream
+ * call it wraps. A build without `execute` reports "n/a (not built)" instead of failing. The
+ * in-process micro-benchmark `bench/lua.ts` adds its figures as given.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -156,7 +155,7 @@ async function codeModeRows(
   const file = join(ROOT, "bench/execute.ts");
   if (!existsSync(file)) return { codeMode: null, codeModeNote: "bench/execute.ts does not exist" };
   try {
-    // A computed specifier: the module is another engineer's and may change shape.
+    // A computed specifier: the module is optional, and a missing export is reported, not fatal.
     const mod = await import(file) as { benchExecute?: (o: object) => Promise<unknown> };
     if (typeof mod.benchExecute !== "function") throw new Error("no benchExecute() export");
     const r = await mod.benchExecute({
