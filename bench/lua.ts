@@ -5,7 +5,8 @@
  *
  *   bun bench/lua.ts [iterations]      deno run -A bench/lua.ts [iterations]
  */
-import { createSandboxedEngine, ScriptHost, type ToolBridge } from "../src/scripting/mod.ts";
+import { ScriptHost, type ToolBridge } from "../src/scripting/mod.ts";
+import { createSandboxedEngine } from "../src/scripting/engine.ts";
 import { standaloneCommand } from "../src/scripting/standalone.ts";
 
 const N = Math.max(10, Math.min(5000, Number(process.argv[2] ?? 200) || 200));

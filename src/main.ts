@@ -3,7 +3,8 @@
  * the gateway re-spawns itself so a runaway script can be killed without touching the server.
  */
 if (process.argv[2] === "__lua-worker") {
-  const { runWorkerProcess } = await import("./scripting/mod.ts");
+  // Imported apart from scripting/mod.ts so the gateway process itself never loads wasmoon.
+  const { runWorkerProcess } = await import("./scripting/worker-main.ts");
   await runWorkerProcess();
 } else {
   const { runCli } = await import("./cli/mod.ts");
