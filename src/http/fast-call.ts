@@ -78,7 +78,11 @@ export class FastCalls {
       let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
       const write = (m: JSONRPCMessage) => {
         if (!stream) {
-          const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c) });
+          const body = new ReadableStream<Uint8Array>({
+            start: (c) => void (stream = c),
+            // The client dropped the stream: the call it was waiting for is cancelled.
+            cancel: () => abort.abort(),
+          });
           resolve(new Response(body, { headers: { ...headers, ...SSE_HEADERS } }));
         }
         try {
