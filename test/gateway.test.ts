@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   fixture,
   httpClient,
@@ -9,6 +9,7 @@ import {
   stdioClient,
   type TestGateway,
   textOf,
+  useGateway,
 } from "./_helpers/gateway.ts";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -24,13 +25,9 @@ servers:
 describe("gateway over streamable HTTP with real upstreams", () => {
   let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (g, c) => {
+    gw = g;
+    client = c;
   });
 
   it("lists tools of every live upstream under <server>__<tool>", async () => {

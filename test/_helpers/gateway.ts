@@ -2,6 +2,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { after, before } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -87,4 +88,22 @@ export async function waitFor<T>(
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Starts a gateway on `yaml` and one streamable HTTP client before the enclosing suite and stops
+ * both after it; `set` receives them for the suite's tests.
+ */
+export function useGateway(yaml: string, set: (gw: TestGateway, client: Client) => void): void {
+  let gw: TestGateway | undefined;
+  let client: Client | undefined;
+  before(async () => {
+    gw = await startTestGateway(yaml);
+    client = await httpClient(gw.url);
+    set(gw, client);
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.stop();
+  });
 }

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  httpClient,
-  nodeServer,
-  startTestGateway,
-  type TestGateway,
-  textOf,
-} from "../_helpers/gateway.ts";
+import { nodeServer, textOf, useGateway } from "../_helpers/gateway.ts";
 
 const YAML = `
 gateway: { exposure: search }
@@ -22,15 +16,9 @@ servers:
 `;
 
 describe("discovery meta-tools through the gateway", () => {
-  let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (_g, c) => {
+    client = c;
   });
 
   it("exposure: search lists only the meta-tools", async () => {

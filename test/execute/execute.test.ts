@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  httpClient,
-  nodeServer,
-  ROOT,
-  startTestGateway,
-  type TestGateway,
-} from "../_helpers/gateway.ts";
+import { nodeServer, ROOT, useGateway } from "../_helpers/gateway.ts";
 import { execute, resultOf } from "./_setup.ts";
 
 const YAML = `
@@ -22,15 +16,9 @@ scripting:
 `;
 
 describe("execute: tools.search, tools.describe, tools.call", () => {
-  let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (_g, c) => {
+    client = c;
   });
 
   it("is listed with a description that teaches the API with an example", async () => {
@@ -161,15 +149,9 @@ describe("execute: tools.search, tools.describe, tools.call", () => {
 });
 
 describe("execute: tools.call error codes (it never raises)", () => {
-  let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (_g, c) => {
+    client = c;
   });
 
   const callResult = async (code: string) =>

@@ -8,6 +8,7 @@ import {
   startTestGateway,
   type TestGateway,
   textOf,
+  useGateway,
   waitFor,
 } from "../_helpers/gateway.ts";
 import { type Entry, execute } from "./_setup.ts";
@@ -24,15 +25,9 @@ scripting:
 `;
 
 describe("execute: concurrency, pictures, limits and errors", () => {
-  let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (_g, c) => {
+    client = c;
   });
 
   it("50 calls started with mcp.call run concurrently under task.await", async () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { httpClient, ROOT, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
+import { ROOT, useGateway } from "../_helpers/gateway.ts";
 import { execute } from "./_setup.ts";
 
 /** The ```lua blocks of the README's code-mode section, in order. */
@@ -34,15 +34,9 @@ scripting:
 
 describe("execute: the README's scripts against the shipped servers", () => {
   const scripts = readmeScripts();
-  let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (_g, c) => {
+    client = c;
   });
 
   it("the README shows three scripts", () => {

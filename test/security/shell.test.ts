@@ -2,15 +2,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  fixture,
-  httpClient,
-  startTestGateway,
-  type TestGateway,
-  textOf,
-} from "../_helpers/gateway.ts";
+import { fixture, type TestGateway, textOf, useGateway } from "../_helpers/gateway.ts";
 
 // Marker files a shell would create; each test checks that none exists.
 const dir = mkdtempSync(join(tmpdir(), "mcpgw-shell-"));
@@ -36,13 +30,9 @@ servers:
 describe("config values never reach a shell", () => {
   let gw: TestGateway;
   let client: Client;
-  before(async () => {
-    gw = await startTestGateway(YAML);
-    client = await httpClient(gw.url);
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
+  useGateway(YAML, (g, c) => {
+    gw = g;
+    client = c;
   });
 
   it("reports a command holding shell syntax as down with 'command not found' and runs nothing", () => {
