@@ -17,6 +17,14 @@ export function readConfig(file: string): GatewayConfig {
 export interface BootOptions {
   /** Reload macros when a file of the macro folder changes (serve). */
   watchMacros?: boolean;
+  /** Set up the script host even when the config needs none (`mcp-gateway run`). */
+  scripting?: boolean;
+}
+
+/** A booted gateway and its script host and macros (`null` when the config needs none). */
+export interface Booted {
+  gateway: Gateway;
+  scripting: Scripting | null;
 }
 
 /**
@@ -27,7 +35,7 @@ export async function bootGateway(
   config: GatewayConfig,
   progress: boolean,
   options: BootOptions = {},
-): Promise<Gateway> {
+): Promise<Booted> {
   const gateway = new Gateway(config, createLogger("gateway"));
   let scripting: Scripting | null = null;
   const meta = new MetaTools(
@@ -48,7 +56,7 @@ export async function bootGateway(
   show();
   // Macros register while upstreams connect: both mostly wait on child processes.
   const [attached] = await Promise.allSettled([
-    attachScripting(gateway, meta),
+    attachScripting(gateway, meta, options.scripting ?? false),
     gateway.start((u) => {
       done++;
       show(u);
@@ -64,7 +72,7 @@ export async function bootGateway(
   if (scripting) gateway.refreshLocalTools();
   if (options.watchMacros) scripting?.macros.watch();
   if (tty) process.stderr.write("\r\x1b[2K");
-  return gateway;
+  return { gateway, scripting };
 }
 
 /** Meta-tools exist when exposure is `search` or anything is discoverable. */

@@ -8,7 +8,6 @@ import { basename, dirname, extname, join } from "node:path";
 import { LOCAL_CALLER } from "../gateway/mod.ts";
 import { bridgeFor } from "../gateway/scripted/mod.ts";
 import { composeResult } from "../media/mod.ts";
-import { ScriptHost } from "../scripting/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -28,9 +27,10 @@ export async function runCommand(configFile: string, script: string): Promise<nu
     throw new GatewayError("USAGE", `run: cannot read ${script}: ${(err as Error).message}`);
   }
   const config = readConfig(configFile);
-  const gateway = await bootGateway(config, true);
+  // The gateway's own script host (the one macros use) runs the script: no second pool.
+  const { gateway, scripting } = await bootGateway(config, true, { scripting: true });
+  const host = scripting!.host;
   const { limits } = config.scripting;
-  const host = new ScriptHost({ limits, vfs: { ...config.scripting.vfs }, poolSize: 1 });
   try {
     const outcome = await host.run(code, {
       bridge: bridgeFor(gateway, LOCAL_CALLER, { internal: true }),
@@ -59,7 +59,6 @@ export async function runCommand(configFile: string, script: string): Promise<nu
     }
     return 0;
   } finally {
-    await host.close();
-    await gateway.stop();
+    await gateway.stop(); // closes the script host too
   }
 }

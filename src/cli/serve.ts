@@ -74,7 +74,7 @@ export async function startGateway(
   }
   let gateway: Gateway;
   try {
-    gateway = await bootGateway(config, false, { watchMacros: options.watch !== false });
+    ({ gateway } = await bootGateway(config, false, { watchMacros: options.watch !== false }));
   } catch (err) {
     await http?.close();
     throw err;

@@ -33,9 +33,10 @@ export interface Scripting {
 export async function attachScripting(
   gateway: Gateway,
   meta: MetaTools,
+  force = false,
 ): Promise<Scripting | null> {
   const config = gateway.config;
-  if (!needsScripting(config)) return null;
+  if (!force && !needsScripting(config)) return null;
   const { limits } = config.scripting;
   const host = new ScriptHost({
     limits: {
