@@ -1,6 +1,6 @@
 /** Shared by the code-mode tests: calling `execute` and reading its structured result. */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { textOf } from "../_helpers/gateway.ts";
+import { nodeServer, ROOT, textOf } from "../_helpers/gateway.ts";
 
 /** One trace entry as `structuredContent.calls` carries it. */
 export interface Entry {
@@ -58,3 +58,15 @@ export async function resultOf(client: Client, code: string): Promise<unknown> {
   if (r.isError) throw new Error(`script failed: ${r.text}`);
   return r.structured.result;
 }
+
+/** The gateway the code-mode suites share: a healthy, a crashing, a hanging and a slow server. */
+export const EXECUTE_YAML = `
+servers:
+  echo: ${nodeServer("echo.mjs")}
+  crashy: ${nodeServer("echo.mjs", "tools: { allow: [crash] }")}
+  hang: ${nodeServer("hang.mjs")}
+  late: ${nodeServer("hang.mjs", "timeout: 1s, tools: { allow: [hang] }")}
+scripting:
+  execute: true
+  vfs: { /pics: ${JSON.stringify(`${ROOT}/test/fixtures/images`)} }
+`;

@@ -1,23 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { nodeServer, ROOT, useGateway } from "../_helpers/gateway.ts";
-import { execute, resultOf } from "./_setup.ts";
-
-const YAML = `
-servers:
-  echo: ${nodeServer("echo.mjs")}
-  crashy: ${nodeServer("echo.mjs", "tools: { allow: [crash] }")}
-  hang: ${nodeServer("hang.mjs")}
-  late: ${nodeServer("hang.mjs", "timeout: 1s, tools: { allow: [hang] }")}
-scripting:
-  execute: true
-  vfs: { /pics: ${JSON.stringify(`${ROOT}/test/fixtures/images`)} }
-`;
+import { useGateway } from "../_helpers/gateway.ts";
+import { execute, EXECUTE_YAML, resultOf } from "./_setup.ts";
 
 describe("execute: tools.search, tools.describe, tools.call", () => {
   let client: Client;
-  useGateway(YAML, (_g, c) => {
+  useGateway(EXECUTE_YAML, (_g, c) => {
     client = c;
   });
 
@@ -150,7 +139,7 @@ describe("execute: tools.search, tools.describe, tools.call", () => {
 
 describe("execute: tools.call error codes (it never raises)", () => {
   let client: Client;
-  useGateway(YAML, (_g, c) => {
+  useGateway(EXECUTE_YAML, (_g, c) => {
     client = c;
   });
 

@@ -4,29 +4,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   httpClient,
   nodeServer,
-  ROOT,
   startTestGateway,
   type TestGateway,
   textOf,
   useGateway,
   waitFor,
 } from "../_helpers/gateway.ts";
-import { type Entry, execute } from "./_setup.ts";
-
-const YAML = `
-servers:
-  echo: ${nodeServer("echo.mjs")}
-  crashy: ${nodeServer("echo.mjs", "tools: { allow: [crash] }")}
-  hang: ${nodeServer("hang.mjs")}
-  late: ${nodeServer("hang.mjs", "timeout: 1s, tools: { allow: [hang] }")}
-scripting:
-  execute: true
-  vfs: { /pics: ${JSON.stringify(`${ROOT}/test/fixtures/images`)} }
-`;
+import { type Entry, execute, EXECUTE_YAML } from "./_setup.ts";
 
 describe("execute: concurrency, pictures, limits and errors", () => {
   let client: Client;
-  useGateway(YAML, (_g, c) => {
+  useGateway(EXECUTE_YAML, (_g, c) => {
     client = c;
   });
 
