@@ -4,6 +4,7 @@
  */
 import { type GatewayConfig, loadConfig } from "../config/mod.ts";
 import { Gateway, MetaTools } from "../gateway/mod.ts";
+import { startTracing } from "../ops/traces/mod.ts";
 import { attachScripting, type Scripting } from "../gateway/scripted/mod.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
@@ -37,6 +38,8 @@ export async function bootGateway(
   options: BootOptions = {},
 ): Promise<Booted> {
   const gateway = new Gateway(config, createLogger("gateway"));
+  // Telemetry loads the OpenTelemetry SDK only when the config turns it on.
+  if (config.gateway.telemetry) gateway.setTracer(await startTracing(config.gateway.telemetry));
   let scripting: Scripting | null = null;
   const meta = new MetaTools(
     gateway,

@@ -84,6 +84,14 @@ export function normaliseConfig(
       maxSessions: g.limits?.sessions ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
+      telemetry: g.telemetry
+        ? {
+          otlp: g.telemetry.otlp,
+          serviceName: g.telemetry.serviceName ?? "mcp-gateway",
+          headers: { ...g.telemetry.headers },
+          flushMs: ms(g.telemetry.flush, 1000),
+        }
+        : null,
     },
     servers,
     scripting: {

@@ -140,6 +140,15 @@ export const configSchema = z.strictObject({
       sessionIdle: duration.optional(),
     }).optional(),
     drainTimeout: duration.optional(),
+    telemetry: z.strictObject({
+      otlp: z.url({ error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }).describe(
+        "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces.",
+      ),
+      serviceName: z.string().min(1).optional().describe("service.name (default mcp-gateway)."),
+      headers: z.record(z.string(), z.string(), { error: "expected a map of strings" }).optional()
+        .describe("Headers sent with every export (an API key)."),
+      flush: duration.optional().describe("Longest wait before buffered spans are sent (1s)."),
+    }).optional().describe("OpenTelemetry traces; off when absent."),
   }).optional(),
   servers: z.record(name, server, { error: "expected a map of server name to server" }).optional(),
   scripting: z.strictObject({

@@ -51,6 +51,16 @@ export interface HttpServerConfig extends ServerCommon {
 /** One upstream server. */
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
 
+/** Where spans go (OTLP over HTTP). */
+export interface TelemetryConfig {
+  /** The OTLP/HTTP traces endpoint. */
+  readonly otlp: string;
+  readonly serviceName: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Longest wait before buffered spans are exported. */
+  readonly flushMs: number;
+}
+
 /** An API token with an optional tool allowlist. */
 export interface TokenConfig {
   readonly name: string;
@@ -110,6 +120,8 @@ export interface GatewayConfig {
     readonly maxSessions: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
+    /** OpenTelemetry traces; `null` = off. */
+    readonly telemetry: TelemetryConfig | null;
   };
   readonly servers: readonly ServerConfig[];
   readonly scripting: {

@@ -10,6 +10,7 @@ import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
+import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Something that wants to hear about list changes (one per downstream session). */
@@ -56,6 +57,7 @@ export class Gateway {
   #observers: ((call: CallRecord) => void)[] = [];
   #version = 0;
   #closers: (() => Promise<void>)[] = [];
+  #tracer: CallTracer | null = null;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -135,6 +137,12 @@ export class Gateway {
   subscribe(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Traces every tool call, script run and upstream request from now on (telemetry on). */
+  setTracer(tracer: CallTracer): void {
+    this.#tracer = tracer;
+    this.onStop(() => tracer.shutdown());
   }
 
   /** Registers an observer told about every finished tool call (metrics, status page). */
@@ -217,6 +225,25 @@ export class Gateway {
     caller: Caller,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    if (this.#tracer) {
+      const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
+      return await this.#traced(
+        "tool",
+        `tools/call ${name}`,
+        attributes,
+        options,
+        (inner) => this.#observed(name, args, caller, inner),
+      );
+    }
+    return await this.#observed(name, args, caller, options);
+  }
+
+  async #observed(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
     if (this.#observers.length === 0) return await this.#route(name, args, caller, options);
     const started = performance.now();
     let server: string | null = null;
@@ -268,8 +295,61 @@ export class Gateway {
     onServer?: (server: string) => void,
   ): Promise<CallToolResult> {
     const target = this.resolveTool(name, caller, options.internal);
-    if ("call" in target) return await target.call(args ?? {}, caller, options);
+    if ("call" in target) {
+      if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
+      return await this.#traced(
+        "script",
+        `script ${name}`,
+        { "mcp.script": target.script },
+        options,
+        (inner) => target.call(args ?? {}, caller, inner),
+      );
+    }
     onServer?.(target.server);
+    if (this.#tracer) {
+      const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
+      return await this.#traced(
+        "upstream",
+        `${target.server} tools/call`,
+        attributes,
+        options,
+        (inner) => this.#callUpstream(target, args, inner),
+      );
+    }
+    return await this.#callUpstream(target, args, options);
+  }
+
+  /**
+   * Runs `run` inside a span that is a child of the `traceparent` in `options.meta`; what runs
+   * inside gets the span's own `traceparent` in its `_meta` (an upstream request carries it on).
+   */
+  async #traced(
+    kind: SpanKind,
+    spanName: string,
+    attributes: Record<string, string>,
+    options: CallOptions,
+    run: (inner: CallOptions) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const span = this.#tracer!.start(kind, spanName, attributes, traceparentOf(options.meta));
+    const inner: CallOptions = {
+      ...options,
+      meta: { ...options.meta, traceparent: span.traceparent },
+    };
+    try {
+      const result = await run(inner);
+      span.end(result.isError ? "tool_error" : "ok");
+      return result;
+    } catch (err) {
+      span.end("error", messageOf(err));
+      throw err;
+    }
+  }
+
+  async #callUpstream(
+    target: ToolEntry,
+    args: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (options.session) this.passthrough.track(target.server, options);

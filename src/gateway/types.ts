@@ -44,6 +44,8 @@ export interface LocalTool {
   readonly alwaysListed: boolean;
   /** Extra search terms. */
   readonly keywords?: readonly string[];
+  /** Set for tools that run a Lua script: their runs are traced as script spans. */
+  readonly script?: "execute" | "macro";
   call(
     args: Record<string, unknown>,
     caller: Caller,

@@ -59,6 +59,9 @@ async function reloadOnce(opts: ReloaderOptions, trigger: string): Promise<boole
       configured: `${after.host}:${after.port}`,
     });
   }
+  if (JSON.stringify(after.telemetry) !== JSON.stringify(before.telemetry)) {
+    log.warn("gateway.telemetry changed; it takes effect after a restart");
+  }
   opts.onResult?.(true);
   return true;
 }

@@ -31,6 +31,8 @@ export function bridgeFor(gateway: Gateway, caller: Caller, options: BridgeOptio
           internal,
           ...(parent?.session ? { session: parent.session } : {}),
           ...(parent?.requestId !== undefined ? { requestId: parent.requestId } : {}),
+          // The script's span is the parent of the calls it makes (when tracing is on).
+          ...(parent?.meta?.traceparent ? { meta: { traceparent: parent.meta.traceparent } } : {}),
         });
         onCall?.(name, performance.now() - started, result.isError ? "tool_error" : "ok");
         return result;

@@ -47,6 +47,7 @@ export class ExecuteTool implements LocalToolProvider {
           discoverable: false,
           alwaysListed: true,
           keywords: ["script", "lua", "batch", "orchestrate", "code"],
+          script: "execute",
           call: (args, caller, options) => this.call(args, caller, options) as never,
         },
       };

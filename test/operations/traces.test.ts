@@ -1,0 +1,193 @@
+/**
+ * Traces: with `gateway.telemetry` set, every tool call, script run and upstream request becomes
+ * an OpenTelemetry span exported over OTLP/HTTP. A real receiver (an HTTP server decoding the
+ * OTLP/JSON the exporter sends) checks the spans and their parent links, and the upstream fixture
+ * reports the `traceparent` it received in `_meta`.
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { after, before, describe, it } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  httpClient,
+  nodeServer,
+  startTestGateway,
+  type TestGateway,
+  textOf,
+  waitFor,
+} from "../_helpers/gateway.ts";
+
+interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  service: string;
+}
+
+/** An OTLP/HTTP traces receiver on loopback that keeps every span it is sent. */
+async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close(): void }> {
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      assert.equal(req.url, "/v1/traces");
+      assert.match(String(req.headers["content-type"]), /json/);
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      for (const rs of body.resourceSpans ?? []) {
+        const service = attrs(rs.resource?.attributes)["service.name"] as string;
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId ?? "",
+              name: s.name,
+              kind: s.kind,
+              attributes: attrs(s.attributes),
+              service,
+            });
+          }
+        }
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/v1/traces`, spans, close: () => server.close() };
+}
+
+function attrs(list: { key: string; value: Record<string, unknown> }[] = []) {
+  const out: Record<string, unknown> = {};
+  for (const a of list) out[a.key] = Object.values(a.value)[0];
+  return out;
+}
+
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CLIENT_SPAN = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${TRACE}-${CLIENT_SPAN}-01`;
+
+/** The traceparent the upstream saw, split into trace and span id. */
+function upstreamParent(result: unknown): { trace: string; span: string } {
+  const meta = JSON.parse(textOf(result)) as { traceparent?: string };
+  const [, trace, span] = (meta.traceparent ?? "").split("-");
+  return { trace: trace!, span: span! };
+}
+
+describe("traces to an OTLP receiver", () => {
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let gw: TestGateway;
+  let client: Client;
+  before(async () => {
+    receiver = await startReceiver();
+    gw = await startTestGateway(`
+gateway:
+  telemetry: { otlp: "${receiver.url}", serviceName: gw-under-test, flush: 50ms }
+servers:
+  echo: ${nodeServer("echo.mjs")}
+`);
+    client = await httpClient(gw.url);
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.stop();
+    receiver?.close();
+  });
+
+  const spansOf = async (trace: string, n: number): Promise<ReceivedSpan[]> => {
+    const mine = () => receiver.spans.filter((s) => s.traceId === trace);
+    await waitFor(() => mine().length >= n, 10_000, `${n} spans of trace ${trace}`);
+    return mine();
+  };
+
+  it("continues the client's traceparent and hands the upstream span's to the server", async () => {
+    const result = await client.callTool({
+      name: "echo__meta",
+      arguments: {},
+      _meta: { traceparent: TRACEPARENT },
+    });
+    const seen = upstreamParent(result);
+    assert.equal(seen.trace, TRACE, "the upstream request stays in the client's trace");
+
+    const spans = await spansOf(TRACE, 2);
+    const tool = spans.find((s) => s.name === "tools/call echo__meta")!;
+    const upstream = spans.find((s) => s.name === "echo tools/call")!;
+    assert.ok(tool && upstream, `spans: ${spans.map((s) => s.name)}`);
+    assert.equal(tool.parentSpanId, CLIENT_SPAN, "the tool span is a child of the client's span");
+    assert.equal(upstream.parentSpanId, tool.spanId, "the upstream span is a child of the call");
+    assert.equal(seen.span, upstream.spanId, "the server got the upstream span as its parent");
+    assert.equal(tool.service, "gw-under-test");
+    assert.equal(tool.attributes["mcp.outcome"], "ok");
+    assert.equal(upstream.attributes["mcp.server"], "echo");
+    assert.equal(upstream.attributes["mcp.upstream_tool"], "meta");
+  });
+
+  it("a call without a traceparent starts a new trace", async () => {
+    const result = await client.callTool({ name: "echo__meta", arguments: {} });
+    const seen = upstreamParent(result);
+    assert.match(seen.trace, /^[0-9a-f]{32}$/);
+    assert.notEqual(seen.trace, TRACE);
+    const spans = await spansOf(seen.trace, 2);
+    const tool = spans.find((s) => s.name === "tools/call echo__meta")!;
+    assert.equal(tool.parentSpanId, "", "a root span");
+  });
+
+  it("a script run is a span between the execute call and the calls it makes", async () => {
+    const trace = "0af7651916cd43dd8448eb211c80319c";
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { code: `return tools.call("echo__meta", {}).data.content[1].text` },
+      _meta: { traceparent: `00-${trace}-b7ad6b7169203331-01` },
+    });
+    assert.ok(!result.isError, textOf(result));
+    const spans = await spansOf(trace, 4);
+    const byName = (n: string) => spans.find((s) => s.name === n)!;
+    const execute = byName("tools/call execute");
+    const script = byName("script execute");
+    const inner = byName("tools/call echo__meta");
+    const upstream = byName("echo tools/call");
+    assert.ok(execute && script && inner && upstream, `spans: ${spans.map((s) => s.name)}`);
+    assert.equal(execute.parentSpanId, "b7ad6b7169203331");
+    assert.equal(script.parentSpanId, execute.spanId);
+    assert.equal(inner.parentSpanId, script.spanId);
+    assert.equal(upstream.parentSpanId, inner.spanId);
+  });
+
+  it("an error result is marked on the span", async () => {
+    const trace = "11111111111111111111111111111111";
+    await client.callTool({
+      name: "echo__fail",
+      arguments: {},
+      _meta: { traceparent: `00-${trace}-2222222222222222-01` },
+    });
+    const spans = await spansOf(trace, 2);
+    const tool = spans.find((s) => s.name === "tools/call echo__fail")!;
+    assert.equal(tool.attributes["mcp.outcome"], "tool_error");
+  });
+});
+
+describe("without telemetry", () => {
+  let gw: TestGateway;
+  let client: Client;
+  before(async () => {
+    gw = await startTestGateway(`servers:\n  echo: ${nodeServer("echo.mjs")}\n`);
+    client = await httpClient(gw.url);
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.stop();
+  });
+
+  it("a client's traceparent reaches the upstream unchanged", async () => {
+    const result = await client.callTool({
+      name: "echo__meta",
+      arguments: {},
+      _meta: { traceparent: TRACEPARENT },
+    });
+    assert.deepEqual(upstreamParent(result), { trace: TRACE, span: CLIENT_SPAN });
+  });
+});
