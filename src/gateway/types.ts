@@ -44,6 +44,8 @@ export interface LocalTool {
   readonly alwaysListed: boolean;
   /** Extra search terms. */
   readonly keywords?: readonly string[];
+  /** Where it is defined, for operators (`macros/greet.lua`, `gateway.yaml scripting.tools.x`). */
+  readonly origin?: string;
   call(
     args: Record<string, unknown>,
     caller: Caller,

@@ -96,6 +96,7 @@ export class MacroTools implements LocalToolProvider {
       discoverable: def.discoverable,
       alwaysListed: !def.discoverable,
       keywords: def.keywords,
+      origin: def.origin,
       call: (args, caller, options) =>
         invokeMacro(host, def, args, {
           bridge: bridgeFor(gateway, caller, { internal: true, parent: options }),
