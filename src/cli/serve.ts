@@ -10,8 +10,8 @@ import {
   createApp,
   securityMiddleware,
   SessionRegistry,
-  StatusSessions,
   statusRoutes,
+  StatusSessions,
 } from "../http/mod.ts";
 import {
   CallJournal,

@@ -83,10 +83,11 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
             <td data-label="Server">${u.name}</td>
             <td data-label="State"><span class="state ${u.state}">${u.state}</span></td>
             <td data-label="Transport">${u.transport}</td>
-            <td data-label="Tools" class="num tools" title="exposed to clients (of ${u
-              .toolsUpstream} upstream)">${u.toolsExposed}${u.toolsExposed === u.toolsUpstream
-              ? ""
-              : ` of ${u.toolsUpstream}`}</td>
+            <td data-label="Tools" class="num tools"
+              title="exposed to clients (of ${u
+                .toolsUpstream} upstream)">${u.toolsExposed}${u.toolsExposed === u.toolsUpstream
+                ? ""
+                : ` of ${u.toolsUpstream}`}</td>
             <td data-label="Restarts" class="num">${u.restarts}</td>
             <td data-label="In flight" class="num">${u.inFlight}</td>
             <td data-label="Last error" class="err">${u.lastError ?? ""}</td>
@@ -160,8 +161,10 @@ function emptyRow(columns: number, text: string): Html {
 
 function signOut(name: string | null | undefined): Html | string {
   if (!name) return "";
-  return html` · signed in as ${name} <form class="inline" method="post" action="/logout"><button
-  >Sign out</button></form>`;
+  return html`
+    · signed in as ${name} <form class="inline" method="post" action="/logout"><button
+    >Sign out</button></form>
+  `;
 }
 
 function formatDuration(seconds: number): string {
