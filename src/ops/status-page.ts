@@ -21,11 +21,13 @@ export const STATUS_STYLE = `
 *{box-sizing:border-box}
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2330;background:#fafbfc}
 h1{font-size:1.3rem;margin:0 0 .2rem}h2{font-size:1.05rem;margin:1.4rem 0 .4rem}
-.meta{color:#5a6272;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%;background:#fff}
-th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #e3e6ea;vertical-align:top;
-overflow-wrap:anywhere}
-th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff}
+.meta{color:#5a6272;margin:.8rem 0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #e3e6ea;vertical-align:top}
+td.name,td.err{overflow-wrap:anywhere}
+th{background:#f0f2f5;font-weight:600;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff;
+white-space:nowrap}
 .up,.ok{background:#1f883d}.starting{background:#9a6700}.down,.error{background:#cf222e}
 .stopped,.disabled{background:#6e7781}.tool_error{background:#bc4c00}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
@@ -38,8 +40,8 @@ thead{display:none}
 table{background:none}
 tr{background:#fff;border:1px solid #e3e6ea;border-radius:.4rem;margin:0 0 .6rem;padding:.3rem .6rem}
 td,td.num{border:0;padding:.15rem 0;text-align:left;display:flex;gap:.6rem}
-td::before{content:attr(data-label);flex:0 0 6rem;color:#5a6272;font-weight:600}
-td.empty::before{content:none}
+td::before{content:attr(data-label);flex:0 0 6rem;color:#5a6272;font:600 14px system-ui,sans-serif}
+td.empty::before{content:none}td.err:empty{display:none}td>*{min-width:0}
 }`;
 
 /** Renders the page for a snapshot. */
@@ -59,9 +61,9 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
       </head>
       <body>
         <h1>${s.name} ${s.version}</h1>
-        <p class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
+        <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
     sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
-    >status.json</a>${signOut(options.signedInAs)}</p>
+    >status.json</a>${signOut(options.signedInAs)}</div>
         <h2>Upstreams</h2>
         <table id="upstreams">
           <thead>
@@ -80,7 +82,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
       (u) =>
         html`
           <tr data-server="${u.name}">
-            <td data-label="Server">${u.name}</td>
+            <td data-label="Server" class="name">${u.name}</td>
             <td data-label="State"><span class="state ${u.state}">${u.state}</span></td>
             <td data-label="Transport">${u.transport}</td>
             <td data-label="Tools" class="num tools"
@@ -109,8 +111,8 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
     ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
       html`
         <tr data-macro="${m.name}">
-          <td data-label="Tool">${m.name}</td>
-          <td data-label="Source">${m.source}</td>
+          <td data-label="Tool" class="name">${m.name}</td>
+          <td data-label="Source" class="name">${m.source}</td>
           <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
         </tr>
       `
@@ -135,9 +137,9 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
       html`
         <tr>
           <td data-label="When">${c.at.slice(11, 23)}</td>
-          <td data-label="Tool">${c.tool}</td>
-          <td data-label="Server">${c.server ?? "(local)"}</td>
-          <td data-label="Token">${c.token ?? ""}</td>
+          <td data-label="Tool" class="name">${c.tool}</td>
+          <td data-label="Server" class="name">${c.server ?? "(local)"}</td>
+          <td data-label="Token" class="name">${c.token ?? ""}</td>
           <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
           <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
           <td data-label="Error" class="err">${c.error ?? ""}</td>
