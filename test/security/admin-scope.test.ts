@@ -105,7 +105,7 @@ describe("admin scope on the operator routes", () => {
   });
 
   it("keeps 401 for requests without any credentials, JSON on the data routes", async () => {
-    for (const path of ["/metrics", "/status.json"]) {
+    for (const path of ["/metrics", "/status.json", "/login", "/logout"]) {
       const res = await fetch(gw.url + path);
       assert.equal(res.status, 401, path);
       assert.equal((await res.json()).error.code, "UNAUTHORIZED", path);

@@ -21,8 +21,8 @@ export const STATUS_PATHS: ReadonlySet<string> = new Set([
   "/logout",
 ]);
 
-/** Paths that answer a browser without credentials (the sign-in page and its form). */
-const SIGN_IN_PATHS: ReadonlySet<string> = new Set(["/", "/login", "/logout"]);
+/** Requests answered without credentials: the sign-in page and its form (`METHOD path`). */
+const SIGN_IN: ReadonlySet<string> = new Set(["GET /", "HEAD /", "POST /login", "POST /logout"]);
 
 /** A browser that has not signed in: no name, no tools, not admin. */
 const SIGNED_OUT: RequestIdentity = { tokenName: null, toolGlobs: [], admin: false };
@@ -57,7 +57,7 @@ export function statusAccess(options: StatusAccessOptions): MiddlewareHandler<Ap
       });
       return await next();
     }
-    if (SIGN_IN_PATHS.has(c.req.path)) {
+    if (SIGN_IN.has(`${c.req.method} ${c.req.path}`)) {
       c.set("identity", SIGNED_OUT);
       return await next();
     }
