@@ -5,7 +5,14 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { createSessionServer, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
-import { assertSafeExposure, createApp, securityMiddleware, SessionRegistry } from "../http/mod.ts";
+import {
+  assertSafeExposure,
+  createApp,
+  securityMiddleware,
+  SessionRegistry,
+  statusRoutes,
+  StatusSessions,
+} from "../http/mod.ts";
 import {
   CallJournal,
   createReloader,
@@ -13,7 +20,9 @@ import {
   Metrics,
   onSignals,
   PROMETHEUS_CONTENT_TYPE,
+  renderLoginPage,
   renderStatusPage,
+  statusSnapshot,
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
@@ -132,24 +141,28 @@ export async function startGateway(
         })(),
     };
   }
+  // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
+  const statusSessions = new StatusSessions();
   const app = createApp({
     gateway,
     sessions,
-    middleware: securityMiddleware(gateway, hostname),
-    routes: (app) => {
-      app.get(
-        "/metrics",
-        (c) => c.body(metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
-      );
-      app.get("/", (c) =>
-        c.html(renderStatusPage({
+    middleware: securityMiddleware(gateway, hostname, statusSessions),
+    routes: statusRoutes({
+      gateway,
+      sessions: statusSessions,
+      metrics: { render: () => metrics.render(), contentType: PROMETHEUS_CONTENT_TYPE },
+      snapshot: () =>
+        statusSnapshot({
           gateway,
           recentCalls: () => journal.recent(),
           sessions: () => sessions.counts(),
           phase: () => lifecycle.phase,
           startedAt,
-        })));
-    },
+        }),
+      page: async (snapshot, signedInAs) =>
+        String(await renderStatusPage(snapshot, { signedInAs })),
+      loginPage: async (problem) => String(await renderLoginPage(problem)),
+    }),
   });
   lifecycle.ready((req) => app.fetch(req));
   const up = gateway.pool.all().filter((u) => u.state === "up").length;

@@ -69,7 +69,12 @@ export function normaliseConfig(
       separator,
       exposure: g.exposure ?? "all",
       tokens: g.auth
-        ? g.auth.tokens.map((t) => ({ name: t.name, token: t.token, tools: t.tools ?? null }))
+        ? g.auth.tokens.map((t) => ({
+          name: t.name,
+          token: t.token,
+          tools: t.tools ?? null,
+          admin: t.admin ?? false,
+        }))
         : null,
       rateLimit: g.auth?.rateLimit
         ? {

@@ -89,6 +89,9 @@ const token = z.strictObject({
   name,
   token: z.string().min(16, { error: "expected a token of at least 16 characters" }),
   tools: globList.optional().describe("Glob allowlist of tool names; omitted = all."),
+  admin: z.boolean().optional().describe(
+    "May read /metrics, the status page and /status.json (default false).",
+  ),
 });
 
 const paramType = z.string();

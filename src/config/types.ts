@@ -67,6 +67,8 @@ export interface TokenConfig {
   readonly token: string;
   /** Glob allowlist; `null` = every tool. */
   readonly tools: readonly string[] | null;
+  /** May read `/metrics`, the status page and `/status.json`. */
+  readonly admin: boolean;
 }
 
 /** A macro parameter spec as written (string shorthand or map). */

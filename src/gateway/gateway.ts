@@ -29,9 +29,15 @@ export interface CallRecord {
   readonly durationMs: number;
   /** `ok`, `tool_error` (an isError result), or `error` (thrown). */
   readonly outcome: "ok" | "tool_error" | "error";
+  /** Why it failed: the thrown error's message, or the text of an `isError` result. */
   readonly error?: string;
+  /** The `GatewayError` code of a thrown error (`TOOL_NOT_FOUND`: `name` came from the client). */
+  readonly code?: string;
   readonly at: number;
 }
+
+/** How much of an `isError` result's text a call record keeps. */
+const ERROR_TEXT_MAX = 500;
 
 /** A tool as the search and describe features see it. */
 export interface VisibleTool {
@@ -131,6 +137,11 @@ export class Gateway {
       for (const t of p.localTools()) this.#local.set(t.tool.name, t);
     }
     this.#rebuild();
+  }
+
+  /** The local tools (meta-tools, macros, execute) as served now. */
+  localTools(): readonly LocalTool[] {
+    return [...this.#local.values()];
   }
 
   /** Registers a session for list_changed notifications; returns the unsubscribe function. */
@@ -255,10 +266,19 @@ export class Gateway {
         caller,
         started,
         outcome: result.isError ? "tool_error" : "ok",
+        ...(result.isError ? { error: errorText(result) } : {}),
       });
       return result;
     } catch (err) {
-      this.#record({ name, server, caller, started, outcome: "error", error: messageOf(err) });
+      this.#record({
+        name,
+        server,
+        caller,
+        started,
+        outcome: "error",
+        error: messageOf(err),
+        ...(err instanceof GatewayError ? { code: err.code } : {}),
+      });
       throw err;
     }
   }
@@ -270,6 +290,7 @@ export class Gateway {
     started: number;
     outcome: CallRecord["outcome"];
     error?: string;
+    code?: string;
   }): void {
     const call: CallRecord = {
       name: r.name,
@@ -278,6 +299,7 @@ export class Gateway {
       durationMs: performance.now() - r.started,
       outcome: r.outcome,
       ...(r.error === undefined ? {} : { error: r.error }),
+      ...(r.code === undefined ? {} : { code: r.code }),
       at: Date.now(),
     };
     for (const o of this.#observers) {
@@ -417,6 +439,13 @@ export class Gateway {
       }
     }
   }
+}
+
+/** The text blocks of an `isError` result, cut to {@link ERROR_TEXT_MAX} characters. */
+function errorText(result: CallToolResult): string {
+  const text = (result.content ?? []).map((c) => c.type === "text" ? c.text : `[${c.type}]`)
+    .join("\n");
+  return text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text;
 }
 
 function signature(...parts: unknown[]): string {

@@ -46,6 +46,8 @@ export interface LocalTool {
   readonly keywords?: readonly string[];
   /** Set for tools that run a Lua script: their runs are traced as script spans. */
   readonly script?: "execute" | "macro";
+  /** Where it is defined, for operators (`macros/greet.lua`, `gateway.yaml scripting.tools.x`). */
+  readonly origin?: string;
   call(
     args: Record<string, unknown>,
     caller: Caller,

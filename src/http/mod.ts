@@ -8,4 +8,6 @@ export { MemoryEventStore } from "./event-store.ts";
 export { SessionRegistry } from "./sessions.ts";
 export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";
-export { assertSafeExposure, securityMiddleware } from "./security/mod.ts";
+export { assertSafeExposure, securityMiddleware, StatusSessions } from "./security/mod.ts";
+export { statusRoutes } from "./status-routes.ts";
+export type { StatusRoutesDeps } from "./status-routes.ts";

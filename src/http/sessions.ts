@@ -28,6 +28,10 @@ interface Session {
 export interface RequestIdentity {
   tokenName: string | null;
   toolGlobs: readonly string[] | null;
+  /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
+  admin?: boolean;
+  /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
+  browser?: boolean;
 }
 
 /** Options for {@link SessionRegistry}. */

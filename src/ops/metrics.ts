@@ -1,6 +1,11 @@
 /**
  * `/metrics`: tool calls (count, errors, latency histogram) per server and tool, upstream
  * up/down and restarts, open sessions, script runs and limit hits, config reloads.
+ *
+ * The `tool` label is bounded: a client can send any name, and every new label value is a new
+ * series held for the life of the process. Calls to names the gateway does not know count under
+ * `tool="unknown"`, and after {@link MAX_TOOL_LABELS} distinct names every further one counts
+ * under `tool="other"`.
  */
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
 import { VERSION } from "../version.ts";
@@ -19,7 +24,16 @@ export interface MetricsSources {
   gateway: Gateway;
   /** Open sessions by transport (`SessionRegistry.counts`); absent in stdio mode. */
   sessions?: () => Record<string, number>;
+  /** Ceiling on distinct `tool` label values (default {@link MAX_TOOL_LABELS}). */
+  maxToolLabels?: number;
 }
+
+/** Default ceiling on distinct `tool` label values. */
+export const MAX_TOOL_LABELS = 500;
+/** The `tool` label of calls to names the gateway does not know (client-chosen names). */
+export const UNKNOWN_TOOL_LABEL = "unknown";
+/** The `tool` label of calls to known tools once the ceiling is reached. */
+export const OTHER_TOOL_LABEL = "other";
 
 interface CallCounts {
   readonly labels: { server: string; tool: string };
@@ -37,15 +51,31 @@ export class Metrics {
   readonly #latency = new Map<string, HistogramState>();
   readonly #reloads = { ok: 0, rejected: 0 };
   readonly #startedAt = Date.now();
+  readonly #toolLabels = new Set<string>();
+  readonly #maxToolLabels: number;
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;
+    this.#maxToolLabels = sources.maxToolLabels ?? MAX_TOOL_LABELS;
+  }
+
+  /**
+   * The `tool` label of a call. A `TOOL_NOT_FOUND` call carries whatever name the client sent;
+   * every other call names a tool of the catalog (a `FORBIDDEN` one too: existence is checked
+   * first), which the ceiling still bounds in case catalogs churn.
+   */
+  #toolLabel(call: CallRecord): string {
+    if (call.code === "TOOL_NOT_FOUND") return UNKNOWN_TOOL_LABEL;
+    if (this.#toolLabels.has(call.name)) return call.name;
+    if (this.#toolLabels.size >= this.#maxToolLabels) return OTHER_TOOL_LABEL;
+    this.#toolLabels.add(call.name);
+    return call.name;
   }
 
   /** Counts one finished call (pass to `gateway.observeCalls`). */
   observe(call: CallRecord): void {
     // Local tools (macros, meta-tools) have no server: label them with an empty server.
-    const labels = { server: call.server ?? "", tool: call.name };
+    const labels = { server: call.server ?? "", tool: this.#toolLabel(call) };
     const key = `${labels.server}\0${labels.tool}`;
     let counts = this.#calls.get(key);
     if (!counts) {

@@ -5,9 +5,22 @@
 export { CallJournal } from "./call-journal.ts";
 export { type ConfigWatch, watchConfigFile } from "./config-watch.ts";
 export { Lifecycle, type Phase } from "./lifecycle.ts";
-export { Metrics, type MetricsSources } from "./metrics.ts";
+export {
+  MAX_TOOL_LABELS,
+  Metrics,
+  type MetricsSources,
+  OTHER_TOOL_LABEL,
+  UNKNOWN_TOOL_LABEL,
+} from "./metrics.ts";
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
 export { createReloader, type ReloaderOptions } from "./reload.ts";
 export { countScriptLimit, countScriptRun, scriptStats } from "./script-stats.ts";
 export { onSignals, type SignalHandlers } from "./signals.ts";
-export { renderStatusPage, type StatusSources } from "./status-page.ts";
+export { renderLoginPage } from "./login-page.ts";
+export {
+  downReasonOf,
+  type StatusSnapshot,
+  statusSnapshot,
+  type StatusSources,
+} from "./status-data.ts";
+export { type PageOptions, renderStatusPage } from "./status-page.ts";

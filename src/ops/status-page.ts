@@ -1,56 +1,69 @@
 /**
- * `GET /`: a small server-rendered status page — upstreams with state, transport, tool count and
- * last error, open sessions, and the most recent calls. One HTML string, inline CSS, no assets;
- * every value goes through hono's `html` template, which escapes it.
+ * `GET /`: a small server-rendered status page — upstreams with state, transport, exposed tool
+ * count and down reason, macros with their source file, open sessions, and the most recent calls
+ * with the error of each failed one. It renders the same {@link StatusSnapshot} `/status.json`
+ * serves. One HTML string, inline CSS, no assets; every value goes through hono's `html`
+ * template, which escapes it. Below 640 px each table row becomes a card, so nothing overflows
+ * a phone screen.
  */
 import { html } from "hono/html";
-import type { CallRecord, Gateway } from "../gateway/mod.ts";
-import { runtimeVersion } from "../runtime/mod.ts";
-import { NAME, VERSION } from "../version.ts";
+import type { StatusSnapshot } from "./status-data.ts";
 
-/** What the page shows. */
-export interface StatusSources {
-  gateway: Gateway;
-  recentCalls: () => readonly CallRecord[];
-  sessions?: () => Record<string, number>;
-  /** `starting`, `ready` or `draining`. */
-  phase: () => string;
-  startedAt: number;
+/** How the page was opened: with a status-page cookie it offers a sign-out button. */
+export interface PageOptions {
+  signedInAs?: string | null;
 }
 
-const STYLE = `
+type Html = ReturnType<typeof html>;
+
+/** The shared stylesheet (also used by the sign-in page). */
+export const STATUS_STYLE = `
+*{box-sizing:border-box}
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2330;background:#fafbfc}
 h1{font-size:1.3rem;margin:0 0 .2rem}h2{font-size:1.05rem;margin:1.4rem 0 .4rem}
-.meta{color:#5a6272}table{border-collapse:collapse;width:100%;background:#fff}
+.meta{color:#5a6272;margin:.8rem 0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;background:#fff}
 th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #e3e6ea;vertical-align:top}
-th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff}
+td.name,td.err{overflow-wrap:anywhere}
+th{background:#f0f2f5;font-weight:600;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff;
+white-space:nowrap}
 .up,.ok{background:#1f883d}.starting{background:#9a6700}.down,.error{background:#cf222e}
 .stopped,.disabled{background:#6e7781}.tool_error{background:#bc4c00}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
-.empty{color:#5a6272;font-style:italic}`;
+.empty{color:#5a6272;font-style:italic}
+form.inline{display:inline}button{font:inherit;padding:.3rem .8rem;cursor:pointer}
+@media (max-width:640px){
+body{margin:.75rem}
+table,tbody,tr,td{display:block;width:100%}
+thead{display:none}
+table{background:none}
+tr{background:#fff;border:1px solid #e3e6ea;border-radius:.4rem;margin:0 0 .6rem;padding:.3rem .6rem}
+td,td.num{border:0;padding:.15rem 0;text-align:left;display:flex;gap:.6rem}
+td::before{content:attr(data-label);flex:0 0 6rem;color:#5a6272;font:600 14px system-ui,sans-serif}
+td.empty::before{content:none}td.err:empty{display:none}td>*{min-width:0}
+}`;
 
-/** Renders the page as of now. */
-export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
-  const upstreams = s.gateway.pool.all();
-  const sessions = s.sessions?.() ?? {};
-  const sessionText = Object.entries(sessions).map(([k, n]) => `${n} ${k}`).join(", ") || "none";
-  const calls = s.recentCalls();
-  const uptime = formatDuration(Date.now() - s.startedAt);
+/** Renders the page for a snapshot. */
+export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): Html {
+  const sessionText = Object.entries(s.sessions).map(([k, n]) => `${n} ${k}`).join(", ") ||
+    "none";
+  const up = s.upstreams.filter((u) => u.state === "up").length;
   return html`
     <!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta http-equiv="refresh" content="10">
-        <title>${NAME} status</title>
-        <style>${STYLE}</style>
+        <title>${s.name} status</title>
+        <style>${STATUS_STYLE}</style>
       </head>
       <body>
-        <h1>${NAME} ${VERSION}</h1>
-        <p class="meta">${runtimeVersion()} · ${s.phase()} · up ${uptime} · sessions: ${sessionText}
-    · ${upstreams.filter((u) => u.state === "up").length}/${upstreams.length} upstreams up</p>
+        <h1>${s.name} ${s.version}</h1>
+        <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
+    sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
+    >status.json</a>${signOut(options.signedInAs)}</div>
         <h2>Upstreams</h2>
         <table id="upstreams">
           <thead>
@@ -65,25 +78,45 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
             </tr>
           </thead>
           <tbody>
-    ${upstreams.length === 0
-      ? html`
-        <tr>
-          <td colspan="7" class="empty">no upstream servers configured</td>
-        </tr>
-      `
-      : upstreams.map((u) =>
+    ${s.upstreams.length === 0 ? emptyRow(7, "no upstream servers configured") : s.upstreams.map(
+      (u) =>
         html`
           <tr data-server="${u.name}">
-            <td>${u.name}</td>
-            <td><span class="state ${u.state}">${u.state}</span></td>
-            <td>${u.kind ?? u.config.kind}</td>
-            <td class="num">${u.catalog.tools.length}</td>
-            <td class="num">${u.restarts}</td>
-            <td class="num">${u.inFlight}</td>
-            <td class="err">${u.lastError ?? ""}</td>
+            <td data-label="Server" class="name">${u.name}</td>
+            <td data-label="State"><span class="state ${u.state}">${u.state}</span></td>
+            <td data-label="Transport">${u.transport}</td>
+            <td data-label="Tools" class="num tools"
+              title="exposed to clients (of ${u
+                .toolsUpstream} upstream)">${u.toolsExposed}${u.toolsExposed === u.toolsUpstream
+                ? ""
+                : ` of ${u.toolsUpstream}`}</td>
+            <td data-label="Restarts" class="num">${u.restarts}</td>
+            <td data-label="In flight" class="num">${u.inFlight}</td>
+            <td data-label="Last error" class="err">${u.lastError ?? ""}</td>
           </tr>
-        `
-      )}
+        `,
+    )}
+          </tbody>
+        </table>
+        <h2>Macros</h2>
+        <table id="macros">
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th>Source</th>
+              <th>Listed</th>
+            </tr>
+          </thead>
+          <tbody>
+    ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
+      html`
+        <tr data-macro="${m.name}">
+          <td data-label="Tool" class="name">${m.name}</td>
+          <td data-label="Source" class="name">${m.source}</td>
+          <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
+        </tr>
+      `
+    )}
           </tbody>
         </table>
         <h2>Recent calls</h2>
@@ -100,25 +133,19 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
             </tr>
           </thead>
           <tbody>
-    ${calls.length === 0
-      ? html`
+    ${s.calls.length === 0 ? emptyRow(7, "no calls yet") : s.calls.map((c) =>
+      html`
         <tr>
-          <td colspan="7" class="empty">no calls yet</td>
+          <td data-label="When">${c.at.slice(11, 23)}</td>
+          <td data-label="Tool" class="name">${c.tool}</td>
+          <td data-label="Server" class="name">${c.server ?? "(local)"}</td>
+          <td data-label="Token" class="name">${c.token ?? ""}</td>
+          <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
+          <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
+          <td data-label="Error" class="err">${c.error ?? ""}</td>
         </tr>
       `
-      : calls.map((c) =>
-        html`
-          <tr>
-            <td>${new Date(c.at).toISOString().slice(11, 23)}</td>
-            <td>${c.name}</td>
-            <td>${c.server ?? "(local)"}</td>
-            <td>${c.tokenName ?? ""}</td>
-            <td><span class="state ${c.outcome}">${c.outcome}</span></td>
-            <td class="num">${c.durationMs.toFixed(1)} ms</td>
-            <td class="err">${c.error ?? ""}</td>
-          </tr>
-        `
-      )}
+    )}
           </tbody>
         </table>
       </body>
@@ -126,8 +153,24 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
   `;
 }
 
-function formatDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
+function emptyRow(columns: number, text: string): Html {
+  return html`
+    <tr>
+      <td colspan="${columns}" class="empty">${text}</td>
+    </tr>
+  `;
+}
+
+function signOut(name: string | null | undefined): Html | string {
+  if (!name) return "";
+  return html`
+    · signed in as ${name} <form class="inline" method="post" action="/logout"><button
+    >Sign out</button></form>
+  `;
+}
+
+function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;

@@ -91,7 +91,10 @@ describe("operations endpoints", () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
     const page = await res.text();
-    assert.match(page, /<tr data-server="echo">\s*<td>echo<\/td>\s*<td><span class="state up">up/);
+    assert.match(
+      page,
+      /<tr data-server="echo">\s*<td data-label="Server" class="name">echo<\/td>\s*<td data-label="State"><span class="state up">up/,
+    );
     assert.match(page, /<tr data-server="broken">[\s\S]*?class="state down">down/);
     assert.ok(/command not found: \S*&lt;img src=x onerror=alert\(1\)&gt;/.test(page));
     assert.ok(!page.includes("<img src=x"));
@@ -100,7 +103,9 @@ describe("operations endpoints", () => {
   it("GET / lists recent calls, newest first", async () => {
     const page = await (await fetch(`${gw.url}/`)).text();
     const calls = page.slice(page.indexOf('<table id="calls">'));
-    const order = [...calls.matchAll(/<td>(echo__\w+)<\/td>/g)].map((m) => m[1]);
+    const order = [...calls.matchAll(/<td data-label="Tool" class="name">(echo__\w+)<\/td>/g)].map((
+      m,
+    ) => m[1]);
     assert.deepEqual(order.slice(0, 3), ["echo__fail", "echo__echo", "echo__echo"]);
   });
 

@@ -97,6 +97,7 @@ export class MacroTools implements LocalToolProvider {
       alwaysListed: !def.discoverable,
       keywords: def.keywords,
       script: "macro",
+      origin: def.origin,
       call: (args, caller, options) =>
         invokeMacro(host, def, args, {
           bridge: bridgeFor(gateway, caller, { internal: true, parent: options }),

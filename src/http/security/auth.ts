@@ -24,6 +24,7 @@ interface Known {
   readonly name: string;
   readonly digest: Buffer;
   readonly globs: readonly string[] | null;
+  readonly admin: boolean;
 }
 
 const digests = new WeakMap<readonly TokenConfig[], readonly Known[]>();
@@ -31,7 +32,12 @@ const digests = new WeakMap<readonly TokenConfig[], readonly Known[]>();
 function known(tokens: readonly TokenConfig[]): readonly Known[] {
   let out = digests.get(tokens);
   if (!out) {
-    out = tokens.map((t) => ({ name: t.name, digest: sha256(t.token), globs: t.tools }));
+    out = tokens.map((t) => ({
+      name: t.name,
+      digest: sha256(t.token),
+      globs: t.tools,
+      admin: t.admin,
+    }));
     digests.set(tokens, out);
   }
   return out;
@@ -51,14 +57,14 @@ export function bearerToken(header: string | undefined): string | null {
 export function matchToken(
   tokens: readonly TokenConfig[],
   presented: string,
-): { name: string; globs: readonly string[] | null } | null {
+): { name: string; globs: readonly string[] | null; admin: boolean } | null {
   const probe = sha256(presented);
   let hit: Known | null = null;
   // Every token is compared, so the time taken does not depend on which one matched.
   for (const k of known(tokens)) {
     if (timingSafeEqual(k.digest, probe) && hit === null) hit = k;
   }
-  return hit && { name: hit.name, globs: hit.globs };
+  return hit && { name: hit.name, globs: hit.globs, admin: hit.admin };
 }
 
 /**
@@ -90,7 +96,7 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
         presented === null ? "a bearer token is required" : "invalid bearer token",
       );
     }
-    c.set("identity", { tokenName: match.name, toolGlobs: match.globs });
+    c.set("identity", { tokenName: match.name, toolGlobs: match.globs, admin: match.admin });
     await next();
   };
 }

@@ -3,12 +3,15 @@
  * (origin/host check → bearer auth → per-token rate limit) and the start-up exposure check.
  */
 import type { MiddlewareHandler } from "hono";
+import type { TokenConfig } from "../../config/mod.ts";
 import type { Gateway } from "../../gateway/mod.ts";
 import type { AppEnv } from "../app.ts";
 import { bearerAuth } from "./auth.ts";
 import { isLoopback } from "./exposure.ts";
 import { originGuard } from "./origin.ts";
 import { rateLimit } from "./rate-limit.ts";
+import { STATUS_PATHS, statusAccess } from "./status-access.ts";
+import { StatusSessions } from "./status-session.ts";
 
 export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
 export type { BearerAuthOptions } from "./auth.ts";
@@ -17,14 +20,20 @@ export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./or
 export type { OriginGuardOptions } from "./origin.ts";
 export { rateLimit, TokenBuckets } from "./rate-limit.ts";
 export type { Rate, RateLimitOptions } from "./rate-limit.ts";
+export { STATUS_PATHS, statusAccess, type StatusGate, statusGate } from "./status-access.ts";
+export type { StatusAccessOptions } from "./status-access.ts";
+export { STATUS_COOKIE, STATUS_SESSION_TTL_MS, StatusSessions } from "./status-session.ts";
+export type { StatusSessionOptions } from "./status-session.ts";
 
 /**
  * The security middleware for a gateway listening on `listenHost`, in order. Each reads the
  * gateway's live config per request, so a reload changes tokens, origins and rates in place.
+ * On the status routes a status-page cookie from `statusSessions` stands in for the bearer token.
  */
 export function securityMiddleware(
   gateway: Gateway,
   listenHost: string,
+  statusSessions: StatusSessions = new StatusSessions(),
 ): MiddlewareHandler<AppEnv>[] {
   const log = gateway.log.child("security");
   const g = () => gateway.config.gateway;
@@ -35,7 +44,23 @@ export function securityMiddleware(
       listenHost,
       log,
     }),
-    bearerAuth({ tokens: () => g().tokens, required: !isLoopback(listenHost), log }),
+    authFor(
+      bearerAuth({ tokens: () => g().tokens, required: !isLoopback(listenHost), log }),
+      statusSessions,
+      () => g().tokens,
+    ),
     rateLimit({ rate: () => g().rateLimit, log }),
   ];
+}
+
+/** Bearer auth everywhere; on the status routes, the status cookie as well. */
+function authFor(
+  bearer: MiddlewareHandler<AppEnv>,
+  sessions: StatusSessions,
+  tokens: () => readonly TokenConfig[] | null,
+): MiddlewareHandler<AppEnv> {
+  const status = statusAccess({ tokens, sessions, bearer });
+  return function auth(c, next) {
+    return STATUS_PATHS.has(c.req.path) ? status(c, next) : bearer(c, next);
+  };
 }

@@ -1,0 +1,123 @@
+/**
+ * What the status page shows, as plain data: served as `/status.json` and rendered by the HTML
+ * page, so the two never disagree. Tool counts are what clients see (after allow/deny globs and
+ * `hidden` overrides), beside what the upstream offers.
+ */
+import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import { MACRO_SERVER } from "../gateway/scripted/mod.ts";
+import { runtimeVersion } from "../runtime/mod.ts";
+import type { Upstream } from "../upstream/mod.ts";
+import { NAME, VERSION } from "../version.ts";
+
+/** Where the snapshot reads from. */
+export interface StatusSources {
+  gateway: Gateway;
+  recentCalls: () => readonly CallRecord[];
+  sessions?: () => Record<string, number>;
+  /** `starting`, `ready` or `draining`. */
+  phase: () => string;
+  startedAt: number;
+}
+
+/** One upstream server as the status page shows it. */
+export interface UpstreamStatus {
+  name: string;
+  state: string;
+  transport: string;
+  /** Tools clients can see and call (listed or discoverable; not `hidden`, not denied). */
+  toolsExposed: number;
+  /** Tools the upstream itself lists (its last-known list while down). */
+  toolsUpstream: number;
+  restarts: number;
+  inFlight: number;
+  /** Why it is down (or why it last failed); `null` when nothing failed. */
+  lastError: string | null;
+}
+
+/** One macro and the file (or config entry) that defines it. */
+export interface MacroStatus {
+  name: string;
+  source: string;
+  discoverable: boolean;
+}
+
+/** One finished call. */
+export interface CallStatus {
+  at: string;
+  tool: string;
+  server: string | null;
+  token: string | null;
+  outcome: CallRecord["outcome"];
+  durationMs: number;
+  error: string | null;
+}
+
+/** The whole snapshot (`/status.json`). */
+export interface StatusSnapshot {
+  name: string;
+  version: string;
+  runtime: string;
+  phase: string;
+  startedAt: string;
+  uptimeSeconds: number;
+  sessions: Record<string, number>;
+  upstreams: UpstreamStatus[];
+  macros: MacroStatus[];
+  /** Newest first. */
+  calls: CallStatus[];
+}
+
+/**
+ * Why an upstream is down, or what last failed. The one place the page reads an upstream's
+ * failure reason from, so a richer reason (a stderr tail) can be plugged in here alone.
+ */
+export function downReasonOf(u: Upstream): string | null {
+  return u.lastError;
+}
+
+/** The status as of now. */
+export function statusSnapshot(s: StatusSources): StatusSnapshot {
+  const exposed = new Map<string, number>();
+  for (const e of s.gateway.catalog.tools) {
+    if (!e.hidden) exposed.set(e.server, (exposed.get(e.server) ?? 0) + 1);
+  }
+  const upstreams = s.gateway.pool.all().map((u): UpstreamStatus => ({
+    name: u.name,
+    state: u.state,
+    transport: u.kind ?? u.config.kind,
+    toolsExposed: exposed.get(u.name) ?? 0,
+    toolsUpstream: u.catalog.tools.length,
+    restarts: u.restarts,
+    inFlight: u.inFlight,
+    lastError: downReasonOf(u),
+  }));
+  const macros = s.gateway.localTools()
+    .filter((t) => t.server === MACRO_SERVER)
+    .map((t): MacroStatus => ({
+      name: t.tool.name,
+      source: t.origin ?? "",
+      discoverable: t.discoverable,
+    }));
+  const calls = s.recentCalls().map((c): CallStatus => ({
+    at: new Date(c.at).toISOString(),
+    tool: c.name,
+    server: c.server,
+    token: c.tokenName,
+    outcome: c.outcome,
+    durationMs: Math.round(c.durationMs * 1000) / 1000,
+    error: c.error ?? null,
+  }));
+  const now = Date.now();
+  return {
+    name: NAME,
+    version: VERSION,
+    runtime: runtimeVersion(),
+    phase: s.phase(),
+    startedAt: new Date(s.startedAt).toISOString(),
+    uptimeSeconds: Math.floor((now - s.startedAt) / 1000),
+    sessions: s.sessions?.() ?? {},
+    upstreams,
+    macros,
+    calls,
+  };
+}
