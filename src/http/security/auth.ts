@@ -18,6 +18,11 @@ export interface BearerAuthOptions {
   /** Fail closed when the list is `null` (listening beyond loopback). */
   required: boolean;
   log: Logger;
+  /**
+   * Consulted when a presented token matches no configured one (OAuth access tokens): resolves
+   * to its identity, to `null` to refuse it as unknown, or throws its own refusal.
+   */
+  verify?: (presented: string) => Promise<{ name: string; globs: readonly string[] | null } | null>;
 }
 
 interface Known {
@@ -79,7 +84,9 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
       return await next();
     }
     const presented = bearerToken(c.req.header("authorization"));
-    const match = presented === null ? null : matchToken(tokens, presented);
+    const match = presented === null
+      ? null
+      : matchToken(tokens, presented) ?? await options.verify?.(presented) ?? null;
     if (!match) {
       options.log.debug("unauthenticated request refused", {
         path: c.req.path,
