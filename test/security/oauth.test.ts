@@ -55,6 +55,8 @@ describe("OAuth 2.1 resource-server mode", () => {
   let provider: TestProvider;
   let rogue: TestProvider;
   let gw: TestGateway;
+  /** The same gateway with the default 30 s cooldown between key fetches. */
+  let slow: TestGateway;
   const clients: Client[] = [];
   const claims = (extra: Record<string, unknown> = {}) => ({
     iss: provider.issuer,
@@ -72,10 +74,11 @@ describe("OAuth 2.1 resource-server mode", () => {
       startProvider([ECHO], SCOPES),
     ]);
     gw = await startTestGateway(yaml(provider.issuer));
+    slow = await startTestGateway(yaml(provider.issuer).replace("jwksCooldown: 0s", ""));
   });
   after(async () => {
     for (const c of clients) await c.close().catch(() => {});
-    await gw?.stop();
+    await Promise.all([gw?.stop(), slow?.stop()]);
     await Promise.all([provider?.stop(), rogue?.stop()]);
   });
 
@@ -201,12 +204,22 @@ describe("OAuth 2.1 resource-server mode", () => {
   it("accepts a token signed with a rotated-in key after refetching the keys", async () => {
     const before = await provider.token(ECHO, AUDIENCE);
     assert.equal((await post(gw.url, `Bearer ${before}`)).status, 200);
+    assert.equal((await post(slow.url, `Bearer ${before}`)).status, 200);
     const kid = await provider.rotate();
     const after = await provider.token(ECHO, AUDIENCE);
     const header = JSON.parse(Buffer.from(after.split(".")[0]!, "base64url").toString());
     assert.equal(header.kid, kid, "the provider signs with the new key");
     assert.equal((await post(gw.url, `Bearer ${after}`)).status, 200);
     assert.equal((await post(gw.url, `Bearer ${before}`)).status, 200, "old key still published");
+  });
+
+  it("fetches the keys again for an unknown kid no sooner than the cooldown", async () => {
+    // `slow` cached the keys in the previous test, before the rotation: within its 30 s
+    // cooldown the rotated-in key stays unknown to it, so forged kids cannot flood the issuer.
+    const after = await provider.token(ECHO, AUDIENCE);
+    const res = await post(slow.url, `Bearer ${after}`);
+    assert.equal(res.status, 401);
+    assert.match(res.challenge, /signed by a key the issuer does not publish/);
   });
 
   it("keeps configured bearer tokens working beside OAuth", async () => {
