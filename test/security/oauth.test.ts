@@ -228,6 +228,23 @@ describe("OAuth 2.1 resource-server mode", () => {
     assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["echo__pid"]);
   });
 
+  it("uses a configured jwksUri as is, and refuses metadata naming another issuer", async () => {
+    const oauth = gw.running.gateway.config.gateway.oauth!;
+    const log = createLogger("test");
+    const token = await provider.token(ECHO, AUDIENCE);
+    const direct = new OAuthVerifier({ ...oauth, jwksUri: `${provider.issuer}/jwks` }, log);
+    assert.equal((await direct.verify(token)).name, "oauth:echo-agent");
+    // The provider's metadata names http://127.0.0.1:PORT; asked as localhost it is not ours.
+    const alias = provider.issuer.replace("127.0.0.1", "localhost");
+    const misled = new OAuthVerifier({ ...oauth, issuer: alias }, log);
+    await assert.rejects(
+      misled.verify(token),
+      (err) =>
+        err instanceof GatewayError && err.code === "UPSTREAM_UNAVAILABLE" &&
+        err.message.includes("names issuer"),
+    );
+  });
+
   it("never writes a token into logs or answers", async () => {
     const lines: string[] = [];
     const restore = setLogSink((line) => lines.push(line));
