@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parseConfig } from "../../src/config/mod.ts";
@@ -243,6 +245,23 @@ describe("OAuth 2.1 resource-server mode", () => {
         err instanceof GatewayError && err.code === "UPSTREAM_UNAVAILABLE" &&
         err.message.includes("names issuer"),
     );
+  });
+
+  it("applies a reloaded scope mapping to the next session of the same token", async () => {
+    const token = await provider.token(ECHO, AUDIENCE);
+    const first = await authedHttpClient(gw.url, token);
+    clients.push(first);
+    assert.deepEqual((await first.listTools()).tools.map((t) => t.name), ["echo__echo"]);
+    const changed = yaml(provider.issuer).replace(
+      '"tools:echo": ["echo__echo"]',
+      '"tools:echo": ["echo__echo", "echo__pid"]',
+    );
+    writeFileSync(join(gw.dir, "gateway.yaml"), changed);
+    assert.equal(await gw.running.reload("test"), true);
+    const second = await authedHttpClient(gw.url, token);
+    clients.push(second);
+    const names = (await second.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(names, ["echo__echo", "echo__pid"]);
   });
 
   it("never writes a token into logs or answers", async () => {

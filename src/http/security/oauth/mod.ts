@@ -29,12 +29,15 @@ export function oauthFallback(
   oauth: () => OAuthConfig | null,
   log: Logger,
 ): (presented: string) => Promise<OAuthIdentity | null> {
-  let current: { key: string; verifier: OAuthVerifier } | null = null;
+  let current: { config: OAuthConfig; key: string; verifier: OAuthVerifier } | null = null;
   return async (presented) => {
     const config = oauth();
     if (config === null || !looksLikeJwt(presented)) return null;
-    const key = JSON.stringify(config);
-    if (current?.key !== key) current = { key, verifier: new OAuthVerifier(config, log) };
+    if (current?.config !== config) {
+      const key = JSON.stringify(config);
+      const verifier = current?.key === key ? current.verifier : new OAuthVerifier(config, log);
+      current = { config, key, verifier };
+    }
     return await current.verifier.verify(presented);
   };
 }
