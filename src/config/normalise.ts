@@ -6,6 +6,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { RawConfig, RawServer } from "./schema.ts";
 import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
 import { parseDuration, parseSize } from "./units.ts";
+import { normaliseOAuth } from "./oauth.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -58,6 +59,9 @@ export function normaliseConfig(
       file: t.file === undefined ? null : abs(dir, t.file),
     });
   }
+  if (g.auth && g.auth.tokens === undefined && g.auth.oauth === undefined) {
+    problems.push({ path: ["gateway", "auth"], message: "expected tokens, oauth, or both" });
+  }
   const vfs: Record<string, string> = { "/source": dir };
   for (const [mount, path] of Object.entries(sc.vfs ?? {})) vfs[mount] = abs(dir, path);
   const config: GatewayConfig = {
@@ -69,7 +73,7 @@ export function normaliseConfig(
       separator,
       exposure: g.exposure ?? "all",
       tokens: g.auth
-        ? g.auth.tokens.map((t) => ({
+        ? (g.auth.tokens ?? []).map((t) => ({
           name: t.name,
           token: t.token,
           tools: t.tools ?? null,
@@ -82,6 +86,7 @@ export function normaliseConfig(
           burst: g.auth.rateLimit.burst ?? g.auth.rateLimit.perMinute,
         }
         : null,
+      oauth: normaliseOAuth(g.auth?.oauth, problems),
       allowedOrigins: g.allowedOrigins ?? DEFAULT_ORIGINS,
       // null: the HTTP layer picks loopback names plus the listen host (it knows --listen).
       allowedHosts: g.allowedHosts ?? null,

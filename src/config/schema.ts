@@ -94,6 +94,58 @@ const token = z.strictObject({
   ),
 });
 
+/** Asymmetric JWS algorithms an OAuth access token may use; `none` and HS* are never accepted. */
+export const OAUTH_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
+
+const oauth = z.strictObject({
+  issuer: z.url({ error: "expected the authorization server's issuer URL" }).describe(
+    "Issuer of the access tokens (the `iss` claim); its metadata gives the JWKS.",
+  ),
+  audience: z.url({
+    error: "expected the gateway's resource URL, like https://mcp.example.com/mcp",
+  })
+    .describe(
+      "This gateway's resource identifier (its public /mcp URL); tokens' `aud` must hold it.",
+    ),
+  jwksUri: z.url({ error: "expected an http(s) URL" }).optional().describe(
+    "Where the signing keys are (default: discovered from the issuer's metadata).",
+  ),
+  algorithms: z.array(
+    z.enum(OAUTH_ALGORITHMS, {
+      error: "expected an asymmetric JWS algorithm like RS256 or ES256 (none and HS* are refused)",
+    }),
+  ).min(1, { error: "expected at least one algorithm" }).optional().describe(
+    "Signature algorithms accepted (default [RS256, ES256]).",
+  ),
+  scopes: z.record(z.string().min(1), globList).optional().describe(
+    "Scope → tool globs; a token reaches the union of its granted scopes' globs.",
+  ),
+  claims: z.record(z.string().min(1), z.record(z.string(), globList)).optional().describe(
+    "Claim → value → tool globs (e.g. roles: { admin: ['*'] }), added to the scopes' globs.",
+  ),
+  clockTolerance: duration.optional().describe("Clock skew allowed on exp and nbf (default 30s)."),
+  jwksCooldown: duration.optional().describe(
+    "Least time between two key fetches caused by an unknown key id (default 30s).",
+  ),
+  resourceMetadata: z.strictObject({
+    scopes_supported: z.array(z.string()).optional(),
+    resource_name: z.string().optional(),
+    resource_documentation: z.url().optional(),
+  }).optional().describe("Extra fields of the protected resource metadata (RFC 9728)."),
+});
+
 const paramType = z.string();
 const param = z.union([
   z.string(),
@@ -125,11 +177,12 @@ export const configSchema = z.strictObject({
     }).optional(),
     exposure: z.enum(["all", "search"], { error: "expected all or search" }).optional(),
     auth: z.strictObject({
-      tokens: z.array(token).min(1, { error: "expected at least one token" }),
+      tokens: z.array(token).min(1, { error: "expected at least one token" }).optional(),
       rateLimit: z.strictObject({
         perMinute: z.number().int().positive(),
         burst: z.number().int().positive().optional(),
       }).optional(),
+      oauth: oauth.optional().describe("Accept OAuth 2.1 access tokens (JWT) from this issuer."),
     }).optional(),
     allowedOrigins: globList.optional().describe(
       "Browser Origins allowed (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*).",
@@ -176,6 +229,8 @@ export const configSchema = z.strictObject({
 export type RawConfig = z.infer<typeof configSchema>;
 /** One server entry as written. */
 export type RawServer = z.infer<typeof server>;
+/** The `gateway.auth.oauth` section as written. */
+export type RawOAuth = z.infer<typeof oauth>;
 /** One inline macro as written. */
 export type RawInlineMacro = z.infer<typeof inlineMacro>;
 

@@ -71,6 +71,24 @@ export interface TokenConfig {
   readonly admin: boolean;
 }
 
+/** OAuth 2.1 resource-server mode: access tokens (JWT) from one authorization server. */
+export interface OAuthConfig {
+  readonly issuer: string;
+  /** This gateway's resource identifier; a token's `aud` must contain it. */
+  readonly audience: string;
+  /** `null` = discovered from the issuer's metadata. */
+  readonly jwksUri: string | null;
+  readonly algorithms: readonly string[];
+  /** Scope → tool globs; `null` (with no `claims`) = a valid token reaches every tool. */
+  readonly scopes: Readonly<Record<string, readonly string[]>> | null;
+  /** Claim name → claim value → tool globs. */
+  readonly claims: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  readonly clockToleranceMs: number;
+  readonly jwksCooldownMs: number;
+  /** Extra fields of the protected resource metadata document. */
+  readonly resourceMetadata: Readonly<Record<string, unknown>>;
+}
+
 /** A macro parameter spec as written (string shorthand or map). */
 export type ParamSpec = string | {
   readonly type?: string;
@@ -114,6 +132,8 @@ export interface GatewayConfig {
     readonly exposure: "all" | "search";
     readonly tokens: readonly TokenConfig[] | null;
     readonly rateLimit: { readonly perMinute: number; readonly burst: number } | null;
+    /** OAuth access tokens accepted beside `tokens`; `null` = none. */
+    readonly oauth: OAuthConfig | null;
     /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
     readonly allowedOrigins: readonly string[];
     /** Globs over `Host`; `null` = loopback names and the listen host when on loopback. */

@@ -18,6 +18,13 @@ export interface BearerAuthOptions {
   /** Fail closed when the list is `null` (listening beyond loopback). */
   required: boolean;
   log: Logger;
+  /**
+   * Consulted when a presented token matches no configured one (OAuth access tokens): resolves
+   * to its identity, to `null` to refuse it as unknown, or throws its own refusal.
+   */
+  verify?: (
+    presented: string,
+  ) => Promise<{ name: string; globs: readonly string[] | null; admin?: boolean } | null>;
 }
 
 interface Known {
@@ -85,7 +92,9 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
       return await next();
     }
     const presented = bearerToken(c.req.header("authorization"));
-    const match = presented === null ? null : matchToken(tokens, presented);
+    const match = presented === null
+      ? null
+      : matchToken(tokens, presented) ?? await options.verify?.(presented) ?? null;
     if (!match) {
       options.log.debug("unauthenticated request refused", {
         path: c.req.path,
@@ -96,7 +105,12 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
         presented === null ? "a bearer token is required" : "invalid bearer token",
       );
     }
-    c.set("identity", { tokenName: match.name, toolGlobs: match.globs, admin: match.admin });
+    // OAuth identities are never admin: the status routes stay with configured tokens.
+    c.set("identity", {
+      tokenName: match.name,
+      toolGlobs: match.globs,
+      admin: match.admin === true,
+    });
     await next();
   };
 }

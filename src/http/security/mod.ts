@@ -1,6 +1,7 @@
 /**
  * @module HTTP security: the middleware chain every non-health route passes through
- * (origin/host check → bearer auth → per-token rate limit) and the start-up exposure check.
+ * (OAuth metadata → origin/host check → bearer auth, with OAuth access tokens as its fallback →
+ * per-token rate limit) and the start-up exposure check.
  */
 import type { MiddlewareHandler } from "hono";
 import type { TokenConfig } from "../../config/mod.ts";
@@ -8,6 +9,7 @@ import type { Gateway } from "../../gateway/mod.ts";
 import type { AppEnv } from "../app.ts";
 import { bearerAuth } from "./auth.ts";
 import { isLoopback } from "./exposure.ts";
+import { oauthChallenge, oauthFallback, protectedResourceMetadata } from "./oauth/mod.ts";
 import { originGuard } from "./origin.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { STATUS_PATHS, statusAccess } from "./status-access.ts";
@@ -18,6 +20,14 @@ export type { BearerAuthOptions } from "./auth.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
 export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./origin.ts";
 export type { OriginGuardOptions } from "./origin.ts";
+export {
+  METADATA_PATH,
+  metadataDocument,
+  metadataUrl,
+  oauthChallenge,
+  OAuthVerifier,
+  protectedResourceMetadata,
+} from "./oauth/mod.ts";
 export { rateLimit, TokenBuckets } from "./rate-limit.ts";
 export type { Rate, RateLimitOptions } from "./rate-limit.ts";
 export { STATUS_PATHS, statusAccess, type StatusGate, statusGate } from "./status-access.ts";
@@ -37,15 +47,23 @@ export function securityMiddleware(
 ): MiddlewareHandler<AppEnv>[] {
   const log = gateway.log.child("security");
   const g = () => gateway.config.gateway;
+  const oauth = () => g().oauth;
   return [
+    protectedResourceMetadata(oauth),
     originGuard({
       origins: () => g().allowedOrigins,
       hosts: () => g().allowedHosts,
       listenHost,
       log,
     }),
+    oauthChallenge(oauth),
     authFor(
-      bearerAuth({ tokens: () => g().tokens, required: !isLoopback(listenHost), log }),
+      bearerAuth({
+        tokens: () => g().tokens,
+        required: !isLoopback(listenHost),
+        log,
+        verify: oauthFallback(oauth, log),
+      }),
       statusSessions,
       () => g().tokens,
     ),

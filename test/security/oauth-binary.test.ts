@@ -1,0 +1,83 @@
+/**
+ * OAuth in the compiled binary: copied into an empty folder (no node_modules beside it), the
+ * binary discovers a real authorization server's keys, serves its metadata, and lets an access
+ * token call a tool. Runs when MCPGW_BINARY names the build; fails if that file is missing.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { nodeServer, textOf } from "../_helpers/gateway.ts";
+import { startProvider, type TestProvider } from "./_oidc.ts";
+import { authedHttpClient } from "./_http.ts";
+
+const BINARY = process.env.MCPGW_BINARY;
+const AUDIENCE = "https://mcp.example.test/mcp";
+const AGENT = { id: "bin-agent", secret: "bin-secret-0123456789abcdef", scope: "tools:echo" };
+
+describe("OAuth in the compiled binary", {
+  skip: BINARY ? false : "MCPGW_BINARY not set (npm test sets it)",
+}, () => {
+  let provider: TestProvider;
+  let child: ChildProcess | undefined;
+  let url = "";
+
+  before(async () => {
+    assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
+    provider = await startProvider([AGENT], "tools:echo");
+    const dir = mkdtempSync(join(tmpdir(), "mcpgw-oauth-bin-"));
+    const exe = join(dir, "mcp-gateway");
+    copyFileSync(BINARY!, exe);
+    chmodSync(exe, 0o755);
+    writeFileSync(
+      join(dir, "gateway.yaml"),
+      `gateway:\n  auth:\n    oauth:\n      issuer: ${provider.issuer}\n` +
+        `      audience: ${AUDIENCE}\n      scopes: { "tools:echo": ["echo__echo"] }\n` +
+        `servers:\n  echo: ${nodeServer("echo.mjs")}\n`,
+    );
+    child = spawn(exe, ["--listen", "127.0.0.1:0", "--log-level", "info"], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      const timer = setTimeout(() => reject(new Error(`no listening line:\n${err}`)), 20_000);
+      child!.stderr!.on("data", (d: Buffer) => {
+        err += d.toString();
+        const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child!.once("exit", (code) => reject(new Error(`binary exited with ${code}:\n${err}`)));
+    });
+  });
+
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once("exit", r));
+      process.kill(child.pid!, "SIGTERM");
+      await exited;
+    }
+    await provider?.stop();
+  });
+
+  it("serves the metadata and lets an access token call a tool", async () => {
+    const meta = await fetch(`${url}/.well-known/oauth-protected-resource/mcp`);
+    assert.deepEqual((await meta.json()).authorization_servers, [provider.issuer]);
+    const client = await authedHttpClient(url, await provider.token(AGENT, AUDIENCE));
+    try {
+      const r = await client.callTool({ name: "echo__echo", arguments: { text: "bin" } });
+      assert.deepEqual(JSON.parse(textOf(r)), { text: "bin" });
+    } finally {
+      await client.close();
+    }
+    const refused = await fetch(`${url}/mcp`, { method: "POST", body: "{}" });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /resource_metadata=/);
+  });
+});
