@@ -62,7 +62,7 @@ describe("/status.json", () => {
     const echo = status.upstreams.find((u) => u.name === "echo")!;
     // allowed: echo, fail, pid, picture, structured; picture denied; pid hidden.
     assert.equal(echo.toolsExposed, 3);
-    assert.equal(echo.toolsUpstream, 8);
+    assert.equal(echo.toolsUpstream, 9);
     assert.equal(echo.state, "up");
   });
 
