@@ -12,6 +12,7 @@ import type { HttpServerConfig, ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { NAME, VERSION } from "../version.ts";
+import { childEnv } from "./child-env.ts";
 import { StdioTransport } from "./stdio.ts";
 
 /** What the gateway tells upstreams it can do: it relays these to the calling client. */
@@ -35,7 +36,7 @@ export async function connectUpstream(
   setup: (client: Client) => void,
 ): Promise<Connection> {
   if (server.kind === "stdio") {
-    const transport = new StdioTransport({ ...server, log });
+    const transport = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
     return { ...(await handshake(server, transport, setup)), kind: "stdio" };
   }
   if (server.transport !== "sse") {
