@@ -19,8 +19,20 @@ import { StdioTransport } from "./stdio.ts";
 export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   sampling: {},
   elicitation: {},
-  roots: { listChanged: true },
 };
+
+/**
+ * The capabilities offered to one server: `roots` only when its config says where they come
+ * from (a fixed list the gateway answers itself, or each session's client for a session-isolated
+ * server); without `roots:` the server keeps the folders its own arguments give it.
+ */
+export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
+  if (server.roots === null) return UPSTREAM_CAPABILITIES;
+  return {
+    ...UPSTREAM_CAPABILITIES,
+    roots: server.roots === "client" ? { listChanged: true } : {},
+  };
+}
 
 /** A connected client and the transport kind that worked. */
 export interface Connection {
@@ -77,7 +89,7 @@ async function handshake(
   setup: (client: Client) => void,
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
-    capabilities: UPSTREAM_CAPABILITIES,
+    capabilities: capabilitiesFor(server),
   });
   setup(client);
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -36,9 +36,12 @@ export function installPassthrough(
   registerResources(server, gateway, link, pageSize);
   registerCompletions(server, gateway, link);
   registerLogging(server, gateway.passthrough, link);
-  // A client's roots changed: tell every upstream, which may then ask for them again.
+  // A client's roots changed: only this session's own processes may hear of it (and then ask
+  // for them); a shared process never sees a client's roots.
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
     gateway.passthrough.touch(link);
-    for (const u of gateway.pool.all()) void u.client?.sendRootsListChanged().catch(() => {});
+    for (const u of gateway.pool.sessions.of(link)) {
+      if (u.config.roots === "client") void u.client?.sendRootsListChanged().catch(() => {});
+    }
   });
 }
