@@ -99,10 +99,14 @@ servers:
 
   it("refuses roots/list a shared server sends outside any call", async () => {
     await call(full.client, "shared__roots_later");
-    const last = await waitFor(async () => {
-      const t = (await call(full.client, "shared__last_roots")).text;
-      return t === "none" ? undefined : t;
-    }, 10_000, "the late roots/list");
+    const last = await waitFor(
+      async () => {
+        const t = (await call(full.client, "shared__last_roots")).text;
+        return t === "none" ? undefined : t;
+      },
+      10_000,
+      "the late roots/list",
+    );
     assert.match(String(last), /^error -32601: .*Method not found/);
     assert.equal(narrow.state.asked + full.state.asked, 0);
   });
