@@ -8,8 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -17,6 +19,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { GatewayError } from "../../src/shared/errors.ts";
 import {
   nodeServer,
+  ROOT,
   startTestGateway,
   type TestGateway,
   textOf,
@@ -214,6 +217,43 @@ servers:
       5000,
       "the closed session's process to be forgotten",
     );
+  });
+});
+
+describe("the reported attack on a shared server-filesystem", () => {
+  let gw: TestGateway;
+  let narrow: Awaited<ReturnType<typeof rootsClient>>;
+  const allowed = mkdtempSync(join(tmpdir(), "mcpgw-roots-allowed-"));
+  writeFileSync(join(allowed, "note.txt"), "allowed content");
+  before(async () => {
+    const bin = JSON.stringify(join(ROOT, "node_modules/.bin/mcp-server-filesystem"));
+    gw = await startTestGateway(`${AUTH.replace('"isolated__*"', '"files__read_text_file"')}
+servers:
+  files: { command: ${bin}, args: [${JSON.stringify(allowed)}], timeout: 30s }
+`);
+    narrow = await rootsClient(gw.url, NARROW, ["file:///"]);
+  });
+  after(async () => {
+    await narrow?.client.close();
+    await gw?.stop();
+  });
+
+  it("keeps the folders of its arguments when a narrow token answers roots with file:///", async () => {
+    await narrow.client.sendRootsListChanged();
+    await new Promise((r) => setTimeout(r, 300));
+    const ok = await narrow.client.callTool({
+      name: "files__read_text_file",
+      arguments: { path: join(allowed, "note.txt") },
+    });
+    assert.equal(textOf(ok), "allowed content");
+    const stolen = await narrow.client.callTool({
+      name: "files__read_text_file",
+      arguments: { path: join(gw.dir, "gateway.yaml") },
+    });
+    assert.equal(stolen.isError, true);
+    assert.doesNotMatch(textOf(stolen), /tokens/);
+    assert.match(textOf(stolen), /outside allowed directories/);
+    assert.equal(narrow.state.asked, 0);
   });
 });
 

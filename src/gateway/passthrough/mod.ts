@@ -1,7 +1,7 @@
 /**
  * @module Full protocol pass-through: resources (with templates and subscriptions), completions,
  * logging, `list_changed`, and the server-to-client requests sampling, elicitation and roots,
- * routed to the session whose call caused them.
+ * routed to the one session they belong to or refused (see server-requests.ts).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
