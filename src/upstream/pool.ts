@@ -27,12 +27,12 @@ export class UpstreamPool {
   #log: Logger;
   #events: PoolEvents;
   /** The per-session processes of `isolation: session` servers. */
-  readonly sessions: SessionUpstreams;
+  readonly isolated: SessionUpstreams;
 
   constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
     this.#log = log;
     this.#events = events;
-    this.sessions = new SessionUpstreams(
+    this.isolated = new SessionUpstreams(
       log.child("session"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
     );
@@ -82,11 +82,11 @@ export class UpstreamPool {
       const cfg = next.get(name);
       if (!cfg) {
         removed.push(name);
-        stops.push(u.stop(), this.sessions.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name));
         this.#upstreams.delete(name);
       } else if (JSON.stringify(cfg) !== JSON.stringify(u.config)) {
         changed.push(name);
-        stops.push(u.stop(), this.sessions.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name));
         const fresh = this.#create(cfg);
         this.#upstreams.set(name, fresh);
         starts.push(fresh);
@@ -111,11 +111,11 @@ export class UpstreamPool {
   inFlight(): number {
     let n = 0;
     for (const u of this.#upstreams.values()) n += u.inFlight;
-    return n + this.sessions.inFlight();
+    return n + this.isolated.inFlight();
   }
 
   /** Stops every upstream and its process tree. */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.all().map((u) => u.stop()), this.sessions.stopAll()]);
+    await Promise.all([...this.all().map((u) => u.stop()), this.isolated.stopAll()]);
   }
 }

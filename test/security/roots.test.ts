@@ -4,7 +4,7 @@
  * then read anything. Here real clients with two tokens try it over HTTP: a shared server gets no
  * client's roots (during a call, outside a call, or by `roots/list_changed`), a fixed `roots:`
  * list is answered by the gateway, and `isolation: session` gives each session a process of its
- * own that sees only its own roots and stops with the session.
+ * own that sees only its own roots and stops with the session. Config rules: roots-config.test.ts.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -15,8 +15,6 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { parseConfig } from "../../src/config/mod.ts";
-import { GatewayError } from "../../src/shared/errors.ts";
 import {
   nodeServer,
   ROOT,
@@ -175,7 +173,7 @@ servers:
     assert.ok(pids.a > 0 && pids.b > 0);
     assert.notEqual(pids.a, pids.b);
     assert.equal(Number((await call(a.client, "isolated__pid")).text), pids.a);
-    assert.equal(gw.running.gateway.pool.sessions.count("isolated"), 2);
+    assert.equal(gw.running.gateway.pool.isolated.count("isolated"), 2);
     // Roots asked right after initialize went to the owner too.
     assert.match((await call(a.client, "isolated__initial_roots")).text, /file:\/\/\/home\/a"/);
   });
@@ -213,7 +211,7 @@ servers:
     await waitFor(() => !isAlive(pids.a), 10_000, "a's process to exit");
     assert.ok(isAlive(pids.b));
     await waitFor(
-      () => gw.running.gateway.pool.sessions.count("isolated") === 1,
+      () => gw.running.gateway.pool.isolated.count("isolated") === 1,
       5000,
       "the closed session's process to be forgotten",
     );
@@ -254,51 +252,5 @@ servers:
     assert.doesNotMatch(textOf(stolen), /tokens/);
     assert.match(textOf(stolen), /outside allowed directories/);
     assert.equal(narrow.state.asked, 0);
-  });
-});
-
-describe("roots and isolation config", () => {
-  const problems = (yaml: string): string[] => {
-    try {
-      parseConfig(yaml, { env: {}, file: "/tmp/gw/gateway.yaml" });
-    } catch (err) {
-      assert.ok(err instanceof GatewayError);
-      return (err.data!.problems as { path: string; message: string }[]).map((p) =>
-        `${p.path}: ${p.message}`
-      );
-    }
-    assert.fail("expected the config to be rejected");
-  };
-
-  it("refuses roots: client on a shared server, naming the YAML path", () => {
-    assert.deepEqual(problems("servers:\n  files: { command: x, roots: client }\n"), [
-      "servers.files.roots: roots: client needs isolation: session (a shared process would get " +
-      "one client's roots on behalf of every session)",
-    ]);
-  });
-
-  it("refuses isolation: session on a url server and stray maxSessions", () => {
-    assert.deepEqual(
-      problems(
-        "servers:\n  r: { url: 'https://example.com/mcp', isolation: session }\n" +
-          "  s: { command: x, maxSessions: 3 }\n",
-      ),
-      [
-        "servers.r.isolation: isolation: session applies to command (stdio) servers only",
-        "servers.s.maxSessions: maxSessions applies with isolation: session only",
-      ],
-    );
-  });
-
-  it("resolves root paths against the config folder and refuses other schemes", () => {
-    const c = parseConfig("servers:\n  f: { command: x, roots: [./data, 'file:///srv'] }\n", {
-      env: {},
-      file: "/tmp/gw/gateway.yaml",
-    });
-    assert.deepEqual(c.servers[0]!.roots, [{ uri: "file:///tmp/gw/data" }, { uri: "file:///srv" }]);
-    assert.deepEqual(
-      problems("servers:\n  f: { command: x, roots: ['https://example.com/'] }\n"),
-      ['servers.f.roots[0]: expected a file:// URI or a path, got "https://example.com/"'],
-    );
   });
 });

@@ -111,6 +111,6 @@ describe("sampling from a shared upstream with several sessions", () => {
       assert.match(textOf(r), /"text":"by a"/);
     });
     assert.deepEqual([a.asked.n, b.asked.n], [2, 1]);
-    await waitFor(() => gw.running.gateway.pool.sessions.count("isolated") === 1, 1000);
+    await waitFor(() => gw.running.gateway.pool.isolated.count("isolated") === 1, 1000);
   });
 });

@@ -66,7 +66,7 @@ export class PassthroughHub {
   detach(link: SessionLink): void {
     if (!this.#sessions.delete(link)) return;
     link.close();
-    void this.#pool.sessions.release(link);
+    void this.#pool.isolated.release(link);
     for (const key of [...link.subscriptions.keys()]) void this.#drop(link, key);
     if (link.level !== undefined) void this.applyLevel();
   }
@@ -112,9 +112,15 @@ export class PassthroughHub {
    * closed session gets none: it could never be stopped.
    */
   async isolated(shared: Upstream, link: SessionLink): Promise<Upstream> {
-    if (link.closed) throw gone(shared.name);
-    const own = await this.#pool.sessions.acquire(shared.config, link);
-    if (link.closed) void this.#pool.sessions.release(link);
+    if (link.closed) {
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        `the session closed, so it has no process of server "${shared.name}"`,
+        { data: { server: shared.name } },
+      );
+    }
+    const own = await this.#pool.isolated.acquire(shared.config, link);
+    if (link.closed) void this.#pool.isolated.release(link);
     return own;
   }
 

@@ -40,7 +40,7 @@ export function installPassthrough(
   // for them); a shared process never sees a client's roots.
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
     gateway.passthrough.touch(link);
-    for (const u of gateway.pool.sessions.of(link)) {
+    for (const u of gateway.pool.isolated.of(link)) {
       if (u.config.roots === "client") void u.client?.sendRootsListChanged().catch(() => {});
     }
   });
