@@ -216,6 +216,11 @@ servers:
       "the closed session's process to be forgotten",
     );
   });
+
+  it("stops every session process when the gateway stops", async () => {
+    await gw.stop();
+    await waitFor(() => !isAlive(pids.b), 5000, "b's process to exit");
+  });
 });
 
 describe("the reported attack on a shared server-filesystem", () => {
