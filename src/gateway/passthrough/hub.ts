@@ -90,11 +90,12 @@ export class PassthroughHub {
     if (i >= 0) list!.splice(i, 1);
   }
 
-  /** Calls in flight on `server` whose session is still open, oldest first. */
+  /**
+   * Calls of sessions in flight on `server`, oldest first — cancelled ones and those of closed
+   * sessions included, since the upstream may still be working on them.
+   */
   callsOn(server: string): CallOptions[] {
-    return (this.#inflight.get(server) ?? []).filter((c) =>
-      c.session && !c.session.closed && !c.signal?.aborted
-    );
+    return (this.#inflight.get(server) ?? []).filter((c) => c.session !== undefined);
   }
 
   /** The most recent call of `link` in flight on `server`. */

@@ -83,8 +83,8 @@ function relay(
 }
 
 /**
- * The call a shared process's sampling or elicitation belongs to: the latest in flight on it,
- * provided every call in flight there comes from one session.
+ * The call a shared process's sampling or elicitation belongs to: the latest live one in flight
+ * on it, provided every call there (cancelled ones included) comes from one session.
  */
 function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallOptions {
   if (upstream.config.isolation === "session") {
@@ -109,7 +109,11 @@ function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): Call
       { reason: "ambiguous", sessions: sessions.size },
     );
   }
-  return calls.at(-1)!;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const call = calls[i]!;
+    if (!call.session!.closed && !call.signal?.aborted) return call;
+  }
+  throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
 }
 
 function refusal(
