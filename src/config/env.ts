@@ -49,3 +49,32 @@ export function expandEnv(
   }
   return tree;
 }
+
+/** Names of the variables `${VAR}` references anywhere in `tree` (before expansion). */
+export function referencedNames(tree: unknown, out = new Set<string>()): Set<string> {
+  if (typeof tree === "string") {
+    for (const m of tree.matchAll(REF)) if (m[1] !== undefined) out.add(m[1]);
+  } else if (Array.isArray(tree)) {
+    for (const v of tree) referencedNames(v, out);
+  } else if (tree && typeof tree === "object") {
+    for (const v of Object.values(tree)) referencedNames(v, out);
+  }
+  return out;
+}
+
+/**
+ * The gateway's own secret variables, which no stdio server may inherit: those `gateway.auth`
+ * references, and any whose value equals a configured token.
+ */
+export function tokenVariables(
+  authNames: Iterable<string>,
+  tokens: readonly string[],
+  env: Record<string, string | undefined>,
+): string[] {
+  const names = new Set(authNames);
+  const values = new Set(tokens);
+  if (values.size > 0) {
+    for (const [k, v] of Object.entries(env)) if (v !== undefined && values.has(v)) names.add(k);
+  }
+  return [...names].sort();
+}

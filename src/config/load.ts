@@ -7,7 +7,7 @@ import { dirname, resolve } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
-import { type EnvProblem, expandEnv } from "./env.ts";
+import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
 import type { GatewayConfig } from "./types.ts";
@@ -73,7 +73,13 @@ export function parseConfig(
     for (const issue of parsed.error.issues) problems.push(...describeIssue(issue, lineOf));
   }
   if (problems.length > 0 || !parsed.success) throw configError(file, problems);
-  const normalised = normaliseConfig(parsed.data, dirname(file), file);
+  const env = options.env ?? process.env;
+  const withheldEnv = tokenVariables(
+    referencedNames((raw as { gateway?: { auth?: unknown } }).gateway?.auth),
+    parsed.data.gateway?.auth?.tokens.map((t) => t.token) ?? [],
+    env,
+  );
+  const normalised = normaliseConfig(parsed.data, dirname(file), file, { withheldEnv });
   if (normalised.problems.length > 0) {
     throw configError(file, normalised.problems.map((p) => locate(p.path, p.message, lineOf)));
   }

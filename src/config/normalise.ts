@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RawConfig, RawServer } from "./schema.ts";
 import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
+import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
 
@@ -12,6 +13,12 @@ import { normaliseOAuth } from "./oauth.ts";
 export interface NormaliseProblem {
   path: (string | number)[];
   message: string;
+}
+
+/** What normalising needs from outside the parsed tree. */
+export interface NormaliseContext {
+  /** Variables no stdio server may inherit (they hold or name an auth token). */
+  withheldEnv?: readonly string[];
 }
 
 const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -23,6 +30,7 @@ export function normaliseConfig(
   raw: RawConfig,
   dir: string,
   file: string,
+  context: NormaliseContext = {},
 ): { config: GatewayConfig; problems: NormaliseProblem[] } {
   const problems: NormaliseProblem[] = [];
   const g = raw.gateway ?? {};
@@ -30,7 +38,7 @@ export function normaliseConfig(
   const separator = g.separator ?? "__";
   const servers: ServerConfig[] = [];
   for (const [name, s] of Object.entries(raw.servers ?? {})) {
-    const server = normaliseServer(name, s, dir, problems);
+    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? []);
     if (server) servers.push(server);
     if (name.includes(separator)) {
       problems.push({
@@ -126,6 +134,7 @@ function normaliseServer(
   s: RawServer,
   dir: string,
   problems: NormaliseProblem[],
+  withheldEnv: readonly string[],
 ): ServerConfig | undefined {
   const common = {
     name,
@@ -144,6 +153,7 @@ function normaliseServer(
       resetAfterMs: ms(s.restart?.resetAfter, 60_000),
       maxRestarts: s.restart?.maxRestarts ?? null,
     },
+    ...isolationOf(name, s, dir, problems),
   };
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {
@@ -164,10 +174,12 @@ function normaliseServer(
       args: s.args ?? [],
       env: s.env ?? {},
       cwd: abs(dir, s.cwd ?? "."),
+      inheritEnv: s.inheritEnv ?? false,
+      withheldEnv,
     };
   }
   if (s.url !== undefined) {
-    for (const key of ["args", "env", "cwd"] as const) {
+    for (const key of ["args", "env", "cwd", "inheritEnv"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
       }

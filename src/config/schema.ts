@@ -83,6 +83,37 @@ const server = z.strictObject({
   required: z.boolean().optional().describe("/readyz fails while this server is down."),
   enabled: z.boolean().optional().describe("false: keep the entry but do not start it."),
   restart: restart.optional(),
+  roots: z.union([
+    z.literal("client"),
+    z.array(
+      z.union([
+        z.string().min(1, { error: "expected a file:// URI or a path" }),
+        z.strictObject({
+          uri: z.string().min(1, { error: "expected a file:// URI or a path" }),
+          name: z.string().optional(),
+        }),
+      ], { error: "expected a file:// URI, a path, or a map with uri and name" }),
+    ),
+  ], { error: "expected a list of roots or the word client" }).optional().describe(
+    "Roots offered to this server: a fixed list (file:// URIs or paths relative to the config " +
+      "file) answered by the gateway, or `client` (needs isolation: session) to pass each " +
+      "session's own roots to its own process. Omitted: the roots capability is not offered.",
+  ),
+  isolation: z.enum(["shared", "session"], { error: "expected shared or session" }).optional()
+    .describe(
+      "shared (default): one process for every session. session: one process per client " +
+        "session, started on its first call and stopped when it closes (stdio servers only).",
+    ),
+  maxSessions: z.number().int().positive().optional().describe(
+    "With isolation: session, the most session processes at once (default 16).",
+  ),
+  inheritEnv: z.union([
+    z.boolean(),
+    z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),
+  ], { error: "expected true, false or a list of variable names" }).optional().describe(
+    "Pass the gateway's environment to a stdio server: true (all of it) or a list of names. " +
+      "Default: only PATH, HOME, LANG and TMPDIR. Auth token variables are never passed.",
+  ),
 });
 
 const token = z.strictObject({

@@ -29,6 +29,18 @@ interface ServerCommon {
   readonly required: boolean;
   readonly enabled: boolean;
   readonly restart: RestartPolicy;
+  /** Roots offered to the server: a fixed list, each session's own (`client`), or none. */
+  readonly roots: readonly RootConfig[] | "client" | null;
+  /** `session`: one process per client session (stdio only). */
+  readonly isolation: "shared" | "session";
+  /** With `isolation: session`, the most session processes at once. */
+  readonly maxSessions: number;
+}
+
+/** One root the gateway offers an upstream on its own (a `file://` URI). */
+export interface RootConfig {
+  readonly uri: string;
+  readonly name?: string;
 }
 
 /** A stdio upstream: a child process speaking MCP on stdin/stdout. */
@@ -38,6 +50,10 @@ export interface StdioServerConfig extends ServerCommon {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
+  /** Gateway variables passed on: `true` = all, a list = those names, `false` = the base only. */
+  readonly inheritEnv: boolean | readonly string[];
+  /** Variables never passed on: they hold or name an auth token (names only, never values). */
+  readonly withheldEnv: readonly string[];
 }
 
 /** An HTTP upstream: streamable HTTP, legacy SSE, or auto (streamable first, then SSE). */

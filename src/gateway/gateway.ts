@@ -70,7 +70,7 @@ export class Gateway {
     this.log = log;
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
-      setup: (upstream, client) => this.passthrough.setupClient(upstream, client),
+      setup: (upstream, client, owner) => this.passthrough.setupClient(upstream, client, owner),
     });
     this.passthrough = new PassthroughHub(
       this.pool,
@@ -379,7 +379,11 @@ export class Gateway {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
       }
-      return await upstream.callTool(target.upstreamName, args, {
+      // `isolation: session`: the call goes to this session's own process of the server.
+      const serving = upstream.config.isolation === "session" && options.session
+        ? await this.passthrough.isolated(upstream, options.session)
+        : upstream;
+      return await serving.callTool(target.upstreamName, args, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onprogress
           ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }

@@ -12,14 +12,27 @@ import type { HttpServerConfig, ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { NAME, VERSION } from "../version.ts";
+import { childEnv } from "./child-env.ts";
 import { StdioTransport } from "./stdio.ts";
 
 /** What the gateway tells upstreams it can do: it relays these to the calling client. */
 export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   sampling: {},
   elicitation: {},
-  roots: { listChanged: true },
 };
+
+/**
+ * The capabilities offered to one server: `roots` only when its config says where they come
+ * from (a fixed list the gateway answers itself, or each session's client for a session-isolated
+ * server); without `roots:` the server keeps the folders its own arguments give it.
+ */
+export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
+  if (server.roots === null) return UPSTREAM_CAPABILITIES;
+  return {
+    ...UPSTREAM_CAPABILITIES,
+    roots: server.roots === "client" ? { listChanged: true } : {},
+  };
+}
 
 /** A connected client and the transport kind that worked. */
 export interface Connection {
@@ -35,7 +48,7 @@ export async function connectUpstream(
   setup: (client: Client) => void,
 ): Promise<Connection> {
   if (server.kind === "stdio") {
-    const transport = new StdioTransport({ ...server, log });
+    const transport = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
     return { ...(await handshake(server, transport, setup)), kind: "stdio" };
   }
   if (server.transport !== "sse") {
@@ -76,7 +89,7 @@ async function handshake(
   setup: (client: Client) => void,
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
-    capabilities: UPSTREAM_CAPABILITIES,
+    capabilities: capabilitiesFor(server),
   });
   setup(client);
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -5,6 +5,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ServerConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
+import { SessionUpstreams } from "./isolated.ts";
 import { Upstream } from "./upstream.ts";
 
 /** Listeners for pool-wide changes. */
@@ -13,8 +14,11 @@ export interface PoolEvents {
   onCatalog?(upstream: Upstream): void;
   /** Some upstream changed state. */
   onState?(upstream: Upstream): void;
-  /** Register pass-through handlers on each new client before its handshake. */
-  setup?(upstream: Upstream, client: Client): void;
+  /**
+   * Register pass-through handlers on each new client before its handshake; `owner` is the
+   * session a session-isolated process belongs to (absent for the shared instance).
+   */
+  setup?(upstream: Upstream, client: Client, owner?: object): void;
 }
 
 /** The set of upstream servers. */
@@ -22,10 +26,16 @@ export class UpstreamPool {
   #upstreams = new Map<string, Upstream>();
   #log: Logger;
   #events: PoolEvents;
+  /** The per-session processes of `isolation: session` servers. */
+  readonly isolated: SessionUpstreams;
 
   constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
     this.#log = log;
     this.#events = events;
+    this.isolated = new SessionUpstreams(
+      log.child("session"),
+      (u, c, owner) => this.#events.setup?.(u, c, owner),
+    );
     for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
   }
 
@@ -72,11 +82,11 @@ export class UpstreamPool {
       const cfg = next.get(name);
       if (!cfg) {
         removed.push(name);
-        stops.push(u.stop());
+        stops.push(u.stop(), this.isolated.drop(name));
         this.#upstreams.delete(name);
       } else if (JSON.stringify(cfg) !== JSON.stringify(u.config)) {
         changed.push(name);
-        stops.push(u.stop());
+        stops.push(u.stop(), this.isolated.drop(name));
         const fresh = this.#create(cfg);
         this.#upstreams.set(name, fresh);
         starts.push(fresh);
@@ -101,11 +111,11 @@ export class UpstreamPool {
   inFlight(): number {
     let n = 0;
     for (const u of this.#upstreams.values()) n += u.inFlight;
-    return n;
+    return n + this.isolated.inFlight();
   }
 
   /** Stops every upstream and its process tree. */
   async stopAll(): Promise<void> {
-    await Promise.all(this.all().map((u) => u.stop()));
+    await Promise.all([...this.all().map((u) => u.stop()), this.isolated.stopAll()]);
   }
 }

@@ -16,6 +16,7 @@ export interface StdioTransportOptions {
   name?: string;
   command: string;
   args: readonly string[];
+  /** The child's whole environment (see child-env.ts); nothing else is inherited. */
   env: Readonly<Record<string, string>>;
   cwd: string;
   log: Logger;
@@ -62,7 +63,7 @@ export class StdioTransport implements Transport {
       try {
         child = spawn(command, [...args], {
           cwd,
-          env: { ...process.env, ...env },
+          env: { ...env }, // the whole environment: built by child-env.ts, nothing inherited
           stdio: ["pipe", "pipe", "pipe"],
           detached: true, // own process group: close() kills grandchildren too
           shell: false,

@@ -1,6 +1,7 @@
 /**
  * Sampling, elicitation and roots requests from upstreams reach the client session whose call
- * caused them, over streamable HTTP and stdio; requests no session can take fail fast.
+ * caused them, over streamable HTTP and stdio; requests no session can take fail fast. Client
+ * roots reach only a session's own process (`rooted` runs with `isolation: session`).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -31,6 +32,7 @@ const YAML = `
 servers:
   everything: ${EVERYTHING}
   changing: ${nodeServer("changing.mjs")}
+  rooted: ${nodeServer("changing.mjs", "isolation: session, roots: client")}
 `;
 
 /** Answers sampling, elicitation and roots as `who`, counting what it was asked. */
@@ -89,11 +91,19 @@ for (const { kind, open } of HARNESSES) {
       assert.equal(asked.elicitation, 1);
     });
 
-    it("routes roots/list made during a call to the calling client", async () => {
+    it("routes roots/list made during a call to the calling client's own process", async () => {
       const { client } = await h.connect();
       answerAs(client, "r");
-      const r = await client.callTool({ name: "changing__roots", arguments: {} });
+      const r = await client.callTool({ name: "rooted__roots", arguments: {} });
       assert.match(textOf(r), /file:\/\/\/roots\/r/);
+    });
+
+    it("refuses roots/list from a shared server without roots:", async () => {
+      const { client } = await h.connect();
+      const asked = answerAs(client, "s");
+      const r = await client.callTool({ name: "changing__roots", arguments: {} });
+      assert.match(textOf(r), /^error -32601: .*Method not found/);
+      assert.equal(asked.roots, 0);
     });
 
     it("answers a request the calling client did not declare with a clear error", async () => {
@@ -183,16 +193,23 @@ describe("server-to-client requests with two sessions on one HTTP gateway", () =
     assert.equal(askedA.sampling + askedB.sampling, before);
   });
 
-  it("sends roots/list outside any call to the most recently active roots session", async () => {
-    const logs = record(a, LoggingMessageNotificationSchema);
-    await a.callTool({ name: "changing__subscriptions", arguments: {} });
+  it("sends a session's roots/list_changed only to its own process", async () => {
+    const logsA = record(a, LoggingMessageNotificationSchema);
+    const logsB = record(b, LoggingMessageNotificationSchema);
+    await a.callTool({ name: "rooted__subscriptions", arguments: {} });
+    await b.callTool({ name: "rooted__subscriptions", arguments: {} });
+    const rootsA = askedA.roots;
     await b.sendRootsListChanged();
     const out = await waitFor(
-      () => logs.find((n) => n.params?.logger === "changing/roots"),
+      () => logsB.find((n) => n.params?.logger === "rooted/roots"),
       10_000,
       "roots asked outside a call",
     );
     assert.match(String(out!.params?.data), /file:\/\/\/roots\/b/);
+    const r = await a.callTool({ name: "rooted__last_roots", arguments: {} });
+    assert.equal(textOf(r), "none");
+    assert.equal(logsA.filter((n) => n.params?.logger === "rooted/roots").length, 0);
+    assert.equal(askedA.roots, rootsA);
   });
 });
 

@@ -59,10 +59,14 @@ export class PassthroughHub {
     return link;
   }
 
-  /** Forgets a closed session: drops its subscriptions and its say in the logging level. */
+  /**
+   * Forgets a closed session: drops its subscriptions and its say in the logging level, and
+   * stops its own processes of session-isolated servers.
+   */
   detach(link: SessionLink): void {
     if (!this.#sessions.delete(link)) return;
     link.close();
+    void this.#pool.isolated.release(link);
     for (const key of [...link.subscriptions.keys()]) void this.#drop(link, key);
     if (link.level !== undefined) void this.applyLevel();
   }
@@ -86,27 +90,53 @@ export class PassthroughHub {
     if (i >= 0) list!.splice(i, 1);
   }
 
-  /** The most recent call in flight on `server` whose session is still open. */
-  latestCall(server: string): CallOptions | undefined {
+  /**
+   * Calls of sessions in flight on `server`, oldest first — cancelled ones and those of closed
+   * sessions included, since the upstream may still be working on them.
+   */
+  callsOn(server: string): CallOptions[] {
+    return (this.#inflight.get(server) ?? []).filter((c) => c.session !== undefined);
+  }
+
+  /** The most recent call of `link` in flight on `server`. */
+  latestCallOf(server: string, link: SessionLink): CallOptions | undefined {
     const list = this.#inflight.get(server) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.session && !c.session.closed && !c.signal?.aborted) return c;
+      if (c.session === link && !c.signal?.aborted) return c;
     }
     return undefined;
   }
 
-  /** The most recently active open session for which `accept` holds. */
-  latestSession(accept: (link: SessionLink) => boolean): SessionLink | undefined {
-    let best: SessionLink | undefined;
-    for (const s of this.#sessions) {
-      if (!s.closed && accept(s) && (!best || s.active > best.active)) best = s;
+  /**
+   * The session's own process of a session-isolated server (started on its first call). A
+   * closed session gets none: it could never be stopped.
+   */
+  async isolated(shared: Upstream, link: SessionLink): Promise<Upstream> {
+    if (link.closed) {
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        `the session closed, so it has no process of server "${shared.name}"`,
+        { data: { server: shared.name } },
+      );
     }
-    return best;
+    const own = await this.#pool.isolated.acquire(shared.config, link);
+    if (link.closed) void this.#pool.isolated.release(link);
+    return own;
   }
 
-  /** Registers pass-through handlers on a new upstream client, before its handshake. */
-  setupClient(upstream: Upstream, client: Client): void {
+  /**
+   * Registers pass-through handlers on a new upstream client, before its handshake. `owner` is
+   * the session a session-isolated process belongs to: its requests and log messages go there.
+   */
+  setupClient(upstream: Upstream, client: Client, owner?: object): void {
+    if (owner instanceof SessionLink) {
+      registerServerRequests(this, upstream, client, owner);
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        relayLog([owner], upstream.name, n.params);
+      });
+      return;
+    }
     registerServerRequests(this, upstream, client);
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       relayLog(this.#sessions, upstream.name, n.params);

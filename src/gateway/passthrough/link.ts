@@ -1,7 +1,7 @@
 /**
  * One downstream session as pass-through sees it: the SDK server that talks to its client, what
  * the client declared, its logging level, its resource subscriptions and when it last did
- * something (to pick a session for `roots/list` outside any call).
+ * something. It is also the key of the session's own processes of session-isolated servers.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";

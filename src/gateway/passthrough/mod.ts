@@ -1,7 +1,7 @@
 /**
  * @module Full protocol pass-through: resources (with templates and subscriptions), completions,
  * logging, `list_changed`, and the server-to-client requests sampling, elicitation and roots,
- * routed to the session whose call caused them.
+ * routed to the one session they belong to or refused (see server-requests.ts).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -36,9 +36,12 @@ export function installPassthrough(
   registerResources(server, gateway, link, pageSize);
   registerCompletions(server, gateway, link);
   registerLogging(server, gateway.passthrough, link);
-  // A client's roots changed: tell every upstream, which may then ask for them again.
+  // A client's roots changed: only this session's own processes may hear of it (and then ask
+  // for them); a shared process never sees a client's roots.
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
     gateway.passthrough.touch(link);
-    for (const u of gateway.pool.all()) void u.client?.sendRootsListChanged().catch(() => {});
+    for (const u of gateway.pool.isolated.of(link)) {
+      if (u.config.roots === "client") void u.client?.sendRootsListChanged().catch(() => {});
+    }
   });
 }

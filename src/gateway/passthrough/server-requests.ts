@@ -1,9 +1,12 @@
 /**
- * Server-to-client requests: `sampling/createMessage`, `elicitation/create` and `roots/list`
- * from an upstream go to the client session whose tool call caused them — the most recent call
- * still in flight on that upstream (stdio and most servers give no other clue) — and out on that
- * call's stream. `roots/list` outside any call goes to the most recently active session that
- * declared roots. A request no session can take is answered at once with a JSON-RPC error.
+ * Server-to-client requests: `sampling/createMessage`, `elicitation/create` and `roots/list`.
+ * Each goes to exactly one client session that is sure to be the right one, or is refused at
+ * once with a JSON-RPC error; it is never guessed. A session-isolated process belongs to one
+ * session, so its requests go there. A shared process serves many sessions: its sampling and
+ * elicitation go to the session whose call is in flight on it, and are refused when calls of
+ * several sessions are (stdio carries no request relation, so the request is ambiguous).
+ * `roots/list` from a shared process is answered from the config (`roots:`), never by a client:
+ * a client's roots would otherwise decide what the process grants every other session.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getSupportedElicitationModes } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,49 +21,45 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
+import type { CallOptions } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 import type { SessionLink } from "./link.ts";
 
 type Extra = RequestHandlerExtra<never, never>;
 
-/** Installs the three relays on an upstream client. */
+/** Installs the three relays on an upstream client; `owner` is set for a session's own process. */
 export function registerServerRequests(
   hub: PassthroughHub,
   upstream: Upstream,
   client: Client,
+  owner?: SessionLink,
 ): void {
-  client.setRequestHandler(
-    CreateMessageRequestSchema,
-    (req, extra) => relay(hub, upstream, req, extra as Extra) as never,
-  );
-  client.setRequestHandler(
-    ElicitRequestSchema,
-    (req, extra) => relay(hub, upstream, req, extra as Extra) as never,
-  );
-  client.setRequestHandler(
-    ListRootsRequestSchema,
-    (req, extra) => relay(hub, upstream, req, extra as Extra) as never,
-  );
+  const handle = (req: Request, extra: unknown) =>
+    relay(hub, upstream, owner, req, extra as Extra) as never;
+  client.setRequestHandler(CreateMessageRequestSchema, handle);
+  client.setRequestHandler(ElicitRequestSchema, handle);
+  // Without `roots:` the capability is not offered, and the SDK answers roots/list itself
+  // with "method not found".
+  if (upstream.config.roots !== null) client.setRequestHandler(ListRootsRequestSchema, handle);
 }
 
-/** Sends one upstream request to its session's client and returns the client's answer. */
-function relay(hub: PassthroughHub, upstream: Upstream, req: Request, extra: Extra) {
+/** Answers one upstream request itself, or sends it to its one session and returns the answer. */
+function relay(
+  hub: PassthroughHub,
+  upstream: Upstream,
+  owner: SessionLink | undefined,
+  req: Request,
+  extra: Extra,
+) {
   return onWire(async () => {
-    const call = hub.latestCall(upstream.name);
-    let session: SessionLink | undefined = call?.session;
-    if (!session && req.method === "roots/list") {
-      session = hub.latestSession((s) => s.capabilities.roots !== undefined);
+    const roots = upstream.config.roots;
+    if (req.method === "roots/list") {
+      if (Array.isArray(roots)) return { roots: roots.map((r) => ({ ...r })) };
+      // The shared instance of a `roots: client` server serves no session: it gets no roots.
+      if (roots === "client" && !owner) return { roots: [] };
     }
-    if (!session) {
-      throw new GatewayError(
-        "UNSUPPORTED",
-        `no client session can answer ${req.method} from server "${upstream.name}": ` +
-          (req.method === "roots/list"
-            ? "no connected client declared roots"
-            : "it arrived outside any tool call of this server"),
-        { data: { server: upstream.name, method: req.method } },
-      );
-    }
+    const call = owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req);
+    const session = owner ?? call!.session!;
     const missing = missingCapability(session.capabilities, req);
     if (missing) {
       throw new GatewayError(
@@ -81,6 +80,53 @@ function relay(hub: PassthroughHub, upstream: Upstream, req: Request, extra: Ext
       },
     );
   });
+}
+
+/**
+ * The call a shared process's sampling or elicitation belongs to: the latest live one in flight
+ * on it, provided every call there (cancelled ones included) comes from one session.
+ */
+function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallOptions {
+  if (upstream.config.isolation === "session") {
+    throw refusal(
+      upstream,
+      req,
+      `server "${upstream.name}" runs one process per session; its shared instance serves ` +
+        "no session",
+    );
+  }
+  const calls = hub.callsOn(upstream.name);
+  const sessions = new Set(calls.map((c) => c.session));
+  if (sessions.size === 0) {
+    throw refusal(upstream, req, "it arrived outside any tool call of this server");
+  }
+  if (sessions.size > 1) {
+    throw refusal(
+      upstream,
+      req,
+      `calls of ${sessions.size} sessions are in flight on this shared server, so the request ` +
+        `cannot be attributed to one of them (set servers.${upstream.name}.isolation: session)`,
+      { reason: "ambiguous", sessions: sessions.size },
+    );
+  }
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const call = calls[i]!;
+    if (!call.session!.closed && !call.signal?.aborted) return call;
+  }
+  throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
+}
+
+function refusal(
+  upstream: Upstream,
+  req: Request,
+  why: string,
+  data: Record<string, unknown> = {},
+): GatewayError {
+  return new GatewayError(
+    "UNSUPPORTED",
+    `no client session can answer ${req.method} from server "${upstream.name}": ${why}`,
+    { data: { server: upstream.name, method: req.method, ...data } },
+  );
 }
 
 /** The capability a client lacks for this request, or `undefined` when it has it. */

@@ -1,0 +1,81 @@
+/**
+ * Per-server `roots`, `isolation` and `maxSessions`: who may tell an upstream which folders it
+ * serves. A shared process serves every session, so it may only ever see roots the operator
+ * wrote down; a client's own roots need a process of that session's own (`isolation: session`).
+ */
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { RawServer } from "./schema.ts";
+import type { RootConfig, ServerConfig } from "./types.ts";
+
+/** A cross-field problem, located by its YAML path. */
+interface Problem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Session processes per server unless `maxSessions` says otherwise. */
+export const DEFAULT_MAX_SESSIONS = 16;
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
+
+/** Normalises the three keys of one server, reporting misuse at its YAML path. */
+export function isolationOf(
+  name: string,
+  s: RawServer,
+  dir: string,
+  problems: Problem[],
+): Pick<ServerConfig, "roots" | "isolation" | "maxSessions"> {
+  const path = ["servers", name];
+  const isolation = s.isolation ?? "shared";
+  if (isolation === "session" && s.command === undefined) {
+    problems.push({
+      path: [...path, "isolation"],
+      message: "isolation: session applies to command (stdio) servers only",
+    });
+  }
+  if (s.maxSessions !== undefined && isolation !== "session") {
+    problems.push({
+      path: [...path, "maxSessions"],
+      message: "maxSessions applies with isolation: session only",
+    });
+  }
+  let roots: ServerConfig["roots"] = null;
+  if (s.roots === "client") {
+    if (isolation !== "session") {
+      problems.push({
+        path: [...path, "roots"],
+        message: "roots: client needs isolation: session (a shared process would get one " +
+          "client's roots on behalf of every session)",
+      });
+    }
+    roots = "client";
+  } else if (s.roots !== undefined) {
+    roots = s.roots.map((r, i) => {
+      const entry = typeof r === "string" ? { uri: r } : r;
+      const uri = toFileUri(entry.uri, dir);
+      if (uri === undefined) {
+        problems.push({
+          path: [...path, "roots", i],
+          message: `expected a file:// URI or a path, got "${entry.uri}"`,
+        });
+      }
+      const root: RootConfig = { uri: uri ?? entry.uri };
+      return entry.name === undefined ? root : { ...root, name: entry.name };
+    });
+  }
+  return { roots, isolation, maxSessions: s.maxSessions ?? DEFAULT_MAX_SESSIONS };
+}
+
+/** A `file://` URI as written, or a path (relative to the config folder) turned into one. */
+function toFileUri(value: string, dir: string): string | undefined {
+  if (SCHEME.test(value)) {
+    try {
+      const url = new URL(value);
+      return url.protocol === "file:" ? url.href : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return pathToFileURL(isAbsolute(value) ? value : resolve(dir, value)).href;
+}

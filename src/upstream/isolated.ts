@@ -1,0 +1,117 @@
+/**
+ * Session-isolated upstreams (`isolation: session`): one process of a stdio server per client
+ * session, started by that session's first call and stopped when it closes. Such a process
+ * serves one session only, so it may be given that session's roots and its sampling and
+ * elicitation requests have exactly one place to go. The pool's own instance of the server stays
+ * the shared definition (its catalog is what sessions list); this class only holds the copies.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ServerConfig } from "../config/mod.ts";
+import { GatewayError } from "../shared/errors.ts";
+import type { Logger } from "../shared/log.ts";
+import { Upstream } from "./upstream.ts";
+
+/** Registers pass-through handlers on a session's process, knowing whose it is. */
+export type SessionSetup = (upstream: Upstream, client: Client, owner: object) => void;
+
+interface Instance {
+  readonly upstream: Upstream;
+  readonly ready: Promise<void>;
+}
+
+/** The per-session processes of every session-isolated server. */
+export class SessionUpstreams {
+  /** server name → session (any object the caller uses as its key) → its process. */
+  #byServer = new Map<string, Map<object, Instance>>();
+  #log: Logger;
+  #setup: SessionSetup;
+
+  constructor(log: Logger, setup: SessionSetup) {
+    this.#log = log;
+    this.#setup = setup;
+  }
+
+  /**
+   * The owner's process of this server, started on first use. Refused with a clear error when
+   * the server already runs `maxSessions` processes for other sessions.
+   */
+  async acquire(config: ServerConfig, owner: object): Promise<Upstream> {
+    let owners = this.#byServer.get(config.name);
+    if (!owners) this.#byServer.set(config.name, owners = new Map());
+    let instance = owners.get(owner);
+    if (instance && instance.upstream.config !== config) {
+      // The server's config changed on reload: this session gets a process of the new one.
+      owners.delete(owner);
+      void instance.upstream.stop();
+      instance = undefined;
+    }
+    if (!instance) {
+      if (owners.size >= config.maxSessions) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `server "${config.name}" already runs ${owners.size} session processes ` +
+            `(maxSessions: ${config.maxSessions}); close a session or raise ` +
+            `servers.${config.name}.maxSessions`,
+          { data: { server: config.name, maxSessions: config.maxSessions } },
+        );
+      }
+      const upstream = new Upstream(config, this.#log, {
+        onCatalog: () => {},
+        onState: () => {},
+        setup: (u, client) => this.#setup(u, client, owner),
+      });
+      instance = { upstream, ready: upstream.start() };
+      owners.set(owner, instance);
+    }
+    await instance.ready;
+    return instance.upstream;
+  }
+
+  /** The owner's running processes (for its `roots/list_changed`). */
+  of(owner: object): Upstream[] {
+    const out: Upstream[] = [];
+    for (const owners of this.#byServer.values()) {
+      const instance = owners.get(owner);
+      if (instance) out.push(instance.upstream);
+    }
+    return out;
+  }
+
+  /** How many session processes this server runs. */
+  count(server: string): number {
+    return this.#byServer.get(server)?.size ?? 0;
+  }
+
+  /** Requests in flight over every session process. */
+  inFlight(): number {
+    let n = 0;
+    for (const owners of this.#byServer.values()) {
+      for (const i of owners.values()) n += i.upstream.inFlight;
+    }
+    return n;
+  }
+
+  /** Stops the owner's processes (its session closed). */
+  async release(owner: object): Promise<void> {
+    const stops: Promise<void>[] = [];
+    for (const owners of this.#byServer.values()) {
+      const instance = owners.get(owner);
+      if (!instance) continue;
+      owners.delete(owner);
+      stops.push(instance.upstream.stop());
+    }
+    await Promise.all(stops);
+  }
+
+  /** Stops every session process of a server (removed or changed on reload). */
+  async drop(server: string): Promise<void> {
+    const owners = this.#byServer.get(server);
+    this.#byServer.delete(server);
+    await Promise.all([...owners?.values() ?? []].map((i) => i.upstream.stop()));
+  }
+
+  /** Stops every session process (shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#byServer.keys()].map((s) => this.drop(s)));
+  }
+}
