@@ -76,7 +76,7 @@ export function parseConfig(
   const env = options.env ?? process.env;
   const withheldEnv = tokenVariables(
     referencedNames((raw as { gateway?: { auth?: unknown } }).gateway?.auth),
-    parsed.data.gateway?.auth?.tokens.map((t) => t.token) ?? [],
+    parsed.data.gateway?.auth?.tokens?.map((t) => t.token) ?? [],
     env,
   );
   const normalised = normaliseConfig(parsed.data, dirname(file), file, { withheldEnv });
