@@ -4,12 +4,16 @@
  * log messages stay inside them — over streamable HTTP and over legacy SSE alike.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   LoggingMessageNotificationSchema,
   type Resource,
+  ResourceListChangedNotificationSchema,
   type ResourceTemplate,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { authedHttpClient, authedSseClient } from "./_http.ts";
@@ -25,18 +29,19 @@ const paged = (name: string) =>
 // `a` and `c1` are the narrow token's servers (it may call one tool of each); `b` and `c2`
 // are not. `paged://item/…` and `changing://base` exist on two servers each, so the second
 // one's copies are exposed rewritten under `mcpgw://<server>/`.
-const YAML = `
+const config = (narrowGlobs: string) => `
 gateway:
   auth:
     tokens:
       - { name: full, token: "${FULL}" }
-      - { name: narrow, token: "${NARROW}", tools: ["a__*", "c1__log"] }
+      - { name: narrow, token: "${NARROW}", tools: ${narrowGlobs} }
 servers:
   a: ${paged("a")}
   b: ${paged("b")}
   c1: ${nodeServer("changing.mjs")}
   c2: ${nodeServer("changing.mjs")}
 `;
+const YAML = config(`["a__*", "c1__log"]`);
 const C2_BASE = `mcpgw://c2/${encodeURIComponent("changing://base")}`;
 
 type Clients = { kind: string; full: Client; narrow: Client };
@@ -186,6 +191,51 @@ describe("a token sees only the resources, completions and logs of its servers",
       assert.deepEqual(mine.filter((l) => l.startsWith("c2")), [], kind);
       const all = logs.get(full)!;
       await waitFor(() => all.includes("c2: warning message"), 5000, `${kind} full c2 log`);
+    }
+  });
+
+  it("re-scopes open sessions when a reload takes a server out of the token's reach", async () => {
+    const changed = new Map<Client, number>();
+    const updates = new Map<Client, string[]>();
+    for (const { narrow } of pairs) {
+      changed.set(narrow, 0);
+      updates.set(narrow, []);
+      narrow.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        changed.set(narrow, changed.get(narrow)! + 1);
+      });
+      narrow.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updates.get(narrow)!.push(n.params.uri);
+      });
+      await narrow.subscribeResource({ uri: "changing://base" });
+    }
+    const { full } = pairs[0]!;
+    const fullUpdates: string[] = [];
+    full.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      fullUpdates.push(n.params.uri);
+    });
+    await full.subscribeResource({ uri: "changing://base" });
+
+    // Before: the narrow sessions hear c1's updates.
+    await full.callTool({ name: "c1__touch", arguments: { uri: "changing://base" } });
+    for (const { kind, narrow } of pairs) {
+      await waitFor(() => updates.get(narrow)!.length === 1, 5000, `${kind} update before`);
+    }
+
+    writeFileSync(join(gw.dir, "gateway.yaml"), config(`["a__*"]`));
+    assert.equal(await gw.running.reload("test"), true);
+    for (const { kind, narrow } of pairs) {
+      await waitFor(() => changed.get(narrow)! > 0, 5000, `${kind} resources/list_changed`);
+      assert.ok(!(await uris(narrow)).includes("changing://base"), kind);
+    }
+
+    // After: neither c1's updates nor its log messages reach them; the full token still hears.
+    await full.callTool({ name: "c1__log", arguments: { levels: ["error"] } });
+    await full.callTool({ name: "c1__touch", arguments: { uri: "changing://base" } });
+    await waitFor(() => fullUpdates.length === 2, 5000, "the full token's second update");
+    await new Promise((r) => setTimeout(r, 300));
+    for (const { kind, narrow } of pairs) {
+      assert.equal(updates.get(narrow)!.length, 1, kind);
+      assert.ok(!logs.get(narrow)!.includes("c1: error message"), kind);
     }
   });
 });
