@@ -3,7 +3,9 @@
  * already reads the new globs at every check; what is left is telling the client — a
  * `list_changed` for each list its token now sees differently (tools, prompts, resources) — and
  * dropping its resource subscriptions on servers it no longer reaches. A token the reload
- * removes is not handled here: the HTTP layer closes its sessions.
+ * removes is not handled here: the HTTP layer closes its sessions. The servers a token reaches
+ * also change with the catalog (a server gains or loses its last allowed tool): that too sends
+ * `resources/list_changed`.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { callerAllows, configuredToken, sameGlobs } from "./access.ts";
@@ -11,14 +13,26 @@ import type { Gateway } from "./gateway.ts";
 import type { SessionLink } from "./passthrough/link.ts";
 import type { Caller } from "./types.ts";
 
-/** Watches reloads for `server`'s token; returns the function that stops watching. */
+/** Watches reloads and catalog changes for `server`'s token; returns how to stop watching. */
 export function watchScope(
   server: Server,
   gateway: Gateway,
   link: SessionLink,
   caller: () => Caller,
 ): () => void {
-  return gateway.observeConfig((prev, next) => {
+  let reached = gateway.serversOf(caller());
+  const resourcesChanged = () => void server.sendResourceListChanged().catch(() => {});
+  const offCatalog = gateway.subscribe({
+    toolsChanged: () => {
+      const now = gateway.serversOf(caller());
+      if (sameServers(reached, now)) return;
+      reached = now;
+      resourcesChanged();
+    },
+    promptsChanged: () => {},
+    resourcesChanged: () => {},
+  });
+  const offConfig = gateway.observeConfig((prev, next) => {
     const { sessionId, tokenName } = caller();
     const before = configuredToken(prev, tokenName);
     const after = configuredToken(next, tokenName);
@@ -40,10 +54,13 @@ export function watchScope(
     const prompts = (c: Caller) =>
       gateway.catalog.prompts.filter((p) => callerAllows(c, p.name)).map((p) => p.name).join("\n");
     if (prompts(old) !== prompts(now)) void server.sendPromptListChanged().catch(() => {});
-    if (!sameServers(gateway.serversOf(old), gateway.serversOf(now))) {
-      void server.sendResourceListChanged().catch(() => {});
-    }
+    reached = gateway.serversOf(now);
+    if (!sameServers(gateway.serversOf(old), reached)) resourcesChanged();
   });
+  return () => {
+    offCatalog();
+    offConfig();
+  };
 }
 
 function sameServers(a: ReadonlySet<string> | null, b: ReadonlySet<string> | null): boolean {

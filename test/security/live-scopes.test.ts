@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type Notification,
+  PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -38,10 +39,11 @@ ${
 }
 servers:
   echo: ${nodeServer("echo.mjs")}
+  prompts: ${nodeServer("prompts.mjs")}
 scripting:
   execute: true
 `;
-const WIDE = config(`["echo__echo", "echo__pid", "execute"]`);
+const WIDE = config(`["echo__echo", "echo__pid", "execute", "prompts__greet"]`);
 const NARROWED = config(`["echo__echo", "execute"]`);
 
 const callPid = (id: number) => ({
@@ -60,9 +62,12 @@ async function reloadWith(gw: TestGateway, yaml: string): Promise<void> {
   assert.equal(await gw.running.reload("test"), true);
 }
 
-function recordListChanged(client: Client): Notification[] {
-  const seen: Notification[] = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void seen.push(n));
+/** Records the methods of the tools and prompts `list_changed` notifications a client gets. */
+function recordListChanged(client: Client): string[] {
+  const seen: string[] = [];
+  const push = (n: Notification) => void seen.push(n.method);
+  client.setNotificationHandler(ToolListChangedNotificationSchema, push);
+  client.setNotificationHandler(PromptListChangedNotificationSchema, push);
   return seen;
 }
 
@@ -82,7 +87,7 @@ describe("a reload that narrows a token re-scopes its open sessions", () => {
   let http: Client;
   let sse: Client;
   let sid: string;
-  let seen: { full: Notification[]; http: Notification[]; sse: Notification[] };
+  let seen: { full: string[]; http: string[]; sse: string[] };
   before(async () => {
     gw = await startTestGateway(WIDE);
     full = await authedHttpClient(gw.url, FULL);
@@ -103,25 +108,31 @@ describe("a reload that narrows a token re-scopes its open sessions", () => {
   it("serves echo__pid to the token on every transport before the reload", async () => {
     assert.ok((await http.listTools()).tools.some((t) => t.name === "echo__pid"));
     assert.ok((await sse.listTools()).tools.some((t) => t.name === "echo__pid"));
+    assert.deepEqual((await sse.listPrompts()).prompts.map((p) => p.name), ["prompts__greet"]);
     assert.match(textOf(await http.callTool({ name: "echo__pid", arguments: {} })), /^\d+$/);
     assert.match(textOf(await sse.callTool({ name: "echo__pid", arguments: {} })), /^\d+$/);
     const [answer] = await postBatch(gw.url, sid, [callPid(1)], bearer(NARROW));
     assert.ok(answer?.result, JSON.stringify(answer));
   });
 
-  it("sends tools/list_changed to the token's sessions over HTTP and SSE, not to others", async () => {
+  it("sends tools and prompts list_changed to the token's sessions over HTTP and SSE, not to others", async () => {
     await reloadWith(gw, NARROWED);
-    await waitFor(() => seen.http.length > 0, 5000, "list_changed over streamable HTTP");
-    await waitFor(() => seen.sse.length > 0, 5000, "list_changed over legacy SSE");
+    await waitFor(() => seen.http.length === 2, 5000, "list_changed over streamable HTTP");
+    await waitFor(() => seen.sse.length === 2, 5000, "list_changed over legacy SSE");
+    const both = ["notifications/prompts/list_changed", "notifications/tools/list_changed"];
+    assert.deepEqual(seen.http.sort(), both);
+    assert.deepEqual(seen.sse.sort(), both);
     // The full token's globs did not change and neither did the catalog: nothing to tell it.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(seen.full.length, 0);
   });
 
-  it("drops the tool from tools/list in the open sessions, over HTTP and SSE", async () => {
+  it("drops the tool and the prompt from the open sessions' lists, over HTTP and SSE", async () => {
     for (const client of [http, sse]) {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
       assert.deepEqual(names, ["echo__echo", "execute"]);
+      assert.deepEqual((await client.listPrompts()).prompts, []);
+      await assert.rejects(client.getPrompt({ name: "prompts__greet" }), /unknown prompt/);
     }
   });
 

@@ -27,7 +27,7 @@ const paged = (name: string) =>
     `env: { PAGED_NAME: ${name}, PAGED_TOOLS: "1", PAGED_PROMPTS: "1", PAGED_RESOURCES: "3" }`,
   );
 // `a` and `c1` are the narrow token's servers (it may call one tool of each); `b` and `c2`
-// are not. `paged://item/…` and `changing://base` exist on two servers each, so the second
+// are not (until `c2` adds a tool named `added_…`). `paged://item/…` and `changing://base` exist on two servers each, so the second
 // one's copies are exposed rewritten under `mcpgw://<server>/`.
 const config = (narrowGlobs: string) => `
 gateway:
@@ -41,7 +41,7 @@ servers:
   c1: ${nodeServer("changing.mjs")}
   c2: ${nodeServer("changing.mjs")}
 `;
-const YAML = config(`["a__*", "c1__log"]`);
+const YAML = config(`["a__*", "c1__log", "c2__added_*"]`);
 const C2_BASE = `mcpgw://c2/${encodeURIComponent("changing://base")}`;
 
 type Clients = { kind: string; full: Client; narrow: Client };
@@ -191,6 +191,20 @@ describe("a token sees only the resources, completions and logs of its servers",
       assert.deepEqual(mine.filter((l) => l.startsWith("c2")), [], kind);
       const all = logs.get(full)!;
       await waitFor(() => all.includes("c2: warning message"), 5000, `${kind} full c2 log`);
+    }
+  });
+
+  it("lets a token see a server once the server adds a tool its globs allow", async () => {
+    const changed = new Map<Client, number>(pairs.map((p) => [p.narrow, 0]));
+    for (const { narrow } of pairs) {
+      narrow.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        changed.set(narrow, changed.get(narrow)! + 1);
+      });
+    }
+    await pairs[0]!.full.callTool({ name: "c2__add_tool", arguments: {} });
+    for (const { kind, narrow } of pairs) {
+      await waitFor(() => changed.get(narrow)! > 0, 5000, `${kind} resources/list_changed`);
+      assert.ok((await uris(narrow)).includes(C2_BASE), kind);
     }
   });
 
