@@ -242,12 +242,15 @@ export class SessionRegistry {
   }
 
   /**
-   * After a reload: closes the sessions of every token the new config no longer lists (their
-   * next request gets 401). Identities that were never in the token list are left alone.
+   * After a reload: closes the sessions of every token the new config no longer lists or lists
+   * with another value (rotated: the old secret must not keep an open stream); their next request
+   * with the old value gets 401. Identities that were never in the token list are left alone.
    */
   #closeRemoved(prev: GatewayConfig, next: GatewayConfig): void {
     for (const s of [...this.#sessions.values()]) {
-      if (!configuredToken(prev, s.tokenName) || configuredToken(next, s.tokenName)) continue;
+      const before = configuredToken(prev, s.tokenName);
+      const after = configuredToken(next, s.tokenName);
+      if (!before || after?.token === before.token) continue;
       this.#sessions.delete(s.id);
       void s.server.close().catch(() => {});
       this.#gateway.log.info("token removed; session closed", {

@@ -200,6 +200,33 @@ describe("a reload that removes a token closes its sessions", () => {
   });
 });
 
+describe("a reload that changes a token's value closes its sessions", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway(WIDE);
+  });
+  after(async () => await gw?.stop());
+
+  it("ends the sessions opened with the old value; the new value opens new ones", async () => {
+    const sid = await openSession(gw.url, bearer(NARROW));
+    const legacy = await openRawSse(gw.url, bearer(NARROW));
+    try {
+      const rotated = "rotated-token-0123456789abcdef";
+      await reloadWith(gw, WIDE.replace(`token: "${NARROW}"`, `token: "${rotated}"`));
+      assert.equal(await legacy.stream.ended(5000), true, "the SSE event stream ended");
+      assert.equal(await ping(gw.url, sid, bearer(NARROW)), 401);
+      // The old session is gone even for the new value of the same token.
+      assert.equal(await ping(gw.url, sid, bearer(rotated)), 404);
+      assert.equal(
+        await ping(gw.url, await openSession(gw.url, bearer(rotated)), bearer(rotated)),
+        200,
+      );
+    } finally {
+      await legacy.stream.cancel();
+    }
+  });
+});
+
 describe("legacy SSE sessions obey gateway.limits.sessionIdle", () => {
   let gw: TestGateway;
   before(async () => {
