@@ -39,7 +39,7 @@ export function watchScope(
     if (!before || !after || sameGlobs(before.tools, after.tools)) return;
     const old: Caller = { sessionId, tokenName, toolGlobs: before.tools };
     const now: Caller = { sessionId, tokenName, toolGlobs: after.tools };
-    gateway.log.info("token scope changed; session re-scoped", { tokenName, sessionId });
+    gateway.log.debug("token scope changed; session re-scoped", { tokenName, sessionId });
 
     for (const key of [...link.subscriptions.keys()]) {
       const i = key.indexOf("\0");

@@ -253,7 +253,7 @@ export class SessionRegistry {
       if (!before || after?.token === before.token) continue;
       this.#sessions.delete(s.id);
       void s.server.close().catch(() => {});
-      this.#gateway.log.info("token removed; session closed", {
+      this.#gateway.log.info("token removed or rotated; session closed", {
         kind: s.kind,
         tokenName: s.tokenName,
       });
