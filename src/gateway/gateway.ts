@@ -8,7 +8,7 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
-import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
+import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalog.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
@@ -64,6 +64,9 @@ export class Gateway {
   #version = 0;
   #closers: (() => Promise<void>)[] = [];
   #tracer: CallTracer | null = null;
+  #configObservers = new Set<(prev: GatewayConfig, next: GatewayConfig) => void>();
+  /** Servers per glob list, valid for one catalog version. */
+  #scopes = { version: -1, byGlobs: new Map<string, ReadonlySet<string>>() };
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -117,11 +120,58 @@ export class Gateway {
   async applyConfig(
     config: GatewayConfig,
   ): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const prev = this.#config;
     this.#config = config;
     const diff = await this.pool.apply(config.servers);
     for (const p of this.#providers) await p.applyConfig?.(config);
     this.refreshLocalTools();
+    for (const o of this.#configObservers) {
+      try {
+        o(prev, config);
+      } catch (err) {
+        this.log.debug("config observer failed", { error: messageOf(err) });
+      }
+    }
     return diff;
+  }
+
+  /**
+   * Registers an observer told after each applied config, with the one it replaced (sessions
+   * re-scope or close when their token changed); returns the unsubscribe function.
+   */
+  observeConfig(observer: (prev: GatewayConfig, next: GatewayConfig) => void): () => void {
+    this.#configObservers.add(observer);
+    return () => this.#configObservers.delete(observer);
+  }
+
+  /**
+   * The upstream servers this caller's token reaches: those owning at least one tool its globs
+   * allow (hidden tools do not count); `null` = every server (no globs).
+   */
+  serversOf(caller: Caller): ReadonlySet<string> | null {
+    const globs = caller.toolGlobs;
+    if (globs === null) return null;
+    if (this.#scopes.version !== this.#version) {
+      this.#scopes = { version: this.#version, byGlobs: new Map() };
+    }
+    const key = JSON.stringify(globs);
+    let servers = this.#scopes.byGlobs.get(key);
+    if (!servers) {
+      const found = new Set<string>();
+      for (const e of this.#catalog.tools) {
+        if (!e.hidden && !found.has(e.server) && matchesAny(e.name, globs)) found.add(e.server);
+      }
+      servers = found;
+      if (this.#scopes.byGlobs.size > 256) this.#scopes.byGlobs.clear();
+      this.#scopes.byGlobs.set(key, servers);
+    }
+    return servers;
+  }
+
+  /** True when this caller's token reaches `server` (see {@link serversOf}). */
+  sees(caller: Caller, server: string): boolean {
+    const servers = this.serversOf(caller);
+    return servers === null || servers.has(server);
   }
 
   /** Adds a source of local tools (macros, meta-tools). */

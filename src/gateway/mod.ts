@@ -2,7 +2,8 @@
  * @module The gateway core: aggregated catalog and naming, routing of calls, and the per-session
  * MCP server that serves it downstream.
  */
-export { callerAllows } from "./access.ts";
+export { callerAllows, configuredToken, liveCaller, sameGlobs } from "./access.ts";
+export type { Identity } from "./access.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";

@@ -20,6 +20,7 @@ import type { Gateway } from "./gateway.ts";
 import { page } from "./paging.ts";
 import type { SessionLink } from "./passthrough/link.ts";
 import { installPassthrough } from "./passthrough/mod.ts";
+import { watchScope } from "./rescope.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
 /** Options for {@link createSessionServer}. */
@@ -45,7 +46,10 @@ export function sessionLinkOf(server: Server): SessionLink | undefined {
   return links.get(server);
 }
 
-/** A server for one session; `caller()` is read per request (the session id arrives late). */
+/**
+ * A server for one session; `caller()` is read per request (the session id arrives late), and
+ * its globs should be the token's current ones (see `liveCaller`), so a reload re-scopes it.
+ */
 export function createSessionServer(
   gateway: Gateway,
   caller: () => Caller,
@@ -66,6 +70,8 @@ export function createSessionServer(
 
   const hub = gateway.passthrough;
   const link = hub.attach(server, caller);
+  // Resources, completions and log messages follow the servers the token reaches now.
+  link.sees = (name) => gateway.sees(caller(), name);
   links.set(server, link);
   server.oninitialized = () => hub.touch(link);
 
@@ -135,9 +141,11 @@ export function createSessionServer(
     promptsChanged: () => void server.sendPromptListChanged().catch(() => {}),
     resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
   });
+  const unwatch = watchScope(server, gateway, link, caller);
   const prevClose = server.onclose;
   server.onclose = () => {
     unsubscribe();
+    unwatch();
     hub.detach(link);
     prevClose?.();
   };

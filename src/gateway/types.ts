@@ -8,7 +8,10 @@ export interface Caller {
   readonly sessionId: string | null;
   /** Token name (never its value); `null` without auth. */
   readonly tokenName: string | null;
-  /** The token's tool globs; `null` = every tool. */
+  /**
+   * The token's tool globs; `null` = every tool. Callers built by `liveCaller` read them from the
+   * running config at each access, so a reload applies to sessions and scripts already running.
+   */
   readonly toolGlobs: readonly string[] | null;
 }
 

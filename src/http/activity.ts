@@ -1,9 +1,10 @@
 /**
- * What keeps a streamable HTTP session from being idle: requests it is handling and GET streams
- * it holds open. Requests are counted at the transport (a request arrives through `onmessage`,
+ * What keeps a session from being idle: requests it is handling and, for streamable HTTP, GET
+ * streams it holds open (a legacy SSE session's one event stream does not count: it is open for
+ * the session's whole life). Requests are counted at the transport (a request arrives through `onmessage`,
  * its answer leaves through `send`), so answer streams are never wrapped on the hot path.
  */
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 type RequestId = string | number;
 
@@ -38,7 +39,7 @@ const REQUEST_CANCELLED = -32800;
  * answered, the transport refuses the extra send, which is ignored.
  */
 export function watchTransport(
-  transport: WebStandardStreamableHTTPServerTransport,
+  transport: Transport,
   a: Activity,
 ): void {
   const onmessage = transport.onmessage;

@@ -6,7 +6,15 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type Caller, createSessionServer, type Gateway, sessionLinkOf } from "../gateway/mod.ts";
+import type { GatewayConfig } from "../config/mod.ts";
+import {
+  type Caller,
+  configuredToken,
+  createSessionServer,
+  type Gateway,
+  liveCaller,
+  sessionLinkOf,
+} from "../gateway/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
@@ -50,10 +58,12 @@ export class SessionRegistry {
   #opts: SessionRegistryOptions;
   #events = new MemoryEventStore();
   #sweeper: ReturnType<typeof setInterval> | undefined;
+  #unobserve: () => void;
 
   constructor(gateway: Gateway, opts: SessionRegistryOptions) {
     this.#gateway = gateway;
     this.#opts = opts;
+    this.#unobserve = gateway.observeConfig((prev, next) => this.#closeRemoved(prev, next));
     const idleMs = opts.idleMs ?? gateway.config.gateway.sessionIdleMs;
     if (idleMs > 0) {
       // Sweep a few times per idle period; unref'd so the timer never keeps the process alive.
@@ -100,7 +110,7 @@ export class SessionRegistry {
           if (link) this.#gateway.passthrough.touch(link);
           return await s.fast.run(body, {
             gateway: this.#gateway,
-            caller: callerOf(s.id, who),
+            caller: callerOf(this.#gateway, s.id, who),
             link,
             sessionId: s.id,
             activity: s.activity,
@@ -159,7 +169,7 @@ export class SessionRegistry {
     });
     const server = createSessionServer(
       this.#gateway,
-      () => callerOf(transport.sessionId ?? null, who),
+      () => callerOf(this.#gateway, transport.sessionId ?? null, who),
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
     );
     transport.onclose = () => {
@@ -178,22 +188,27 @@ export class SessionRegistry {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
     const transport = new SseSessionTransport(messagePath);
-    const server = createSessionServer(this.#gateway, () => callerOf(transport.sessionId, who));
+    const server = createSessionServer(
+      this.#gateway,
+      () => callerOf(this.#gateway, transport.sessionId, who),
+    );
     const session: Session = {
       id: transport.sessionId,
       kind: "sse",
       server,
       transport,
       tokenName: who.tokenName,
-      // The event stream lives as long as the session (its end closes the session), so a
-      // legacy session is never idle: one open stream, for good.
-      activity: { ...newActivity(), streams: 1 },
+      // The event stream alone does not keep a legacy session alive (it is open for the
+      // session's whole life): it idles out like a streamable one, counting messages posted
+      // and answers sent; a request in flight keeps it.
+      activity: newActivity(),
       fast: null,
     };
     this.#sessions.set(session.id, session);
     this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
     const response = transport.response();
     await server.connect(transport);
+    watchTransport(transport, session.activity);
     transport.onclose = chain(transport.onclose, () => this.#sessions.delete(session.id));
     return response;
   }
@@ -230,17 +245,38 @@ export class SessionRegistry {
     return n;
   }
 
+  /**
+   * After a reload: closes the sessions of every token the new config no longer lists or lists
+   * with another value (rotated: the old secret must not keep an open stream); their next request
+   * with the old value gets 401. Identities that were never in the token list are left alone.
+   */
+  #closeRemoved(prev: GatewayConfig, next: GatewayConfig): void {
+    for (const s of [...this.#sessions.values()]) {
+      const before = configuredToken(prev, s.tokenName);
+      const after = configuredToken(next, s.tokenName);
+      if (!before || after?.token === before.token) continue;
+      this.#sessions.delete(s.id);
+      void s.server.close().catch(() => {});
+      this.#gateway.log.info("token removed or rotated; session closed", {
+        kind: s.kind,
+        tokenName: s.tokenName,
+      });
+    }
+  }
+
   /** Closes every session (shutdown). */
   async closeAll(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#unobserve();
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.all(all.map((s) => s.server.close().catch(() => {})));
   }
 }
 
-function callerOf(sessionId: string | null, who: RequestIdentity): Caller {
-  return { sessionId, tokenName: who.tokenName, toolGlobs: who.toolGlobs };
+/** The session's caller: its token's globs are read from the running config at every check. */
+function callerOf(gateway: Gateway, sessionId: string | null, who: RequestIdentity): Caller {
+  return liveCaller(() => gateway.config, () => sessionId, who);
 }
 
 function chain(first: (() => void) | undefined, second: () => void): () => void {

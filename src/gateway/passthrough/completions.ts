@@ -1,7 +1,9 @@
 /**
  * `completion/complete`, routed by its reference: a prompt reference by exposed prompt name
  * (renamed to the upstream's), a resource reference by exposed URI template or URI (mapped back
- * to the upstream's). An upstream without the completions capability gives no suggestions.
+ * to the upstream's). An upstream without the completions capability gives no suggestions. A
+ * prompt follows the token's globs (as `prompts/get` does); a template, the servers the token
+ * reaches — anything else is answered as unknown.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema, CompleteResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -28,7 +30,7 @@ export function registerCompletions(server: Server, gateway: Gateway, link: Sess
         target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };
       } else {
         const found = resolveTemplate(gateway.resources, ref.uri);
-        if (!found) {
+        if (!found || !link.sees(found.server)) {
           throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
         }
         target = { server: found.server, ref: { ...ref, uri: found.uri } };

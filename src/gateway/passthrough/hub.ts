@@ -230,6 +230,8 @@ export class PassthroughHub {
     if (!set) return;
     const fallback = exposeUri(this.#index(), server, params.uri);
     for (const link of set) {
+      // A token narrowed by a reload no longer hears about a server it cannot reach.
+      if (!link.sees(server)) continue;
       const uri = link.subscriptions.get(key) ?? fallback;
       void link.server.sendResourceUpdated({ ...params, uri }).catch(() => {});
     }

@@ -19,6 +19,11 @@ export class SessionLink {
   level: LoggingLevel | undefined;
   /** Upstream subscription key (`server\0uri`) → the URI the client subscribed with. */
   readonly subscriptions = new Map<string, string>();
+  /**
+   * Whether the session's token reaches `server` (its resources, completions and log messages);
+   * the session server sets it from the token's current globs. Unset: every server.
+   */
+  sees: (server: string) => boolean = () => true;
   #closed = false;
 
   constructor(server: Server, caller: () => Caller) {

@@ -1,7 +1,8 @@
 /**
  * Logging pass-through. Each session keeps the level it set; the gateway sends upstream the most
  * verbose level any session asked for, and fans each upstream `notifications/message` out to
- * every session whose own level lets it through (sessions that never set one get everything).
+ * every session whose own level lets it through (sessions that never set one get everything) and
+ * whose token reaches that server.
  * The message is tagged with its server: `logger` becomes `<server>` or `<server>/<logger>`.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -33,7 +34,10 @@ export function mostVerbose(sessions: Iterable<SessionLink>): LoggingLevel | und
   return best;
 }
 
-/** Delivers one upstream log message to every session whose level lets it through. */
+/**
+ * Delivers one upstream log message to every session that reaches `server` and whose level lets
+ * it through.
+ */
 export function relayLog(
   sessions: Iterable<SessionLink>,
   server: string,
@@ -43,6 +47,7 @@ export function relayLog(
   const rank = severity(params.level);
   for (const s of sessions) {
     if (s.closed || (s.level !== undefined && rank < severity(s.level))) continue;
+    if (!s.sees(server)) continue;
     void s.server.notification({ method: "notifications/message", params: tagged })
       .catch(() => {});
   }

@@ -1,7 +1,8 @@
 /**
  * Resource requests of one session: the aggregated `resources/list` and
  * `resources/templates/list` (paged by the gateway), `resources/read` routed by URI, and
- * `resources/subscribe` / `unsubscribe` shared through the hub.
+ * `resources/subscribe` / `unsubscribe` shared through the hub. Each session sees only the
+ * resources of the servers its token reaches; a URI of another server is answered as unknown.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -31,21 +32,27 @@ export function registerResources(
   server.setRequestHandler(ListResourcesRequestSchema, (req) =>
     onWire(() => {
       hub.touch(link);
-      const { items, nextCursor } = page(gateway.resources.resources, req.params?.cursor, pageSize);
+      const index = gateway.resources;
+      const visible = index.resources.filter((r) => link.sees(index.byUri.get(r.uri)!.server));
+      const { items, nextCursor } = page(visible, req.params?.cursor, pageSize);
       return nextCursor ? { resources: items, nextCursor } : { resources: items };
     }));
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) =>
     onWire(() => {
       hub.touch(link);
-      const { items, nextCursor } = page(gateway.resources.templates, req.params?.cursor, pageSize);
+      const index = gateway.resources;
+      const visible = index.templates.filter((t) =>
+        link.sees(index.byTemplate.get(t.uriTemplate)!.server)
+      );
+      const { items, nextCursor } = page(visible, req.params?.cursor, pageSize);
       return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
     }));
 
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     onWire(async () => {
       hub.touch(link);
-      const target = targetOf(gateway, req.params.uri);
+      const target = targetOf(gateway, req.params.uri, link);
       const upstream = gateway.pool.get(target.server);
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
@@ -62,7 +69,7 @@ export function registerResources(
   server.setRequestHandler(SubscribeRequestSchema, (req) =>
     onWire(async () => {
       hub.touch(link);
-      await hub.subscribe(link, targetOf(gateway, req.params.uri), req.params.uri);
+      await hub.subscribe(link, targetOf(gateway, req.params.uri, link), req.params.uri);
       return {};
     }));
 
@@ -74,9 +81,13 @@ export function registerResources(
     }));
 }
 
-function targetOf(gateway: Gateway, uri: string): ResourceTarget {
+/**
+ * The upstream of `uri`; with `link`, only a server its token reaches — another server's URI is
+ * answered exactly like an unknown one, so a narrow token learns nothing about it.
+ */
+function targetOf(gateway: Gateway, uri: string, link?: SessionLink): ResourceTarget {
   const target = resolveResource(gateway.resources, uri);
-  if (!target) {
+  if (!target || (link && !link.sees(target.server))) {
     throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
       data: { uri },
     });
