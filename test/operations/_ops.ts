@@ -151,3 +151,39 @@ export async function spawnGateway(configFile: string): Promise<GatewayProcess> 
     },
   };
 }
+
+/** One process a fixture recorded in its PIDS_FILE (see test/fixtures/servers/_pids.mjs). */
+export interface RecordedPid {
+  tag: string;
+  pid: number;
+  at: number;
+}
+
+/** The processes recorded in a PIDS_FILE so far (none when the file does not exist yet). */
+export function recordedPids(file: string): RecordedPid[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").filter((l) => l.trim() !== "").map((l) => {
+    const [tag, pid, at] = l.split(" ");
+    return { tag: tag!, pid: Number(pid), at: Number(at) };
+  });
+}
+
+/** Every live process whose process group is one of `groups` (from /proc). */
+export function groupMembers(groups: readonly number[]): number[] {
+  const wanted = new Set(groups);
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (wanted.has(pgrp) && alive(Number(name))) out.push(Number(name));
+    } catch { /* exited while we looked */ }
+  }
+  return out;
+}
