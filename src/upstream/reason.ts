@@ -20,14 +20,35 @@ const NOISE = [
   /A complete log of this run can be found in/, // npm's pointer to its own log file
 ];
 
-/** The last stderr line that can explain a failure (cut to 300 characters), if any. */
+/** The lines of a stderr tail that may say something: no stack frames, carets or banners. */
+export function meaningful(tail: readonly string[]): string[] {
+  return tail.filter((l) => l.trim() !== "" && !NOISE.some((re) => re.test(l)));
+}
+
+/**
+ * An error heading: `Error: …`, `TypeError [ERR_X]: …`, `ModuleNotFoundError: …` (Python),
+ * `error: Uncaught (in promise) Error: …` (Deno), `error: …` (Bun, Rust), `fatal: …`, `panic: …`.
+ */
+const HEADING = [
+  /^(?:error: )?(?:Uncaught (?:\(in promise\) )?)?[A-Za-z_.]*(?:Error|Exception)\b[^:]{0,40}:\s*\S/,
+  /^(?:error|fatal|panic)(?:\[\w+\])?:\s*\S/i,
+];
+/** npm's own failure lines (`npx` of a package that does not exist), minus the bare codes. */
+const NPM = /^npm (?:error|ERR!) /;
+const NPM_BARE = /^npm (?:error|ERR!) (?:code \w+|\d{3})?\s*$/;
+
+/**
+ * The stderr line that best explains a failure (cut to 300 characters), if any: the last error
+ * heading, else npm's first failure line, else the last line that is not a stack frame or a
+ * runtime banner.
+ */
 export function lastWords(tail: readonly string[]): string | undefined {
-  for (let i = tail.length - 1; i >= 0; i--) {
-    const line = tail[i]!.trim();
-    if (line === "" || NOISE.some((re) => re.test(tail[i]!))) continue;
-    return line.length > MAX_WORDS ? `${line.slice(0, MAX_WORDS)}…` : line;
-  }
-  return undefined;
+  const lines = meaningful(tail).map((l) => l.trim());
+  const heading = lines.findLast((l) => HEADING.some((re) => re.test(l)));
+  const npm = lines.find((l) => NPM.test(l) && !NPM_BARE.test(l));
+  const line = heading ?? npm ?? lines.at(-1);
+  if (line === undefined) return undefined;
+  return line.length > MAX_WORDS ? `${line.slice(0, MAX_WORDS)}…` : line;
 }
 
 /**

@@ -11,7 +11,10 @@ export interface TailLimits {
   bytes: number;
 }
 
-/** Default bound: the last 20 lines and at most 4 KiB. */
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+/** Default bound: the last 20 lines and at most 4096 characters (4 KiB of ASCII). */
 export const TAIL_LIMITS: TailLimits = { lines: 20, bytes: 4096 };
 
 /** A bounded ring of complete stderr lines (a partial last line is kept until flushed). */
@@ -45,7 +48,8 @@ export class StderrTail {
   }
 
   #add(raw: string): void {
-    const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).slice(0, this.#limits.bytes);
+    // Colour codes (Deno and others colour errors even into a pipe) carry no meaning here.
+    const line = raw.replace(ANSI, "").replace(/\r$/, "").slice(0, this.#limits.bytes);
     if (line.trim() === "") return;
     this.#lines.push(line);
     this.#bytes += line.length;

@@ -22,7 +22,7 @@ import { type Connection, connectUpstream } from "./connect.ts";
 import { type ProcessExit, StdioTransport } from "./stdio.ts";
 import { chain, describeStartError, isTransportFailure, notDelivered } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
-import { downReason } from "./reason.ts";
+import { downReason, meaningful } from "./reason.ts";
 
 /** Where an upstream is in its life. */
 export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
@@ -369,7 +369,10 @@ export class Upstream {
     const why = this.#lastError ? `: ${this.#lastError}` : "";
     if (this.#state === "starting" && why) return `is down${why}; restarting now`;
     if (this.#state !== "down") return `is ${this.#state}${why}`;
-    if (this.#gaveUp) return `is down${why}; gave up after ${this.#failures} restarts`;
+    if (this.#gaveUp) {
+      const n = this.#failures;
+      return `is down${why}; gave up after ${n} restart${n === 1 ? "" : "s"}`;
+    }
     const wait = this.#nextRetryAt - Date.now();
     return wait > 0 ? `is down${why}; next restart in ${Math.ceil(wait / 1000)}s` : `is down${why}`;
   }
@@ -421,7 +424,8 @@ export class Upstream {
     // calls to them answer at once with why the server is down (SPEC §5, isolation).
     const { initialDelayMs, maxDelayMs, maxRestarts } = this.config.restart;
     clearTimeout(this.#timer);
-    const stderr = this.#tail.length > 0 ? { stderr: this.#tail.slice(-5) } : {};
+    const said = meaningful(this.#tail).slice(-8);
+    const stderr = said.length > 0 ? { stderr: said } : {};
     if (this.#halted) {
       this.#nextRetryAt = 0;
       this.#setState("down", { error: reason, shuttingDown: true, ...stderr });
