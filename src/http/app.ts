@@ -35,7 +35,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {
-    const { ready, ...rest } = readiness(gateway.pool.all());
+    // Unauthenticated by design (probes): with auth on, reasons stay behind a token.
+    const reasons = gateway.config.gateway.tokens === null;
+    const { ready, ...rest } = readiness(gateway.pool.all(), { reasons });
     return c.json({ status: ready ? "ready" : "not ready", ...rest }, ready ? 200 : 503);
   });
 

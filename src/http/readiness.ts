@@ -11,8 +11,8 @@ export interface DownServer {
   server: string;
   /** `down`, or `starting` while a restart attempt runs. */
   state: string;
-  /** Why, e.g. `exited with code 1: Error: GITHUB_TOKEN is not set`. */
-  reason: string;
+  /** Why, e.g. `exited with code 1: Error: GITHUB_TOKEN is not set` (absent with auth on). */
+  reason?: string;
   required: boolean;
   /** Milliseconds until the next restart, when one is scheduled. */
   retryInMs?: number;
@@ -30,8 +30,16 @@ export interface Readiness {
   down: DownServer[];
 }
 
-/** Judges readiness from the upstreams' current states. */
-export function readiness(upstreams: readonly Upstream[], now = Date.now()): Readiness {
+/**
+ * Judges readiness from the upstreams' current states. `reasons: false` leaves out each down
+ * server's reason: `/readyz` answers without auth, and a reason quotes what the server wrote
+ * to stderr, so with auth on it is only shown behind a token (logs, status page).
+ */
+export function readiness(
+  upstreams: readonly Upstream[],
+  options: { reasons: boolean; now?: number },
+): Readiness {
+  const now = options.now ?? Date.now();
   const enabled = upstreams.filter((u) => u.config.enabled);
   const up = enabled.filter((u) => u.state === "up").length;
   const down = enabled.filter((u) => u.state !== "up").map((u): DownServer => {
@@ -39,7 +47,7 @@ export function readiness(upstreams: readonly Upstream[], now = Date.now()): Rea
     return {
       server: u.name,
       state: u.state,
-      reason: u.lastError ?? u.state,
+      ...(options.reasons ? { reason: u.lastError ?? u.state } : {}),
       required: u.config.required,
       ...(next !== null ? { retryInMs: Math.max(0, next - now) } : {}),
       ...(u.gaveUp ? { gaveUp: true } : {}),

@@ -174,6 +174,26 @@ servers:
     }
   });
 
+  it("leaves the reasons out when auth is on (it answers without a token)", async () => {
+    const gw = await startTestGateway(`
+gateway:
+  auth: { tokens: [{ name: ops, token: "ops-token-0123456789abcdef" }] }
+servers:
+  gh: ${throwing("GITHUB_TOKEN is not set", "restart: { initialDelay: 30s }")}
+`);
+    try {
+      const res = await fetch(`${gw.url}/readyz`);
+      assert.equal(res.status, 503);
+      const body = await res.json() as { down: Record<string, unknown>[] };
+      assert.deepEqual(body.down.map((d) => [d.server, d.state, d.required, "reason" in d]), [
+        ["gh", "down", false, false],
+      ]);
+      assert.ok(!JSON.stringify(body).includes("GITHUB_TOKEN"));
+    } finally {
+      await gw.stop();
+    }
+  });
+
   it("is 503 naming a required server that is down, even with others up", async () => {
     const gw = await startTestGateway(`
 servers:
