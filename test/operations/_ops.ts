@@ -76,9 +76,15 @@ export interface GatewayProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `mcp-gateway --config file --listen 127.0.0.1:0` and waits for its listening line. */
-export async function spawnGateway(configFile: string): Promise<GatewayProcess> {
-  const [cmd, ...pre] = selfCommand();
+/**
+ * Starts `mcp-gateway --config file --listen 127.0.0.1:0` and waits for its listening line;
+ * `command` replaces this runtime running the source (e.g. the compiled binary).
+ */
+export async function spawnGateway(
+  configFile: string,
+  command: readonly string[] = selfCommand(),
+): Promise<GatewayProcess> {
+  const [cmd, ...pre] = command;
   const child = spawn(cmd!, [
     ...pre,
     "--config",
@@ -171,6 +177,23 @@ export function recordedPids(file: string): RecordedPid[] {
     const [tag, pid, at] = l.split(" ");
     return { tag: tag!, pid: Number(pid), at: Number(at) };
   });
+}
+
+/**
+ * Every live process started with `key=value` in its environment (from /proc): finds a child
+ * from its first instruction on, before it could write its pid anywhere.
+ */
+export function withEnv(key: string, value: string): number[] {
+  const needle = `${key}=${value}`;
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
+      if (env.includes(needle) && alive(Number(name))) out.push(Number(name));
+    } catch { /* exited while we looked, or not ours */ }
+  }
+  return out;
 }
 
 /** Every live process whose process group is one of `groups` (from /proc). */

@@ -18,9 +18,12 @@ import {
   recordedPids,
   signal,
   spawnGateway,
+  withEnv,
 } from "./_ops.ts";
 
 const ROUNDS = 3;
+/** The compiled binary when the test command built one, else this runtime on the source. */
+const COMMAND = process.env.MCPGW_BINARY ? [process.env.MCPGW_BINARY] : undefined;
 
 function setup(silent: string, hanging = ""): { config: string; pids: string } {
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-cleanup-"));
@@ -43,10 +46,20 @@ servers:
   return { config, pids };
 }
 
-/** Every recorded process and every member of their process groups still alive. */
+/**
+ * Every fixture process of this run still alive: recorded in the pids file, in the process
+ * group of one that was, or carrying the file's name in its environment (a child that was
+ * still starting when the gateway exited has not written its pid yet).
+ */
 function survivors(pids: string): number[] {
   const recorded = recordedPids(pids).map((p) => p.pid);
-  return [...new Set([...recorded.filter(alive), ...groupMembers(recorded)])];
+  return [
+    ...new Set([
+      ...recorded.filter(alive),
+      ...groupMembers(recorded),
+      ...withEnv("PIDS_FILE", pids),
+    ]),
+  ];
 }
 
 /** Waits for exit, then asserts nothing survived (and kills survivors so the test leaks none). */
@@ -72,7 +85,7 @@ describe("no child survives SIGTERM", () => {
       const { config, pids } = setup(
         "connectTimeout: 800ms, restart: { initialDelay: 100ms, maxDelay: 100ms }",
       );
-      const gw = await spawnGateway(config);
+      const gw = await spawnGateway(config, COMMAND);
       try {
         await waitFor(
           () => recordedPids(pids).filter((p) => p.tag === "silent").length >= 2,
@@ -95,7 +108,7 @@ describe("no child survives SIGTERM", () => {
         "connectTimeout: 1500ms, restart: { initialDelay: 400ms, maxDelay: 400ms }",
         ", timeout: 30s",
       );
-      const gw = await spawnGateway(config);
+      const gw = await spawnGateway(config, COMMAND);
       try {
         await gw.waitForLog((l) => l.msg === "ready");
         const client = await httpClient(gw.url);
