@@ -112,6 +112,8 @@ export async function startGateway(
     ? null
     : watchConfigFile(config.file, () => void reload("file change"), log);
   const drain = async () => {
+    // From the first signal on, no backoff timer or reload starts a new child.
+    gateway.pool.halt();
     const inFlight = () => gateway.pool.inFlight();
     const waiting = inFlight();
     const timeoutMs = gateway.config.gateway.drainTimeoutMs;

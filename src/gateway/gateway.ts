@@ -9,6 +9,7 @@ import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalog.ts";
+import { downServerEntry } from "./down-servers.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
@@ -260,7 +261,11 @@ export class Gateway {
   /** Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. */
   resolveTool(name: string, caller: Caller, internal = false): LocalTool | ToolEntry {
     const local = this.#local.get(name);
-    const entry = local ? undefined : this.#catalog.toolsByName.get(name);
+    let entry = local ? undefined : this.#catalog.toolsByName.get(name);
+    // A server that never came up has no catalog: its names answer "down", not "unknown".
+    if (!local && !entry) {
+      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
+    }
     if (!local && (!entry || (entry.hidden && !internal))) {
       throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
     }

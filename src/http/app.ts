@@ -7,6 +7,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
+import { readiness } from "./readiness.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -34,13 +35,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {
-    const down = gateway.pool.all().filter((u) => u.config.required && u.state !== "up").map((u) =>
-      u.name
-    );
-    return c.json(
-      { status: down.length === 0 ? "ready" : "not ready", down },
-      down.length === 0 ? 200 : 503,
-    );
+    // Unauthenticated by design (probes): with auth on, reasons stay behind a token.
+    const reasons = gateway.config.gateway.tokens === null;
+    const { ready, ...rest } = readiness(gateway.pool.all(), { reasons });
+    return c.json({ status: ready ? "ready" : "not ready", ...rest }, ready ? 200 : 503);
   });
 
   const limit = bodyLimit({

@@ -1,6 +1,8 @@
 /**
  * Structured logging on stderr: JSON lines, or short text lines when stderr is a terminal.
- * stdout is never written, so `--stdio` keeps a clean protocol channel.
+ * stdout is never written, so `--stdio` keeps a clean protocol channel. Under systemd
+ * (`JOURNAL_STREAM` set) each line starts with its syslog priority (`<4>` for warn), which
+ * journald strips and stores, so `journalctl -p warning` filters.
  */
 
 /** Log levels, most verbose first. */
@@ -9,6 +11,13 @@ export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = typeof LOG_LEVELS[number];
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+/** syslog priorities (sd-daemon(3) line prefixes): err, warning, info, debug. */
+const PRIORITY: Record<Exclude<LogLevel, "silent">, number> = {
+  debug: 7,
+  info: 6,
+  warn: 4,
+  error: 3,
+};
 
 /** Fields attached to a log line. Values named like secrets are redacted. */
 export type LogFields = Record<string, unknown>;
@@ -28,6 +37,8 @@ const SECRET_KEY = /token|secret|password|authorization|api[_-]?key/i;
 let threshold = RANK.info;
 let textMode = Boolean(process.stderr.isTTY);
 let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+/** systemd connects stderr to the journal and says so in JOURNAL_STREAM. */
+let journald = Boolean(process.env.JOURNAL_STREAM);
 
 /** Sets the global level (from `--log-level`). */
 export function setLogLevel(level: LogLevel): void {
@@ -36,12 +47,14 @@ export function setLogLevel(level: LogLevel): void {
 
 /** Redirects log lines (tests capture them). Returns a function restoring the previous sink. */
 export function setLogSink(fn: (line: string) => void, text = false): () => void {
-  const [prev, prevText] = [sink, textMode];
+  const [prev, prevText, prevJournald] = [sink, textMode, journald];
   sink = fn;
   textMode = text;
+  journald = false;
   return () => {
     sink = prev;
     textMode = prevText;
+    journald = prevJournald;
   };
 }
 
@@ -54,16 +67,19 @@ function redact(fields: LogFields): LogFields {
 }
 
 function write(level: LogLevel, component: string, msg: string, fields?: LogFields): void {
-  if (RANK[level] < threshold) return;
+  if (RANK[level] < threshold || level === "silent") return;
   const extra = fields ? redact(fields) : undefined;
+  const priority = journald ? `<${PRIORITY[level]}>` : "";
   if (textMode) {
     const tail = extra
       ? " " + Object.entries(extra).map(([k, v]) => `${k}=${fmt(v)}`).join(" ")
       : "";
-    sink(`${level.toUpperCase().padEnd(5)} [${component}] ${msg}${tail}`);
+    sink(`${priority}${level.toUpperCase().padEnd(5)} [${component}] ${msg}${tail}`);
     return;
   }
-  sink(JSON.stringify({ time: new Date().toISOString(), level, component, msg, ...extra }));
+  sink(
+    priority + JSON.stringify({ time: new Date().toISOString(), level, component, msg, ...extra }),
+  );
 }
 
 function fmt(v: unknown): string {

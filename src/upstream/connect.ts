@@ -41,22 +41,39 @@ export interface Connection {
   kind: "stdio" | "streamable-http" | "sse";
 }
 
+/** One connect attempt as its owner controls it. */
+export interface ConnectAttempt {
+  /** Aborting ends the attempt at once and closes (kills) whatever it started. */
+  signal?: AbortSignal;
+  /** Told the stdio transport before it starts: its stderr and exit explain a failure. */
+  onTransport?(transport: StdioTransport): void;
+}
+
 /** Connects to one upstream, giving up after `connectTimeoutMs`. */
 export async function connectUpstream(
   server: ServerConfig,
   log: Logger,
   setup: (client: Client) => void,
+  attempt: ConnectAttempt = {},
 ): Promise<Connection> {
+  const aborted = attempt.signal?.aborted ? stoppedError(server) : undefined;
+  if (aborted) throw aborted;
   if (server.kind === "stdio") {
     const transport = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
-    return { ...(await handshake(server, transport, setup)), kind: "stdio" };
+    attempt.onTransport?.(transport);
+    return { ...(await handshake(server, transport, setup, attempt.signal)), kind: "stdio" };
   }
   if (server.transport !== "sse") {
     try {
       const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
-      return { ...(await handshake(server, transport, setup)), kind: "streamable-http" };
+      return {
+        ...(await handshake(server, transport, setup, attempt.signal)),
+        kind: "streamable-http",
+      };
     } catch (err) {
-      if (server.transport === "streamable-http" || !mayBeLegacySse(err)) throw err;
+      if (
+        server.transport === "streamable-http" || !mayBeLegacySse(err) || attempt.signal?.aborted
+      ) throw err;
       log.info("streamable HTTP refused; trying legacy SSE", { error: messageOf(err) });
     }
   }
@@ -70,7 +87,11 @@ export async function connectUpstream(
         }),
     },
   });
-  return { ...(await handshake(server, transport, setup)), kind: "sse" };
+  return { ...(await handshake(server, transport, setup, attempt.signal)), kind: "sse" };
+}
+
+function stoppedError(server: ServerConfig): GatewayError {
+  return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server.name}" was stopped`);
 }
 
 function httpOptions(server: HttpServerConfig) {
@@ -87,6 +108,7 @@ async function handshake(
   server: ServerConfig,
   transport: Transport,
   setup: (client: Client) => void,
+  signal: AbortSignal | undefined,
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
     capabilities: capabilitiesFor(server),
@@ -105,13 +127,24 @@ async function handshake(
       server.connectTimeoutMs,
     );
   });
+  // A stop during the handshake must not wait for its timeout: the child is killed now.
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(stoppedError(server));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    await Promise.race([client.connect(transport, { timeout: server.connectTimeoutMs }), timeout]);
+    await Promise.race([
+      client.connect(transport, { timeout: server.connectTimeoutMs }),
+      timeout,
+      stopped,
+    ]);
     return { client, transport };
   } catch (err) {
     await transport.close().catch(() => {});
     throw err;
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }

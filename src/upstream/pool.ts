@@ -28,6 +28,7 @@ export class UpstreamPool {
   #events: PoolEvents;
   /** The per-session processes of `isolation: session` servers. */
   readonly isolated: SessionUpstreams;
+  #halted = false;
 
   constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
     this.#log = log;
@@ -40,11 +41,13 @@ export class UpstreamPool {
   }
 
   #create(config: ServerConfig): Upstream {
-    return new Upstream(config, this.#log, {
+    const upstream = new Upstream(config, this.#log, {
       onCatalog: (u) => this.#events.onCatalog?.(u),
       onState: (u) => this.#events.onState?.(u),
       setup: (u, c) => this.#events.setup?.(u, c),
     });
+    if (this.#halted) upstream.halt();
+    return upstream;
   }
 
   /** Starts every upstream concurrently; resolves when each is up or marked down. */
@@ -114,8 +117,18 @@ export class UpstreamPool {
     return n + this.isolated.inFlight();
   }
 
-  /** Stops every upstream and its process tree. */
+  /**
+   * Shutdown began: no upstream restarts or starts from now on (pending backoff timers are
+   * cancelled); connections that are up keep serving the calls being drained.
+   */
+  halt(): void {
+    this.#halted = true;
+    for (const u of this.#upstreams.values()) u.halt();
+  }
+
+  /** Stops every upstream, in any state, and resolves once each process tree is killed. */
   async stopAll(): Promise<void> {
+    this.halt();
     await Promise.all([...this.all().map((u) => u.stop()), this.isolated.stopAll()]);
   }
 }

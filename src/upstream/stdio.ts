@@ -2,13 +2,16 @@
  * A stdio client transport of our own: the child runs in its own process group so the whole
  * tree can be killed, stdout lines that are not JSON-RPC are logged and skipped (one noisy
  * server must not break its session), and stderr is drained into the log with a rate cap so a
- * flood neither blocks the child nor the gateway.
+ * flood neither blocks the child nor the gateway. The last stderr lines and how the process
+ * exited are kept: they are the reason an operator needs when a server dies at start.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../shared/log.ts";
 import { LeanCalls } from "./lean-calls.ts";
+import { release, track } from "./reaper.ts";
+import { StderrTail } from "./stderr-tail.ts";
 
 /** Options for {@link StdioTransport}. */
 export interface StdioTransportOptions {
@@ -25,6 +28,14 @@ export interface StdioTransportOptions {
 }
 
 const STDERR_LINES_PER_SEC = 20;
+/** After an exit, how long the last stderr bytes may take to arrive before the loss is told. */
+const STDERR_SETTLE_MS = 200;
+
+/** How a server process ended on its own (not because the gateway closed it). */
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+}
 
 /** Spawns the child on `start()`; `close()` ends its whole process group. */
 export class StdioTransport implements Transport {
@@ -40,6 +51,8 @@ export class StdioTransport implements Transport {
   #buffered = 0;
   #closed = false;
   #stderrBudget = { windowStart: 0, count: 0, dropped: 0 };
+  #tail = new StderrTail();
+  #exit: ProcessExit | null = null;
 
   constructor(opts: StdioTransportOptions) {
     this.#opts = opts;
@@ -56,9 +69,24 @@ export class StdioTransport implements Transport {
     return this.#child?.pid;
   }
 
+  /** The last lines the process wrote to stderr (at most 20 lines, 4 KiB), oldest first. */
+  get stderrTail(): string[] {
+    return this.#tail.lines();
+  }
+
+  /** How the process exited, when it exited on its own; `null` while running or after close. */
+  get exit(): ProcessExit | null {
+    return this.#exit;
+  }
+
   start(): Promise<void> {
     const { command, args, env, cwd, log } = this.#opts;
     return new Promise((resolve, reject) => {
+      // Closed before it started (a stop during connect): never spawn.
+      if (this.#closed) {
+        reject(new Error("the transport was closed before it started"));
+        return;
+      }
       let child: ChildProcess;
       try {
         child = spawn(command, [...args], {
@@ -82,15 +110,29 @@ export class StdioTransport implements Transport {
           this.#ended();
         }
       });
+      if (child.pid !== undefined) track(child.pid);
+      const stderrDone = new Promise<void>((r) => {
+        child.stderr!.once("end", r);
+        child.stderr!.once("close", r);
+      });
       child.once("spawn", () => resolve());
       child.once("exit", (code, signal) => {
         // Children the server left behind would outlive it: sweep its process group now.
-        if (child.pid !== undefined) signalGroup(child, "SIGKILL");
+        if (child.pid !== undefined) {
+          signalGroup(child, "SIGKILL");
+          release(child.pid);
+        }
         if (this.#closed) return;
-        this.#closed = true;
-        const why = signal ? `signal ${signal}` : `code ${code}`;
-        this.onerror?.(new Error(`server process exited with ${why}`));
-        this.#ended();
+        this.#exit = { code, signal };
+        // Its last words (why it exited) may still be in the pipe: wait for them, briefly.
+        void settle(stderrDone, STDERR_SETTLE_MS).then(() => {
+          this.#tail.flush();
+          if (this.#closed) return;
+          this.#closed = true;
+          const why = signal ? `signal ${signal}` : `code ${code}`;
+          this.onerror?.(new Error(`server process exited with ${why}`));
+          this.#ended();
+        });
       });
       child.stdout!.on("data", (chunk: Buffer) => this.#onStdout(chunk));
       child.stderr!.on("data", (chunk: Buffer) => this.#onStderr(chunk, log));
@@ -142,6 +184,7 @@ export class StdioTransport implements Transport {
   }
 
   #onStderr(chunk: Buffer, log: Logger): void {
+    const lines = this.#tail.push(chunk.toString("utf8"));
     if (!log.enabled("debug")) return;
     const b = this.#stderrBudget;
     const now = Date.now();
@@ -151,7 +194,7 @@ export class StdioTransport implements Transport {
       b.count = 0;
       b.dropped = 0;
     }
-    for (const line of chunk.toString("utf8").split("\n")) {
+    for (const line of lines) {
       if (line.trim() === "") continue;
       if (b.count++ < STDERR_LINES_PER_SEC) log.debug("stderr", { line: line.slice(0, 500) });
       else b.dropped++;
@@ -175,6 +218,13 @@ export class StdioTransport implements Transport {
     if (child) await killTree(child);
     if (!wasClosed) this.#ended();
   }
+}
+
+/** Resolves when `done` settles or after `ms`, whichever comes first. */
+async function settle(done: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([done, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Signals a detached child's process group (falling back to the child alone). */

@@ -19,9 +19,10 @@ import type { ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
-import { StdioTransport } from "./stdio.ts";
+import { type ProcessExit, StdioTransport } from "./stdio.ts";
 import { chain, describeStartError, isTransportFailure, notDelivered } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
+import { downReason, meaningful } from "./reason.ts";
 
 /** Where an upstream is in its life. */
 export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
@@ -67,6 +68,15 @@ export class Upstream {
   #kind: Connection["kind"] | null = null;
   #starting: Promise<void> | undefined;
   #inFlight = 0;
+  /** The current connect attempt; aborting it kills what it started. */
+  #attempt: AbortController | undefined;
+  /** The stdio process of the latest attempt: its stderr and exit explain a failure. */
+  #proc: StdioTransport | undefined;
+  #tail: string[] = [];
+  #lastExit: ProcessExit | null = null;
+  #gaveUp = false;
+  /** Shutdown began or stopped: nothing new is started, no restart is scheduled. */
+  #halted = false;
 
   constructor(config: ServerConfig, log: Logger, hooks: UpstreamHooks) {
     this.config = config;
@@ -84,8 +94,33 @@ export class Upstream {
   get catalog(): UpstreamCatalog {
     return this.#catalog;
   }
+  /** Why it is down (or why it last went down), e.g. `exited with code 1: Error: …`. */
   get lastError(): string | null {
     return this.#lastError;
+  }
+  /**
+   * The last lines its process wrote to stderr (at most 20 lines / 4 KiB): the running or
+   * starting process's when it wrote any, else those of the process that failed last.
+   */
+  get stderrTail(): readonly string[] {
+    const live = this.#proc?.stderrTail;
+    return live && live.length > 0 ? live : this.#tail;
+  }
+  /** How the process that failed last exited by itself (`null`: it did not, or never ran). */
+  get lastExit(): ProcessExit | null {
+    return this.#lastExit;
+  }
+  /** When the next restart is due (epoch ms), or `null` when none is scheduled. */
+  get nextRetryAt(): number | null {
+    return this.#state === "down" && this.#nextRetryAt > 0 ? this.#nextRetryAt : null;
+  }
+  /** True once `restart.maxRestarts` consecutive failures made it stop retrying. */
+  get gaveUp(): boolean {
+    return this.#gaveUp;
+  }
+  /** Consecutive failures so far (reset after it stayed up `restart.resetAfter`). */
+  get failures(): number {
+    return this.#failures;
   }
   get restarts(): number {
     return this.#restarts;
@@ -109,7 +144,7 @@ export class Upstream {
 
   /** Connects and reads the catalog. Never throws: failure marks the upstream down. */
   start(): Promise<void> {
-    if (!this.config.enabled) return Promise.resolve();
+    if (!this.config.enabled || this.#halted) return Promise.resolve();
     const started = this.#connect();
     this.#starting = started;
     void started.finally(() => {
@@ -124,14 +159,19 @@ export class Upstream {
     const stale = this.#conn;
     this.#conn = undefined;
     if (stale) await stale.client.close().catch(() => {});
+    if (generation !== this.#generation) return; // stopped meanwhile
     this.#setState("starting");
     let conn: Connection | undefined;
     let closedEarly = false;
+    const attempt = new AbortController();
+    this.#attempt = attempt;
+    this.#proc = undefined;
     try {
       conn = await connectUpstream(
         this.config,
         this.log,
         (client) => this.#hooks.setup?.(this, client),
+        { signal: attempt.signal, onTransport: (t) => (this.#proc = t) },
       );
       if (generation !== this.#generation) {
         await conn.transport.close().catch(() => {});
@@ -153,6 +193,7 @@ export class Upstream {
       if (closedEarly) throw new Error("the server exited during start-up");
       this.#upSince = Date.now();
       this.#lastError = null;
+      this.#gaveUp = false;
       this.#kind = conn.kind;
       this.#setState("up");
       this.#hooks.onCatalog(this);
@@ -160,18 +201,32 @@ export class Upstream {
       if (generation !== this.#generation) return;
       await conn?.transport.close().catch(() => {});
       this.#conn = undefined;
-      this.#fail(describeStartError(this.config, err));
+      this.#fail(this.#explain(describeStartError(this.config, err)));
+    } finally {
+      if (this.#attempt === attempt) this.#attempt = undefined;
     }
   }
 
-  /** Stops the upstream for good (reload removal, shutdown); kills its process tree. */
-  async stop(): Promise<void> {
-    this.#generation++;
+  /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
+  halt(): void {
+    this.#halted = true;
     clearTimeout(this.#timer);
+    this.#nextRetryAt = 0;
+  }
+
+  /**
+   * Stops the upstream for good (reload removal, shutdown) in whatever state it is — up,
+   * connecting, backing off — and resolves once its process tree is killed.
+   */
+  async stop(): Promise<void> {
+    this.halt();
+    this.#generation++;
+    this.#attempt?.abort(); // a connect in progress kills its child now
     const conn = this.#conn;
     this.#conn = undefined;
+    const starting = this.#starting;
     this.#setState("stopped");
-    if (conn) await conn.client.close().catch(() => {});
+    await Promise.all([conn?.client.close().catch(() => {}), starting?.catch(() => {})]);
   }
 
   /** Re-reads the whole catalog (after `list_changed`). */
@@ -301,15 +356,25 @@ export class Upstream {
 
   /** The error a call gets while this upstream is not up. */
   unavailable(): GatewayError {
-    const retry = this.#nextRetryAt > Date.now()
-      ? `; next restart in ${Math.ceil((this.#nextRetryAt - Date.now()) / 1000)}s`
-      : "";
+    return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${this.name}" ${this.status()}`, {
+      data: { server: this.name, ...(this.#lastError ? { reason: this.#lastError } : {}) },
+    });
+  }
+
+  /**
+   * Its state in words, for errors and `/readyz`: `is down: exited with code 1: …; next
+   * restart in 3s`, `…; gave up after 5 restarts`, `is down: …; restarting now`, `is up`.
+   */
+  status(): string {
     const why = this.#lastError ? `: ${this.#lastError}` : "";
-    return new GatewayError(
-      "UPSTREAM_UNAVAILABLE",
-      `server "${this.name}" is ${this.#state}${why}${retry}`,
-      { data: { server: this.name } },
-    );
+    if (this.#state === "starting" && why) return `is down${why}; restarting now`;
+    if (this.#state !== "down") return `is ${this.#state}${why}`;
+    if (this.#gaveUp) {
+      const n = this.#failures;
+      return `is down${why}; gave up after ${n} restart${n === 1 ? "" : "s"}`;
+    }
+    const wait = this.#nextRetryAt - Date.now();
+    return wait > 0 ? `is down${why}; next restart in ${Math.ceil(wait / 1000)}s` : `is down${why}`;
   }
 
   #mapCallError(err: unknown): unknown {
@@ -335,7 +400,15 @@ export class Upstream {
   #onClosed(generation: number, why: string | undefined): void {
     if (generation !== this.#generation || this.#state === "stopped") return;
     this.#conn = undefined;
-    this.#fail(why ?? "the server process exited or the connection closed");
+    this.#fail(this.#explain(why ?? "the server process exited or the connection closed"));
+  }
+
+  /** A failure in the process's own words when it left any (exit, last stderr line). */
+  #explain(fallback: string): string {
+    const proc = this.#proc;
+    this.#lastExit = proc?.exit ?? null;
+    this.#tail = proc?.stderrTail ?? [];
+    return proc ? downReason(fallback, proc.exit, this.#tail) : fallback;
   }
 
   /**
@@ -351,19 +424,31 @@ export class Upstream {
     // calls to them answer at once with why the server is down (SPEC §5, isolation).
     const { initialDelayMs, maxDelayMs, maxRestarts } = this.config.restart;
     clearTimeout(this.#timer);
-    if (maxRestarts !== null && this.#failures >= maxRestarts) {
+    const said = meaningful(this.#tail).slice(-8);
+    const stderr = said.length > 0 ? { stderr: said } : {};
+    if (this.#halted) {
       this.#nextRetryAt = 0;
-      this.#setState("down", { error: reason, gaveUp: true, failures: this.#failures });
+      this.#setState("down", { error: reason, shuttingDown: true, ...stderr });
+    } else if (maxRestarts !== null && this.#failures >= maxRestarts) {
+      this.#nextRetryAt = 0;
+      this.#gaveUp = true;
+      this.#setState("down", { error: reason, gaveUp: true, failures: this.#failures, ...stderr });
     } else {
       const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#failures);
       this.#failures++;
       this.#nextRetryAt = Date.now() + delay;
       this.#timer = setTimeout(() => {
+        if (this.#halted) return;
         this.#restarts++;
         void this.start();
       }, delay);
       (this.#timer as { unref?: () => void }).unref?.();
-      this.#setState("down", { error: reason, retryInMs: delay, failures: this.#failures });
+      this.#setState("down", {
+        error: reason,
+        retryInMs: delay,
+        failures: this.#failures,
+        ...stderr,
+      });
     }
     if (wasUp) this.#hooks.onCatalog(this);
   }

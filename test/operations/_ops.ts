@@ -76,9 +76,15 @@ export interface GatewayProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `mcp-gateway --config file --listen 127.0.0.1:0` and waits for its listening line. */
-export async function spawnGateway(configFile: string): Promise<GatewayProcess> {
-  const [cmd, ...pre] = selfCommand();
+/**
+ * Starts `mcp-gateway --config file --listen 127.0.0.1:0` and waits for its listening line;
+ * `command` replaces this runtime running the source (e.g. the compiled binary).
+ */
+export async function spawnGateway(
+  configFile: string,
+  command: readonly string[] = selfCommand(),
+): Promise<GatewayProcess> {
+  const [cmd, ...pre] = command;
   const child = spawn(cmd!, [
     ...pre,
     "--config",
@@ -150,4 +156,57 @@ export async function spawnGateway(configFile: string): Promise<GatewayProcess> 
       }
     },
   };
+}
+
+/** One process a fixture recorded in its PIDS_FILE (see test/fixtures/servers/_pids.mjs). */
+export interface RecordedPid {
+  tag: string;
+  pid: number;
+  at: number;
+}
+
+/** The processes recorded in a PIDS_FILE so far (none when the file does not exist yet). */
+export function recordedPids(file: string): RecordedPid[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").filter((l) => l.trim() !== "").map((l) => {
+    const [tag, pid, at] = l.split(" ");
+    return { tag: tag!, pid: Number(pid), at: Number(at) };
+  });
+}
+
+/**
+ * Every live process started with `key=value` in its environment (from /proc): finds a child
+ * from its first instruction on, before it could write its pid anywhere.
+ */
+export function withEnv(key: string, value: string): number[] {
+  const needle = `${key}=${value}`;
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
+      if (env.includes(needle) && alive(Number(name))) out.push(Number(name));
+    } catch { /* exited while we looked, or not ours */ }
+  }
+  return out;
+}
+
+/** Every live process whose process group is one of `groups` (from /proc). */
+export function groupMembers(groups: readonly number[]): number[] {
+  const wanted = new Set(groups);
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (wanted.has(pgrp) && alive(Number(name))) out.push(Number(name));
+    } catch { /* exited while we looked */ }
+  }
+  return out;
 }
