@@ -8,14 +8,17 @@ import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
 import { type EnvProblem, expandEnv } from "./env.ts";
+import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
 import type { GatewayConfig } from "./types.ts";
 
-/** One config problem: where (dotted YAML path, line) and what was expected. */
+/** One config problem: where (dotted YAML path, line, column) and what was expected. */
 export interface ConfigProblem {
   path: string;
   line?: number;
+  /** Set for YAML syntax errors, which have no path yet. */
+  column?: number;
   message: string;
 }
 
@@ -57,11 +60,10 @@ export function parseConfig(
     return undefined;
   };
   if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e) => ({
-      path: "",
-      line: e.linePos?.[0]?.line,
-      message: e.message.split("\n")[0] ?? e.message,
-    }));
+    const problems = doc.errors.map((e): ConfigProblem => {
+      const { line, col } = lines.linePos(e.pos[0]);
+      return { path: "", line, column: col, message: e.message.split("\n")[0] ?? e.message };
+    });
     throw configError(file, problems);
   }
   const raw = doc.toJS() ?? {};
@@ -105,8 +107,22 @@ function describeIssue(
 ): ConfigProblem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   switch (issue.code) {
-    case "unrecognized_keys":
-      return issue.keys.map((k) => locate([...path, k], `unknown key "${k}"`, lineOf));
+    case "unrecognized_keys": {
+      const allowed = allowedKeys(configSchema, path);
+      return issue.keys.map((k) => {
+        const near = closestKey(k, allowed);
+        const hint = near
+          ? `; did you mean "${near}"?`
+          : allowed.length > 0
+          ? ` (expected one of ${allowed.join(", ")})`
+          : "";
+        return locate([...path, k], `unknown key "${k}"${hint}`, lineOf);
+      });
+    }
+    case "invalid_format": {
+      const got = issue.input === undefined ? "" : `, got ${describeValue(issue.input)}`;
+      return [locate(path, `${issue.message}${got}`, lineOf)];
+    }
     case "invalid_key": {
       const inner = issue.issues[0]?.message ?? issue.message;
       return [locate(path, `invalid name "${String(path.at(-1))}": ${inner}`, lineOf)];
@@ -127,13 +143,20 @@ function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a map";
+  // A bare number or boolean reads best as written (`got 30`); a string says it is one.
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
   return `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
 }
 
 function configError(file: string, problems: ConfigProblem[]): GatewayError {
-  const lines = problems.map((p) =>
-    `  ${p.path || "(document)"}${p.line ? ` (line ${p.line})` : ""}: ${p.message}`
-  );
+  const lines = problems.map((p) => {
+    const at = p.line === undefined
+      ? ""
+      : p.column === undefined
+      ? ` (line ${p.line})`
+      : ` (line ${p.line}, column ${p.column})`;
+    return `  ${p.path || "YAML syntax"}${at}: ${p.message}`;
+  });
   return new GatewayError(
     "CONFIG_INVALID",
     `${file}: invalid config (${problems.length} problem${problems.length === 1 ? "" : "s"})\n${
