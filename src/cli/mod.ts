@@ -31,7 +31,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     else if (args.command !== "serve") setLogLevel("warn");
     switch (args.command) {
       case "check":
-        return checkCommand(args.config);
+        return await checkCommand(args.config, { listen: args.listen, connect: args.connect });
       case "tools":
         return await toolsCommand(args.config, args.json);
       case "call":

@@ -48,17 +48,7 @@ export function parseConfig(
   options: LoadOptions & { file?: string } = {},
 ): GatewayConfig {
   const file = options.file ?? resolve("gateway.yaml");
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const lineOf = (path: (string | number)[]): number | undefined => {
-    for (let p = path; p.length >= 0; p = p.slice(0, -1)) {
-      const node = p.length === 0 ? doc.contents : doc.getIn(p, true);
-      const offset = (node as { range?: [number] } | undefined)?.range?.[0];
-      if (offset !== undefined) return lines.linePos(offset).line;
-      if (p.length === 0) return undefined;
-    }
-    return undefined;
-  };
+  const { doc, lines, lineOf } = readYaml(text);
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e): ConfigProblem => {
       const { line, col } = lines.linePos(e.pos[0]);
@@ -80,6 +70,35 @@ export function parseConfig(
     throw configError(file, normalised.problems.map((p) => locate(p.path, p.message, lineOf)));
   }
   return normalised.config;
+}
+
+/** A YAML path → line lookup over config text (the nearest written ancestor when absent). */
+export interface YamlLocator {
+  /** Line of the node at `path`, or of its nearest ancestor that is written. */
+  lineOf(path: (string | number)[]): number | undefined;
+  /** True when the key at `path` is written in the file (not a default). */
+  has(path: (string | number)[]): boolean;
+}
+
+/** Parses config text keeping node positions, for locating problems found after loading. */
+export function yamlLocator(text: string): YamlLocator {
+  const { doc, lineOf } = readYaml(text);
+  return { lineOf, has: (path) => doc.errors.length === 0 && doc.hasIn(path) };
+}
+
+function readYaml(text: string) {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (path: (string | number)[]): number | undefined => {
+    for (let p = path; p.length >= 0; p = p.slice(0, -1)) {
+      const node = p.length === 0 ? doc.contents : doc.getIn(p, true);
+      const offset = (node as { range?: [number] } | undefined)?.range?.[0];
+      if (offset !== undefined) return lines.linePos(offset).line;
+      if (p.length === 0) return undefined;
+    }
+    return undefined;
+  };
+  return { doc, lines, lineOf };
 }
 
 function locate(
@@ -148,7 +167,8 @@ function describeValue(v: unknown): string {
   return `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
 }
 
-function configError(file: string, problems: ConfigProblem[]): GatewayError {
+/** `GatewayError(CONFIG_INVALID)` listing every problem with its YAML path and line. */
+export function configError(file: string, problems: ConfigProblem[]): GatewayError {
   const lines = problems.map((p) => {
     const at = p.line === undefined
       ? ""
