@@ -9,6 +9,7 @@ import { NAME, VERSION } from "../version.ts";
 import { parseCli, USAGE } from "./args.ts";
 import { callCommand } from "./call.ts";
 import { checkCommand } from "./check.ts";
+import { importCommand } from "./import.ts";
 import { serveCommand } from "./serve.ts";
 import { toolsCommand } from "./tools.ts";
 
@@ -36,6 +37,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await toolsCommand(args.config, args.json);
       case "call":
         return await callCommand(args.config, args.positionals[0]!, args.positionals[1]);
+      case "import":
+        return importCommand(args.positionals[0]!);
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);

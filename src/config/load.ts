@@ -8,6 +8,7 @@ import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
 import { type EnvProblem, expandEnv } from "./env.ts";
+import { importClientConfig, importedYaml, isClientConfig, parseJsonc } from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
@@ -39,7 +40,26 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
       data: { problems: [{ path: "", message: reason }] },
     });
   }
+  if (path.endsWith(".json")) {
+    const json = parseJsonc(text, file);
+    if (isClientConfig(json)) return parseImported(json, options, path);
+  }
   return parseConfig(text, { ...options, file: path });
+}
+
+/**
+ * A Claude/Cursor/VS Code config used as `--config` directly: converted as `mcp-gateway import`
+ * would, then validated; problems keep their paths but not lines (those are of the conversion).
+ */
+function parseImported(json: unknown, options: LoadOptions, file: string): GatewayConfig {
+  const yaml = importedYaml(importClientConfig(json, file), file);
+  try {
+    return parseConfig(yaml, { ...options, file });
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
+    const problems = (err.data?.problems ?? []) as ConfigProblem[];
+    throw configError(file, problems.map(({ path, message }) => ({ path, message })));
+  }
 }
 
 /** Validates config text; `file` locates relative paths and names the file in errors. */

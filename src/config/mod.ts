@@ -7,3 +7,11 @@ export { configJsonSchema, configSchema, NAME_PATTERN } from "./schema.ts";
 export { splitListen } from "./normalise.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
+export {
+  importClientConfig,
+  importedYaml,
+  isClientConfig,
+  parseJsonc,
+  sanitiseName,
+} from "./import.ts";
+export type { ImportedConfig } from "./import.ts";
