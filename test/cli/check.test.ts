@@ -71,6 +71,18 @@ describe("mcp-gateway check", () => {
     assert.match(r.stderr, /invalid config \(7 problems\)/);
   });
 
+  it("names every unset ${VAR} with its path and line", () => {
+    const cfg = folder(
+      "servers:\n  a:\n    url: https://h.test/mcp\n    headers: { X: '${MCPGW_UNSET_VAR}' }\n",
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /servers\.a\.headers\.X \(line 4\): environment variable MCPGW_UNSET_VAR is not set/,
+    );
+  });
+
   it("refuses a configured macros folder that does not exist", () => {
     const r = cli(["check", "--config", folder("scripting:\n  macros: ./macros\n")]);
     assert.equal(r.code, 2);
