@@ -10,6 +10,8 @@ import {
   type ConfigProblem,
   dotted,
   type GatewayConfig,
+  isClientConfig,
+  parseJsonc,
   yamlLocator,
 } from "../config/mod.ts";
 import { ScriptHost } from "../scripting/mod.ts";
@@ -36,7 +38,10 @@ export async function checkCommand(
   options: CheckOptions = {},
 ): Promise<number> {
   const config = readConfig(configFile);
-  const where = yamlLocator(readFileSync(config.file, "utf8"));
+  const text = readFileSync(config.file, "utf8");
+  // A client config given as --config was converted: its lines are not the problems' lines.
+  const converted = config.file.endsWith(".json") && isClientConfig(parseJsonc(text, config.file));
+  const where = converted ? { lineOf: () => undefined, has: () => false } : yamlLocator(text);
   const at = (path: (string | number)[], message: string): ConfigProblem => {
     const line = String(path[0]).startsWith("--") ? undefined : where.lineOf(path);
     return { path: dotted(path), message, ...(line === undefined ? {} : { line }) };

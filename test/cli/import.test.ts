@@ -122,6 +122,15 @@ describe("mcp-gateway import and --config FILE.json", () => {
     );
   });
 
+  it("check on a client config names each problem by its converted path", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcpgw-import-"));
+    const file = join(dir, "mcp.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { x: { command: "no-such-mcpgw-cmd" } } }));
+    const r = cli(["check", "--config", file]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^ {2}servers\.x\.command: command "no-such-mcpgw-cmd" is not found/m);
+  });
+
   it("--config serves a pasted Claude Desktop file directly", () => {
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-import-"));
     const file = join(dir, "claude_desktop_config.json");
