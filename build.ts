@@ -2,13 +2,15 @@
  * Builds the single binary: `bun build.ts` writes `dist/mcp-gateway` with `bun build --compile`
  * (the Lua wasm is embedded through its `with { type: "file" }` import, and the script worker is
  * this same binary re-spawned with a hidden sub-command). `--target=bun-linux-arm64` and other
- * Bun targets pass through. A Deno binary (`dist/mcp-gateway-deno`) is built too when Deno's
+ * Bun targets pass through and write `dist/mcp-gateway-linux-arm64` (never `dist/mcp-gateway`,
+ * which stays this machine's binary). A Deno binary (`dist/mcp-gateway-deno`) is built too when Deno's
  * base runtime is available (`DENORT_BIN`); otherwise that step is skipped with a message.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildOutput } from "./scripts/build-output.ts";
 
 const root = dirname(fileURLToPath(import.meta.url));
 const bin = (name: string) => join(root, "node_modules/.bin", name);
@@ -20,7 +22,8 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): num
   return r.status ?? 1;
 }
 
-const out = join(root, "dist/mcp-gateway");
+const { out: outName, target } = buildOutput(extra);
+const out = join(root, outName);
 const started = Date.now();
 const code = run(bin("bun"), [
   "build",
@@ -37,10 +40,12 @@ if (code !== 0) {
   process.exit(code);
 }
 const mb = (statSync(out).size / 1024 ** 2).toFixed(1);
-console.log(`build: wrote dist/mcp-gateway (${mb} MB) in ${Date.now() - started}ms`);
+console.log(`build: wrote ${outName} (${mb} MB) in ${Date.now() - started}ms`);
 
 const denort = process.env.DENORT_BIN;
-if (denort && existsSync(denort)) {
+if (target) {
+  console.log("build: skipped the Deno binary — it is built for this machine only");
+} else if (denort && existsSync(denort)) {
   const denoOut = join(root, "dist/mcp-gateway-deno");
   const c = run(bin("deno"), ["compile", "-A", "--no-check", "--output", denoOut, "src/main.ts"], {
     DENORT_BIN: denort,

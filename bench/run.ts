@@ -1,7 +1,8 @@
 /**
  * The benchmark in one command: `npm run bench` (`bun bench/run.ts`) measures the gateway beside
  * direct connections to the same upstream, its footprint and cold start, Lua call overhead and
- * tool_search, then prints the Markdown report and writes it to `bench/RESULTS.md`.
+ * tool_search, then prints the Markdown report and writes it to `bench/RESULTS.md` (a `--quick`
+ * run writes the untracked `bench/results-quick.md`: its numbers are not the reference run).
  *
  * Flags: `--quick` (a ~30 s smoke run: one repetition, short cells), `--gateway=auto|binary|
  * source|deno` (how the gateway process starts; `auto` uses `dist/mcp-gateway` when it is newer
@@ -132,6 +133,12 @@ async function benchSearchRows(size: { tools: number; queries: number }): Promis
   }
 }
 
+/** Where the report goes: `--out=FILE`, else RESULTS.md for a full run, results-quick.md else. */
+export function benchOutFile(args: readonly string[]): string {
+  const quick = args.includes("--quick");
+  return flag(args, "out") ?? join(ROOT, quick ? "bench/results-quick.md" : "bench/RESULTS.md");
+}
+
 function flag(args: readonly string[], name: string): string | undefined {
   return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
@@ -139,7 +146,7 @@ function flag(args: readonly string[], name: string): string | undefined {
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const args = process.argv.slice(2);
   const size: BenchSize = args.includes("--quick") ? "quick" : "full";
-  const out = flag(args, "out") ?? join(ROOT, "bench/RESULTS.md");
+  const out = benchOutFile(args);
   const onSignal = () => {
     killAll();
     process.exit(130);

@@ -4,7 +4,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
 
 /** Sub-commands. */
-export const COMMANDS = ["serve", "check", "tools", "call", "run"] as const;
+export const COMMANDS = ["serve", "check", "tools", "call", "run", "import"] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
 
@@ -16,6 +16,8 @@ export interface CliArgs {
   stdio: boolean;
   logLevel: LogLevel | null;
   json: boolean;
+  /** `check --connect`: start each upstream once. */
+  connect: boolean;
   help: boolean;
   version: boolean;
   positionals: string[];
@@ -26,10 +28,11 @@ export const USAGE = `mcp-gateway — many MCP servers behind one endpoint, with
 
 Usage:
   mcp-gateway [--config FILE] [--listen HOST:PORT] [--stdio] [--log-level LEVEL]
-  mcp-gateway check   [--config FILE]      validate the config (exit 0 ok, 2 invalid)
+  mcp-gateway check   [--config FILE] [--connect]   every start-time rule (exit 0 ok, 2 invalid)
   mcp-gateway tools   [--config FILE] [--json]   connect upstreams, print the tool list
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
+  mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
   mcp-gateway --help | --version
 
 Options:
@@ -38,6 +41,7 @@ Options:
   --stdio             serve one MCP client on stdin/stdout instead of HTTP
   --log-level LEVEL   debug | info | warn | error | silent (default info)
   --json              machine-readable output (tools)
+  --connect           check: also start each upstream once and report its tools
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
 
@@ -55,6 +59,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         stdio: { type: "boolean" },
         "log-level": { type: "string" },
         json: { type: "boolean" },
+        connect: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -98,6 +103,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     tools: [0, 0, ""],
     call: [1, 2, "call TOOL [JSON]"],
     run: [1, 1, "run SCRIPT.lua"],
+    import: [1, 1, "import FILE.json"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {
@@ -113,6 +119,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     stdio: values.stdio ?? false,
     logLevel: (level as LogLevel | undefined) ?? null,
     json: values.json ?? false,
+    connect: values.connect ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
     positionals: rest,

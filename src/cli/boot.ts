@@ -26,6 +26,8 @@ export interface BootOptions {
 export interface Booted {
   gateway: Gateway;
   scripting: Scripting | null;
+  /** The discovery meta-tools (search and describe for `run`'s `tools` namespace). */
+  meta: MetaTools;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function bootGateway(
   if (scripting) gateway.refreshLocalTools();
   if (options.watchMacros) scripting?.macros.watch();
   if (tty) process.stderr.write("\r\x1b[2K");
-  return { gateway, scripting };
+  return { gateway, scripting, meta };
 }
 
 /** Meta-tools exist when exposure is `search` or anything is discoverable. */

@@ -1,16 +1,145 @@
-/** `mcp-gateway check`: validate the config and say what it holds. */
+/**
+ * `mcp-gateway check [--connect]`: every rule the gateway applies at start, without starting it
+ * — the schema, `${VAR}`s, the listen/auth rule, commands and folders, and macro registration in
+ * a real script sandbox — so a config that passes here does not fail at start. `--connect` then
+ * starts each upstream once and reports its tool count or why it failed.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import {
+  configError,
+  type ConfigProblem,
+  dotted,
+  type GatewayConfig,
+  isClientConfig,
+  parseJsonc,
+  yamlLocator,
+} from "../config/mod.ts";
+import { ScriptHost } from "../scripting/mod.ts";
+import { loadMacros } from "../scripting/macros/mod.ts";
+import { GatewayError, messageOf } from "../shared/errors.ts";
+import { createLogger } from "../shared/log.ts";
+import { UpstreamPool } from "../upstream/mod.ts";
 import { readConfig } from "./boot.ts";
+import { preflight } from "./preflight.ts";
 
-/** Validates; a config error propagates (exit 2) with every problem and its YAML path. */
-export function checkCommand(configFile: string): number {
+/** Options of {@link checkCommand}. */
+export interface CheckOptions {
+  listen?: string | null;
+  /** Start each upstream once and report it. */
+  connect?: boolean;
+}
+
+/**
+ * Exit 0 when the config would start; throws `CONFIG_INVALID` (exit 2) listing every problem
+ * with its YAML path and line. With `connect`, exit 1 when an upstream did not come up.
+ */
+export async function checkCommand(
+  configFile: string,
+  options: CheckOptions = {},
+): Promise<number> {
   const config = readConfig(configFile);
+  const text = readFileSync(config.file, "utf8");
+  // A client config given as --config was converted: its lines are not the problems' lines.
+  const converted = config.file.endsWith(".json") && isClientConfig(parseJsonc(text, config.file));
+  const where = converted ? { lineOf: () => undefined, has: () => false } : yamlLocator(text);
+  const at = (path: (string | number)[], message: string): ConfigProblem => {
+    const line = String(path[0]).startsWith("--") ? undefined : where.lineOf(path);
+    return { path: dotted(path), message, ...(line === undefined ? {} : { line }) };
+  };
+  const macrosExplicit = where.has(["scripting", "macros"]);
+  const problems = preflight(config, { listen: options.listen ?? null, macrosExplicit })
+    .map((p) => at(p.path, p.message));
+  const macros = await registerMacros(config, at);
+  problems.push(...macros.problems);
+  if (problems.length > 0) throw configError(config.file, problems);
+
   const servers = config.servers.map((s) =>
-    `${s.name} (${s.kind === "stdio" ? s.command : s.url})`
+    `${s.name} (${s.kind === "stdio" ? s.command : s.url}${s.enabled ? "" : ", disabled"})`
   );
-  process.stdout.write(
+  const out = [
     `${config.file}: ok — ${config.servers.length} server(s)${
       servers.length ? ": " + servers.join(", ") : ""
-    }\n`,
-  );
-  return 0;
+    }; ${macros.count} macro(s)`,
+  ];
+  const dir = config.scripting.macrosDir;
+  if (dir && !macrosExplicit && !existsSync(dir)) {
+    out.push(`note: no macros folder at ${dir} (scripting.macros defaults to ./macros)`);
+  }
+  process.stdout.write(out.join("\n") + "\n");
+  return options.connect ? await connectEach(config) : 0;
+}
+
+/** Registers the macros in a script sandbox, as start does; problems name the YAML path. */
+async function registerMacros(
+  config: GatewayConfig,
+  at: (path: (string | number)[], message: string) => ConfigProblem,
+): Promise<{ count: number; problems: ConfigProblem[] }> {
+  const { macrosDir, tools, limits, vfs } = config.scripting;
+  if (macrosDir === null && tools.length === 0) return { count: 0, problems: [] };
+  const host = new ScriptHost({
+    limits: {
+      timeoutMs: limits.timeoutMs,
+      memoryBytes: limits.memoryBytes,
+      transferBytes: limits.transferBytes,
+      pictures: limits.pictures,
+    },
+    vfs: { ...vfs },
+    poolSize: 1,
+    lazy: true,
+  });
+  const problems: ConfigProblem[] = [];
+  const attempt = async (
+    path: (string | number)[],
+    register: () => Promise<unknown[]>,
+  ): Promise<number> => {
+    try {
+      return (await register()).length;
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
+      const listed = err.data?.problems;
+      const messages = Array.isArray(listed) ? listed.map(String) : [err.message];
+      problems.push(...messages.map((m) => at(path, m)));
+      return 0;
+    }
+  };
+  try {
+    // Each source on its own first, so every problem is attributed to its YAML path.
+    await attempt(["scripting", "macros"], () => loadMacros(host, macrosDir, [], config.file));
+    for (const t of tools) {
+      await attempt(["scripting", "tools", t.name], () => loadMacros(host, null, [t], config.file));
+    }
+    if (problems.length > 0) return { count: 0, problems };
+    // Then together: a name defined twice is only visible this way.
+    const count = await attempt(
+      ["scripting", "tools"],
+      () => loadMacros(host, macrosDir, tools, config.file),
+    );
+    return { count, problems };
+  } finally {
+    await host.close();
+  }
+}
+
+/** Starts each enabled upstream once, prints its tool count or reason, stops them all. */
+async function connectEach(config: GatewayConfig): Promise<number> {
+  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), createLogger("check"));
+  try {
+    await pool.startAll();
+    let down = 0;
+    for (const u of pool.all()) {
+      if (u.state === "up") {
+        process.stdout.write(`${u.name}: up, ${u.catalog.tools.length} tool(s)\n`);
+      } else {
+        down++;
+        // A failed first start may already be waiting for its retry ("starting"): it is down.
+        process.stdout.write(`${u.name}: down — ${u.lastError ?? u.state}\n`);
+      }
+    }
+    return down > 0 ? 1 : 0;
+  } catch (err) {
+    process.stderr.write(`mcp-gateway: check --connect: ${messageOf(err)}\n`);
+    return 1;
+  } finally {
+    await pool.stopAll();
+  }
 }

@@ -9,6 +9,7 @@ import { NAME, VERSION } from "../version.ts";
 import { parseCli, USAGE } from "./args.ts";
 import { callCommand } from "./call.ts";
 import { checkCommand } from "./check.ts";
+import { importCommand } from "./import.ts";
 import { serveCommand } from "./serve.ts";
 import { toolsCommand } from "./tools.ts";
 
@@ -31,11 +32,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     else if (args.command !== "serve") setLogLevel("warn");
     switch (args.command) {
       case "check":
-        return checkCommand(args.config);
+        return await checkCommand(args.config, { listen: args.listen, connect: args.connect });
       case "tools":
         return await toolsCommand(args.config, args.json);
       case "call":
         return await callCommand(args.config, args.positionals[0]!, args.positionals[1]);
+      case "import":
+        return importCommand(args.positionals[0]!);
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);

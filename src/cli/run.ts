@@ -1,13 +1,15 @@
 /**
  * `mcp-gateway run SCRIPT.lua`: run one Lua script against the configured upstreams (macros
- * included; hidden tools reachable — the operator runs it). The composed result goes to stdout,
+ * included; hidden tools reachable — the operator runs it), with the same `mcp`, `task` and
+ * `tools` API as `execute`. The composed result goes to stdout,
  * what the script printed to stderr, and pictures into files next to the script.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { LOCAL_CALLER } from "../gateway/mod.ts";
-import { bridgeFor } from "../gateway/scripted/mod.ts";
+import { scriptDeps } from "../gateway/scripted/mod.ts";
 import { composeResult } from "../media/mod.ts";
+import { CallTrace, EXECUTE_PRELUDE, runCalls, TransferBudget } from "../scripting/execute/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -28,12 +30,21 @@ export async function runCommand(configFile: string, script: string): Promise<nu
   }
   const config = readConfig(configFile);
   // The gateway's own script host (the one macros use) runs the script: no second pool.
-  const { gateway, scripting } = await bootGateway(config, true, { scripting: true });
+  const { gateway, scripting, meta } = await bootGateway(config, true, { scripting: true });
   const host = scripting!.host;
   const { limits } = config.scripting;
   try {
+    // The `tools` namespace of `execute` (search, describe, call, tools["x"]), as the operator.
+    const deps = scriptDeps(gateway, meta, LOCAL_CALLER, { internal: true });
+    const { bridge, hostFunctions } = runCalls(
+      deps,
+      new CallTrace(),
+      new TransferBudget(limits.transferBytes),
+    );
     const outcome = await host.run(code, {
-      bridge: bridgeFor(gateway, LOCAL_CALLER, { internal: true }),
+      bridge,
+      hostFunctions,
+      prelude: EXECUTE_PRELUDE,
       chunkName: basename(script),
     });
     if (outcome.output) process.stderr.write(outcome.output);

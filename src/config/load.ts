@@ -8,14 +8,18 @@ import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
 import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
+import { importClientConfig, importedYaml, isClientConfig, parseJsonc } from "./import.ts";
+import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
 import type { GatewayConfig } from "./types.ts";
 
-/** One config problem: where (dotted YAML path, line) and what was expected. */
+/** One config problem: where (dotted YAML path, line, column) and what was expected. */
 export interface ConfigProblem {
   path: string;
   line?: number;
+  /** Set for YAML syntax errors, which have no path yet. */
+  column?: number;
   message: string;
 }
 
@@ -36,7 +40,26 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
       data: { problems: [{ path: "", message: reason }] },
     });
   }
+  if (path.endsWith(".json")) {
+    const json = parseJsonc(text, file);
+    if (isClientConfig(json)) return parseImported(json, options, path);
+  }
   return parseConfig(text, { ...options, file: path });
+}
+
+/**
+ * A Claude/Cursor/VS Code config used as `--config` directly: converted as `mcp-gateway import`
+ * would, then validated; problems keep their paths but not lines (those are of the conversion).
+ */
+function parseImported(json: unknown, options: LoadOptions, file: string): GatewayConfig {
+  const yaml = importedYaml(importClientConfig(json, file), file);
+  try {
+    return parseConfig(yaml, { ...options, file });
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
+    const problems = (err.data?.problems ?? []) as ConfigProblem[];
+    throw configError(file, problems.map(({ path, message }) => ({ path, message })));
+  }
 }
 
 /** Validates config text; `file` locates relative paths and names the file in errors. */
@@ -45,23 +68,12 @@ export function parseConfig(
   options: LoadOptions & { file?: string } = {},
 ): GatewayConfig {
   const file = options.file ?? resolve("gateway.yaml");
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const lineOf = (path: (string | number)[]): number | undefined => {
-    for (let p = path; p.length >= 0; p = p.slice(0, -1)) {
-      const node = p.length === 0 ? doc.contents : doc.getIn(p, true);
-      const offset = (node as { range?: [number] } | undefined)?.range?.[0];
-      if (offset !== undefined) return lines.linePos(offset).line;
-      if (p.length === 0) return undefined;
-    }
-    return undefined;
-  };
+  const { doc, lines, lineOf } = readYaml(text);
   if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e) => ({
-      path: "",
-      line: e.linePos?.[0]?.line,
-      message: e.message.split("\n")[0] ?? e.message,
-    }));
+    const problems = doc.errors.map((e): ConfigProblem => {
+      const { line, col } = lines.linePos(e.pos[0]);
+      return { path: "", line, column: col, message: e.message.split("\n")[0] ?? e.message };
+    });
     throw configError(file, problems);
   }
   const raw = doc.toJS() ?? {};
@@ -84,6 +96,35 @@ export function parseConfig(
     throw configError(file, normalised.problems.map((p) => locate(p.path, p.message, lineOf)));
   }
   return normalised.config;
+}
+
+/** A YAML path → line lookup over config text (the nearest written ancestor when absent). */
+export interface YamlLocator {
+  /** Line of the node at `path`, or of its nearest ancestor that is written. */
+  lineOf(path: (string | number)[]): number | undefined;
+  /** True when the key at `path` is written in the file (not a default). */
+  has(path: (string | number)[]): boolean;
+}
+
+/** Parses config text keeping node positions, for locating problems found after loading. */
+export function yamlLocator(text: string): YamlLocator {
+  const { doc, lineOf } = readYaml(text);
+  return { lineOf, has: (path) => doc.errors.length === 0 && doc.hasIn(path) };
+}
+
+function readYaml(text: string) {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (path: (string | number)[]): number | undefined => {
+    for (let p = path; p.length >= 0; p = p.slice(0, -1)) {
+      const node = p.length === 0 ? doc.contents : doc.getIn(p, true);
+      const offset = (node as { range?: [number] } | undefined)?.range?.[0];
+      if (offset !== undefined) return lines.linePos(offset).line;
+      if (p.length === 0) return undefined;
+    }
+    return undefined;
+  };
+  return { doc, lines, lineOf };
 }
 
 function locate(
@@ -111,8 +152,22 @@ function describeIssue(
 ): ConfigProblem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   switch (issue.code) {
-    case "unrecognized_keys":
-      return issue.keys.map((k) => locate([...path, k], `unknown key "${k}"`, lineOf));
+    case "unrecognized_keys": {
+      const allowed = allowedKeys(configSchema, path);
+      return issue.keys.map((k) => {
+        const near = closestKey(k, allowed);
+        const hint = near
+          ? `; did you mean "${near}"?`
+          : allowed.length > 0
+          ? ` (expected one of ${allowed.join(", ")})`
+          : "";
+        return locate([...path, k], `unknown key "${k}"${hint}`, lineOf);
+      });
+    }
+    case "invalid_format": {
+      const got = issue.input === undefined ? "" : `, got ${describeValue(issue.input)}`;
+      return [locate(path, `${issue.message}${got}`, lineOf)];
+    }
     case "invalid_key": {
       const inner = issue.issues[0]?.message ?? issue.message;
       return [locate(path, `invalid name "${String(path.at(-1))}": ${inner}`, lineOf)];
@@ -133,13 +188,21 @@ function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a map";
+  // A bare number or boolean reads best as written (`got 30`); a string says it is one.
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
   return `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
 }
 
-function configError(file: string, problems: ConfigProblem[]): GatewayError {
-  const lines = problems.map((p) =>
-    `  ${p.path || "(document)"}${p.line ? ` (line ${p.line})` : ""}: ${p.message}`
-  );
+/** `GatewayError(CONFIG_INVALID)` listing every problem with its YAML path and line. */
+export function configError(file: string, problems: ConfigProblem[]): GatewayError {
+  const lines = problems.map((p) => {
+    const at = p.line === undefined
+      ? ""
+      : p.column === undefined
+      ? ` (line ${p.line})`
+      : ` (line ${p.line}, column ${p.column})`;
+    return `  ${p.path || "YAML syntax"}${at}: ${p.message}`;
+  });
   return new GatewayError(
     "CONFIG_INVALID",
     `${file}: invalid config (${problems.length} problem${problems.length === 1 ? "" : "s"})\n${

@@ -210,7 +210,7 @@ function abs(dir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(dir, p);
 }
 
-function ms(v: string | number | undefined, fallback: number): number {
+function ms(v: string | undefined, fallback: number): number {
   return v === undefined ? fallback : parseDuration(v) ?? fallback;
 }
 

@@ -63,6 +63,6 @@ function isLoopbackHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
-function ms(v: string | number | undefined, fallback: number): number {
+function ms(v: string | undefined, fallback: number): number {
   return v === undefined ? fallback : parseDuration(v) ?? fallback;
 }

@@ -7,10 +7,10 @@ import { z } from "zod";
 import { DURATION_PATTERN, SIZE_PATTERN } from "./units.ts";
 
 const DURATION_ERROR = "expected a duration like 30s or 500ms";
-const duration = z.union([
-  z.string().regex(DURATION_PATTERN, { error: DURATION_ERROR }),
-  z.number().nonnegative({ error: DURATION_ERROR }),
-], { error: DURATION_ERROR });
+// A bare number is refused: `timeout: 30` could mean seconds or milliseconds.
+const duration = z.string({ error: DURATION_ERROR }).regex(DURATION_PATTERN, {
+  error: DURATION_ERROR,
+});
 
 const SIZE_ERROR = "expected a size like 16MiB or 512KB";
 const size = z.union([

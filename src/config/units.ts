@@ -16,11 +16,8 @@ const SIZE_BYTES: Record<string, number> = {
   GiB: 1024 ** 3,
 };
 
-/** Milliseconds in a duration string, or `undefined` when it is not one. Numbers are seconds. */
-export function parseDuration(value: string | number): number | undefined {
-  if (typeof value === "number") {
-    return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
-  }
+/** Milliseconds in a duration string (`30s`, `500ms`), or `undefined` when it is not one. */
+export function parseDuration(value: string): number | undefined {
   const m = DURATION_PATTERN.exec(value);
   if (!m) return undefined;
   return Math.round(Number(m[1]) * DURATION_MS[m[2]!]!);

@@ -11,7 +11,7 @@ export {
   OUTPUT_SCHEMA_TARGET,
   signatureOf,
 } from "./describe.ts";
-export { suggestNames } from "./suggest.ts";
+export { levenshtein, suggestNames } from "./suggest.ts";
 export { stem, tokenize } from "./tokenize.ts";
 export type {
   DescribableTool,

@@ -35,17 +35,42 @@ describe("config validation", () => {
     assert.deepEqual(
       problemsOf("servers:\n  docs:\n    url: https://example.com/mcp\n    timeout: soon\n"),
       [
-        "servers.docs.timeout: expected a duration like 30s or 500ms",
+        'servers.docs.timeout: expected a duration like 30s or 500ms, got string "soon"',
       ],
     );
+  });
+
+  it("refuses a bare number as a duration, naming the expected form", () => {
+    assert.deepEqual(
+      problemsOf("servers:\n  docs:\n    url: https://example.com/mcp\n    timeout: 30\n"),
+      ["servers.docs.timeout: expected a duration like 30s or 500ms, got 30"],
+    );
+    assert.deepEqual(problemsOf("scripting:\n  limits: { timeout: 5 }\n"), [
+      "scripting.limits.timeout: expected a duration like 30s or 500ms, got 5",
+    ]);
+  });
+
+  it("suggests the nearest allowed key for a misspelt one", () => {
+    assert.deepEqual(
+      problemsOf("servers:\n  a: { url: 'https://h.test/mcp', timout: 5s }\n"),
+      ['servers.a.timout: unknown key "timout"; did you mean "timeout"?'],
+    );
+    assert.deepEqual(problemsOf("scripting:\n  limits: { memroy: 1MiB }\n"), [
+      'scripting.limits.memroy: unknown key "memroy"; did you mean "memory"?',
+    ]);
+  });
+
+  it("lists the allowed keys when no key is close", () => {
+    const [p] = problemsOf("gateway:\n  restart: {}\n");
+    assert.match(p!, /^gateway\.restart: unknown key "restart" \(expected one of .*listen.*\)$/);
   });
 
   it("rejects unknown keys at any depth", () => {
     assert.deepEqual(
       problemsOf("gateway:\n  listne: 1\nservers:\n  a: { command: x, argz: [] }\n"),
       [
-        'gateway.listne: unknown key "listne"',
-        'servers.a.argz: unknown key "argz"',
+        'gateway.listne: unknown key "listne"; did you mean "listen"?',
+        'servers.a.argz: unknown key "argz"; did you mean "args"?',
       ],
     );
   });
@@ -114,9 +139,17 @@ describe("config validation", () => {
     assert.equal(b.command, "node");
   });
 
-  it("reports YAML syntax errors with their line", () => {
-    const [p] = problemsOf("servers:\n  a: { command: x\n");
-    assert.ok(p);
+  it("reports YAML syntax errors with their line and column", () => {
+    try {
+      parseConfig("servers:\n  a:\n    command: x\n   args: [y]\n", { file: "/tmp/x.yaml" });
+      assert.fail("should throw");
+    } catch (err) {
+      assert.ok(err instanceof GatewayError);
+      const [p] = err.data!.problems as { line?: number; column?: number }[];
+      assert.equal(p!.line, 4);
+      assert.equal(typeof p!.column, "number");
+      assert.match(err.message, /YAML syntax \(line 4, column \d+\): /);
+    }
   });
 
   it("rejects duplicate keys", () => {
@@ -130,7 +163,7 @@ describe("units", () => {
     assert.equal(parseDuration("500ms"), 500);
     assert.equal(parseDuration("2m"), 120_000);
     assert.equal(parseDuration("1.5s"), 1500);
-    assert.equal(parseDuration(3), 3000);
+    assert.equal(parseDuration("3"), undefined);
     assert.equal(parseDuration("soon"), undefined);
   });
 

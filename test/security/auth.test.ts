@@ -124,6 +124,14 @@ describe("bearer-token auth and per-token scopes", () => {
     assert.deepEqual(JSON.parse(textOf(r)), { text: "ok" });
   });
 
+  it("labels metrics by server and tool, never by token name or value", async () => {
+    const text = await (await fetch(`${gw.url}/metrics`, { headers: bearer(FULL) })).text();
+    assert.match(text, /mcp_gateway_tool_calls_total\{[^}]*tool="echo__echo"/);
+    for (const secret of ['"full"', '"narrow"', FULL, NARROW]) {
+      assert.ok(!text.includes(secret), `${secret} in /metrics`);
+    }
+  });
+
   it("filters prompts by the token's globs, for listing and for getting", async () => {
     const names = (await narrow.listPrompts()).prompts.map((p) => p.name);
     assert.deepEqual(names, ["prompts__greet"]);

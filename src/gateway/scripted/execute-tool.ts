@@ -87,27 +87,43 @@ export class ExecuteTool implements LocalToolProvider {
   }
 
   #deps(caller: Caller, options: CallOptions): ExecuteDeps {
-    const gateway = this.#gateway;
-    const inner = bridgeFor(gateway, caller, { internal: false, parent: options });
-    return {
-      bridge: {
-        callTool(name, args, signal) {
-          // A nested run would wait for a worker its parent may be holding.
-          if (name === EXECUTE_TOOL_NAME) {
-            return Promise.reject(
-              new GatewayError("FORBIDDEN", "execute cannot be called from inside a script"),
-            );
-          }
-          return inner.callTool(name, args, signal);
-        },
-        listTools: () => inner.listTools().filter((n) => n !== EXECUTE_TOOL_NAME),
-      },
-      search: (args) => this.#meta.search(caller, args),
-      describe: (path) => this.#meta.describe(caller, path),
-      suggest: (path) => suggestNames(path, inner.listTools()),
-      outageCode: (path, result) => outageCode(gateway, caller, path, result),
-    };
+    return scriptDeps(this.#gateway, this.#meta, caller, { internal: false, parent: options });
   }
+}
+
+/**
+ * What a script with the `tools` namespace needs, scoped to `caller`: `execute` runs as the
+ * agent (`internal: false`), `mcp-gateway run` as the operator (`internal: true`, hidden tools
+ * reachable). `execute` itself is never callable from inside a script.
+ */
+export function scriptDeps(
+  gateway: Gateway,
+  meta: MetaTools,
+  caller: Caller,
+  options: { internal: boolean; parent?: CallOptions },
+): ExecuteDeps {
+  const inner = bridgeFor(gateway, caller, {
+    internal: options.internal,
+    ...(options.parent ? { parent: options.parent } : {}),
+  });
+  return {
+    bridge: {
+      callTool(name, args, signal) {
+        // A nested run would wait for a worker its parent may be holding.
+        if (name === EXECUTE_TOOL_NAME) {
+          return Promise.reject(
+            new GatewayError("FORBIDDEN", "execute cannot be called from inside a script"),
+          );
+        }
+        return inner.callTool(name, args, signal);
+      },
+      listTools: () => inner.listTools().filter((n) => n !== EXECUTE_TOOL_NAME),
+    },
+    search: (args) => meta.search(caller, args),
+    describe: (path) => meta.describe(caller, path),
+    suggest: (path) => suggestNames(path, inner.listTools()),
+    outageCode: (path, result) => outageCode(gateway, caller, path, result),
+  };
 }
 
 /**

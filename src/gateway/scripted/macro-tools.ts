@@ -4,7 +4,7 @@
  * tool including hidden ones. Reloaded with the config and when a macro file changes; an
  * invalid macro folder on reload keeps the previous macros serving.
  */
-import { type FSWatcher, watch } from "node:fs";
+import { existsSync, type FSWatcher, watch } from "node:fs";
 import type { GatewayConfig } from "../../config/mod.ts";
 import { invokeMacro, loadMacros, type MacroDef } from "../../scripting/macros/mod.ts";
 import type { ScriptHost } from "../../scripting/mod.ts";
@@ -32,6 +32,9 @@ export class MacroTools implements LocalToolProvider {
 
   /** Registers the config's macros; throws `CONFIG_INVALID` naming file, tool and key. */
   async load(config: GatewayConfig): Promise<void> {
+    const dir = config.scripting.macrosDir;
+    // Not an error (the default ./macros may simply not exist), but never silent.
+    if (dir && !existsSync(dir)) this.#gateway.log.warn("no macros folder", { dir });
     const defs = await loadMacros(
       this.#host,
       config.scripting.macrosDir,

@@ -11,7 +11,7 @@ import { MacroTools } from "./macro-tools.ts";
 
 export { bridgeFor } from "./bridge.ts";
 export type { BridgeOptions } from "./bridge.ts";
-export { ExecuteTool } from "./execute-tool.ts";
+export { ExecuteTool, scriptDeps } from "./execute-tool.ts";
 export { MACRO_SERVER, MacroTools } from "./macro-tools.ts";
 
 /** True when the config needs script workers at all. */

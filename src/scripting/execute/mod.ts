@@ -3,7 +3,7 @@
  * `tools["server__tool"]` shorthand), its calls trace and transfer budget, and the assembly of
  * its result. The gateway supplies the caller-scoped search, describe and tool bridge.
  */
-export { type CallEnvelope, type ExecuteDeps } from "./calls.ts";
+export { type CallEnvelope, type ExecuteDeps, runCalls } from "./calls.ts";
 export {
   CALL_ERROR_CODES,
   type CallError,

@@ -1,0 +1,207 @@
+/**
+ * Client configs as gateway configs: the `mcpServers` files of Claude Desktop, Claude Code and
+ * Cursor and the `servers` file of VS Code become the equivalent `gateway.yaml`, so an operator
+ * can paste what they already have. Whatever has no equivalent is dropped with a comment.
+ */
+import { Document, isScalar, isSeq, type YAMLMap } from "yaml";
+import { GatewayError } from "../shared/errors.ts";
+import { NAME_PATTERN } from "./schema.ts";
+
+/** A client config converted: the gateway config and what the conversion changed or dropped. */
+export interface ImportedConfig {
+  /** `{ servers: { … } }` in gateway.yaml's form (`${VAR}`s still unexpanded). */
+  config: { servers: Record<string, Record<string, unknown>> };
+  /** Per server (by its new name): comments for the YAML (renames, dropped keys). */
+  notes: Record<string, string[]>;
+  /** Notes about the whole file (variables to set, keys ignored). */
+  header: string[];
+}
+
+const KNOWN_TOP = new Set(["mcpServers", "servers", "inputs"]);
+
+/**
+ * True when parsed JSON is a client config rather than a gateway config written as JSON: it
+ * has `mcpServers`, or only client keys at the top with an entry using `type` or `disabled`.
+ */
+export function isClientConfig(value: unknown): boolean {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const top = value as Record<string, unknown>;
+  if (!Object.keys(top).every((k) => KNOWN_TOP.has(k))) return false;
+  if (top.mcpServers !== undefined || top.inputs !== undefined) return true;
+  const servers = top.servers;
+  if (!servers || typeof servers !== "object") return false;
+  return Object.values(servers).some((s) =>
+    s && typeof s === "object" && ("type" in s || "disabled" in s)
+  );
+}
+
+/** Parses JSON that may carry `//` and `/* *\/` comments and trailing commas (VS Code's JSONC). */
+export function parseJsonc(text: string, file: string): unknown {
+  const clean = outsideStrings(text, (rest) => {
+    if (rest.startsWith("//")) {
+      const end = rest.indexOf("\n");
+      return [end < 0 ? rest.length : end, ""];
+    }
+    if (rest.startsWith("/*")) {
+      const end = rest.indexOf("*/");
+      const len = end < 0 ? rest.length : end + 2;
+      // Keep line breaks so JSON.parse positions still match the file's lines.
+      return [len, rest.slice(0, len).replace(/[^\n]/g, " ")];
+    }
+    return undefined;
+  });
+  const strict = outsideStrings(clean, (rest) => /^,\s*[}\]]/.test(rest) ? [1, ""] : undefined);
+  try {
+    return JSON.parse(strict);
+  } catch (err) {
+    throw new GatewayError("CONFIG_INVALID", `${file}: not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Copies `text`, letting `edit` replace spans that start outside JSON strings: it returns how
+ * many characters to consume and what to write instead, or `undefined` to keep the character.
+ */
+function outsideStrings(
+  text: string,
+  edit: (rest: string) => [number, string] | undefined,
+): string {
+  let out = "";
+  for (let i = 0; i < text.length;) {
+    if (text[i] === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const change = text[i] === "/" || text[i] === "," ? edit(text.slice(i)) : undefined;
+    if (change) {
+      out += change[1];
+      i += change[0];
+    } else out += text[i++];
+  }
+  return out;
+}
+
+/** VS Code's `${env:X}`, `${input:x}` and `${workspaceFolder}` as gateway `${VAR}`s. */
+function variables(value: string, used: Set<string>): string {
+  return value.replace(/\$\{(env|input):([^}]+)\}|\$\{workspaceFolder\}/g, (_, kind, id) => {
+    if (!kind) {
+      used.add("WORKSPACE_FOLDER (was ${workspaceFolder})");
+      return "${WORKSPACE_FOLDER}";
+    }
+    const name = String(id).replace(/[^A-Za-z0-9_]/g, "_").toUpperCase();
+    if (kind === "input") used.add(`${name} (was the VS Code input "${id}")`);
+    return `\${${name}}`;
+  });
+}
+
+function strings(value: unknown, used: Set<string>): string[] | undefined {
+  return Array.isArray(value) ? value.map((v) => variables(String(v), used)) : undefined;
+}
+
+function stringMap(value: unknown, used: Set<string>): Record<string, string> | undefined {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = variables(String(v), used);
+  return out;
+}
+
+/** A server name valid in gateway.yaml (NAME_PATTERN, no `__`), unique among `taken`. */
+export function sanitiseName(name: string, taken: ReadonlySet<string>): string {
+  let base = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/_{2,}/g, "_")
+    .replace(/^[^A-Za-z0-9]+/, "").slice(0, 48);
+  if (base === "") base = "server";
+  let candidate = base;
+  for (let n = 2; taken.has(candidate) || !NAME_PATTERN.test(candidate); n++) {
+    candidate = `${base.slice(0, 48 - String(n).length - 1)}-${n}`;
+  }
+  return candidate;
+}
+
+const HANDLED = new Set([
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "disabled",
+]);
+
+/** Converts a parsed client config; throws `CONFIG_INVALID` when it holds no server map. */
+export function importClientConfig(value: unknown, file: string): ImportedConfig {
+  const top = (value ?? {}) as Record<string, unknown>;
+  const entries = top.mcpServers ?? top.servers;
+  if (!entries || typeof entries !== "object" || Array.isArray(entries)) {
+    throw new GatewayError(
+      "CONFIG_INVALID",
+      `${file}: expected a "mcpServers" (Claude, Cursor) or "servers" (VS Code) map of servers`,
+    );
+  }
+  const servers: ImportedConfig["config"]["servers"] = {};
+  const notes: ImportedConfig["notes"] = {};
+  const used = new Set<string>();
+  for (const [original, raw] of Object.entries(entries as Record<string, unknown>)) {
+    const name = sanitiseName(original, new Set(Object.keys(servers)));
+    const mine: string[] = [];
+    if (name !== original) mine.push(`was "${original}" (renamed to a valid server name)`);
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+      throw new GatewayError("CONFIG_INVALID", `${file}: server "${original}" is not an object`);
+    }
+    const s = raw as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    const type = typeof s.type === "string" ? s.type : undefined;
+    if (typeof s.url === "string" && type !== "stdio") {
+      out.url = variables(s.url, used);
+      const headers = stringMap(s.headers, used);
+      if (headers) out.headers = headers;
+      if (type === "sse") out.transport = "sse";
+      else if (type && type !== "stdio") out.transport = "streamable-http";
+    } else if (typeof s.command === "string") {
+      out.command = variables(s.command, used);
+      const args = strings(s.args, used);
+      if (args?.length) out.args = args;
+      const env = stringMap(s.env, used);
+      if (env && Object.keys(env).length > 0) out.env = env;
+      if (typeof s.cwd === "string") out.cwd = variables(s.cwd, used);
+    } else {
+      throw new GatewayError(
+        "CONFIG_INVALID",
+        `${file}: server "${original}" has neither a command nor a url`,
+      );
+    }
+    if (s.disabled === true) out.enabled = false;
+    const dropped = Object.keys(s).filter((k) => !HANDLED.has(k));
+    if (dropped.length > 0) mine.push(`dropped (no gateway equivalent): ${dropped.join(", ")}`);
+    servers[name] = out;
+    if (mine.length > 0) notes[name] = mine;
+  }
+  const header: string[] = [];
+  if (used.size > 0) {
+    header.push("Set these environment variables before starting the gateway:");
+    for (const v of [...used].sort()) header.push(`  ${v}`);
+  }
+  return { config: { servers }, notes, header };
+}
+
+/** The imported config as gateway.yaml text, with its notes as comments. */
+export function importedYaml(imported: ImportedConfig, from: string): string {
+  const doc = new Document(imported.config);
+  doc.commentBefore = [
+    ` gateway.yaml imported from ${from} by mcp-gateway import.`,
+    " Relative paths now resolve against this file's folder. See README.md for every option.",
+    ...imported.header.map((l) => ` ${l}`),
+  ].join("\n");
+  const servers = doc.get("servers", true) as YAMLMap;
+  for (const pair of servers.items) {
+    const name = isScalar(pair.key) ? String(pair.key.value) : "";
+    const lines = imported.notes[name];
+    if (lines && isScalar(pair.key)) pair.key.commentBefore = lines.map((l) => ` ${l}`).join("\n");
+    const args = (pair.value as YAMLMap).get("args", true);
+    if (isSeq(args)) args.flow = true;
+  }
+  return doc.toString({ lineWidth: 0 });
+}

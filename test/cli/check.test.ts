@@ -1,0 +1,156 @@
+/**
+ * `mcp-gateway check` runs every start-time rule without starting upstreams, and `--connect`
+ * starts each upstream once. Runs the real CLI as a child process on temp configs.
+ */
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { cli } from "./_cli.ts";
+import { nodeServer } from "../_helpers/gateway.ts";
+
+/** A temp folder holding `gateway.yaml` and the given files. */
+function folder(yaml: string, files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-check-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  writeFileSync(join(dir, "gateway.yaml"), yaml);
+  return join(dir, "gateway.yaml");
+}
+
+describe("mcp-gateway check", () => {
+  it("lists every start-time problem with its YAML path and line, exit 2", () => {
+    const cfg = folder(
+      [
+        "gateway:",
+        "  listen: 0.0.0.0:8787",
+        "servers:",
+        "  gone: { command: ./bin/missing }",
+        "  plain: { command: ./bin/not-executable }",
+        "  unknown: { command: no-such-program-mcpgw }",
+        "  lost:",
+        "    command: node",
+        "    cwd: ./nowhere",
+        "  off: { command: ./bin/missing-too, enabled: false }",
+        "scripting:",
+        "  macros: ./macros",
+        "  tools:",
+        "    blank: { description: '', lua: 'return 1' }",
+      ].join("\n") + "\n",
+      {
+        "bin/not-executable": "#!/bin/sh\n",
+        "macros/typo.lua":
+          `mcp.tool { name = "t", description = "d", params = { n = { type = "integr" } }, run = function() end }`,
+      },
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2, r.stdout);
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("  "));
+    const expected: [RegExp, string][] = [
+      [/^ {2}gateway\.listen \(line 2\): refusing to listen on 0\.0\.0\.0 without auth/, "listen"],
+      [/^ {2}servers\.gone\.command \(line 4\): \/.*\/bin\/missing does not exist$/, "missing"],
+      [/^ {2}servers\.plain\.command \(line 5\): .* is not executable/, "not executable"],
+      [
+        /^ {2}servers\.unknown\.command \(line 6\): command "no-such-program-mcpgw" is not found on PATH/,
+        "PATH",
+      ],
+      [/^ {2}servers\.lost\.cwd \(line 9\): folder .*\/nowhere does not exist$/, "cwd"],
+      [
+        /^ {2}scripting\.macros \(line 12\): macros\/typo\.lua: tool "t": param "n": unknown type "integr"/,
+        "macro file",
+      ],
+      [/^ {2}scripting\.tools\.blank \(line 14\): .*description is missing/, "inline macro"],
+    ];
+    for (const [pattern, what] of expected) {
+      assert.ok(lines.some((l) => pattern.test(l)), `${what} not reported:\n${r.stderr}`);
+    }
+    assert.equal(lines.length, expected.length, `a disabled server is not checked:\n${r.stderr}`);
+    assert.match(r.stderr, /invalid config \(7 problems\)/);
+  });
+
+  it("names every unset ${VAR} with its path and line", () => {
+    const cfg = folder(
+      "servers:\n  a:\n    url: https://h.test/mcp\n    headers: { X: '${MCPGW_UNSET_VAR}' }\n",
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /servers\.a\.headers\.X \(line 4\): environment variable MCPGW_UNSET_VAR is not set/,
+    );
+  });
+
+  it("refuses a configured macros folder that does not exist", () => {
+    const r = cli(["check", "--config", folder("scripting:\n  macros: ./macros\n")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /scripting\.macros \(line 2\): folder .*\/macros does not exist/);
+  });
+
+  it("accepts a missing default macros folder, with a note", () => {
+    const r = cli(["check", "--config", folder("servers: {}\n")]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /ok — 0 server\(s\); 0 macro\(s\)/);
+    assert.match(
+      r.stdout,
+      /note: no macros folder at .* \(scripting\.macros defaults to \.\/macros\)/,
+    );
+  });
+
+  it("counts the macros it registered", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder("servers: {}\n", {
+        "macros/hi.lua":
+          `mcp.tool { name = "hi", description = "Say hi", run = function() return "hi" end }`,
+      }),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /; 1 macro\(s\)/);
+  });
+
+  it("applies the listen rule to --listen too", () => {
+    const r = cli(["check", "--listen", "0.0.0.0:9", "--config", folder("servers: {}\n")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^ {2}--listen: refusing to listen on 0\.0\.0\.0/m);
+  });
+
+  it("--connect starts each upstream once: tool count or reason, exit 1 when one fails", () => {
+    const cfg = folder(
+      `servers:\n  echo: ${nodeServer("echo.mjs")}\n  quits: ${nodeServer("exit-at-start.mjs")}\n`,
+    );
+    const r = cli(["check", "--connect", "--config", cfg]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^echo: up, \d+ tool\(s\)$/m);
+    assert.match(r.stdout, /^quits: down — .+$/m);
+  });
+
+  it("--connect exits 0 when every upstream comes up", () => {
+    const r = cli([
+      "check",
+      "--connect",
+      "--config",
+      folder(`servers:\n  echo: ${nodeServer("echo.mjs")}\n`),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^echo: up, \d+ tool\(s\)$/m);
+  });
+
+  it("keeps a non-executable file out even when it is on PATH", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcpgw-path-"));
+    writeFileSync(join(dir, "fake-server"), "#!/bin/sh\n");
+    chmodSync(join(dir, "fake-server"), 0o644);
+    const cfg = folder(
+      `servers:\n  f: { command: fake-server, env: { PATH: ${JSON.stringify(dir)} } }\n`,
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /servers\.f\.command \(line 2\): command "fake-server" is not found on PATH/,
+    );
+  });
+});
