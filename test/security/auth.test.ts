@@ -21,7 +21,7 @@ const YAML = `
 gateway:
   auth:
     tokens:
-      - { name: full, token: "${FULL}" }
+      - { name: full, token: "${FULL}", admin: true }
       - name: narrow
         token: \${MCPGW_TEST_NARROW_TOKEN}
         tools: ["echo__echo", "prompts__greet", "tool_search"]
