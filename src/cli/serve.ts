@@ -5,7 +5,13 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { createSessionServer, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
-import { assertSafeExposure, createApp, securityMiddleware, SessionRegistry } from "../http/mod.ts";
+import {
+  assertSafeExposure,
+  createApp,
+  frontDoor,
+  securityMiddleware,
+  SessionRegistry,
+} from "../http/mod.ts";
 import {
   CallJournal,
   createReloader,
@@ -63,7 +69,7 @@ export async function startGateway(
   const http = options.stdio ? null : await serveHttp({
     hostname,
     port,
-    fetch: (req) => lifecycle.handle(req),
+    fetch: frontDoor((req) => lifecycle.handle(req), log),
   });
   if (http) {
     const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;

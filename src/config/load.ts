@@ -123,11 +123,15 @@ function describeIssue(
   }
 }
 
+/**
+ * What kind of value was found — never the value itself: config values include secrets (tokens,
+ * headers, env), and an error message travels to terminals and logs.
+ */
 function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a map";
-  return `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
+  return `a ${typeof v}`;
 }
 
 function configError(file: string, problems: ConfigProblem[]): GatewayError {

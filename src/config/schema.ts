@@ -126,6 +126,9 @@ export const configSchema = z.strictObject({
       rateLimit: z.strictObject({
         perMinute: z.number().int().positive(),
         burst: z.number().int().positive().optional(),
+        concurrency: z.number().int().positive().optional().describe(
+          "Tool calls one token may have in flight at once (default: unlimited).",
+        ),
       }).optional(),
     }).optional(),
     allowedOrigins: globList.optional().describe(
@@ -138,6 +141,12 @@ export const configSchema = z.strictObject({
       requestBody: size.optional(),
       sessions: z.number().int().positive().optional(),
       sessionIdle: duration.optional(),
+      sessionsPerToken: z.number().int().positive().optional().describe(
+        "Sessions one token may hold (default: a quarter of sessions, at least 1).",
+      ),
+      batch: z.number().int().positive().optional().describe(
+        "Messages in one JSON-RPC batch (default 50); larger batches are refused whole.",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
   }).optional(),

@@ -101,13 +101,22 @@ export interface GatewayConfig {
     readonly separator: string;
     readonly exposure: "all" | "search";
     readonly tokens: readonly TokenConfig[] | null;
-    readonly rateLimit: { readonly perMinute: number; readonly burst: number } | null;
+    readonly rateLimit: {
+      readonly perMinute: number;
+      readonly burst: number;
+      /** Tool calls one token may have in flight; `null` = unlimited. */
+      readonly concurrency: number | null;
+    } | null;
     /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
     readonly allowedOrigins: readonly string[];
     /** Globs over `Host`; `null` = loopback names and the listen host when on loopback. */
     readonly allowedHosts: readonly string[] | null;
     readonly requestBodyBytes: number;
     readonly maxSessions: number;
+    /** Sessions one token may hold (a share of `maxSessions`). */
+    readonly maxSessionsPerToken: number;
+    /** Messages allowed in one JSON-RPC batch. */
+    readonly maxBatch: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
   };

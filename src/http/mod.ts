@@ -4,6 +4,7 @@
  */
 export { createApp } from "./app.ts";
 export type { AppDeps, AppEnv } from "./app.ts";
+export { frontDoor, malformed } from "./front-door.ts";
 export { MemoryEventStore } from "./event-store.ts";
 export { SessionRegistry } from "./sessions.ts";
 export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
