@@ -8,6 +8,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, createSessionServer, type Gateway, sessionLinkOf } from "../gateway/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
+import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
@@ -91,6 +92,8 @@ export class SessionRegistry {
         } catch {
           return jsonError(400, -32700, "Parse error: the body is not JSON");
         }
+        const refused = batchRefusal(body, this.#gateway.config.gateway.maxBatch);
+        if (refused) return refused;
         if (isFastCall(req, body)) {
           const link = sessionLinkOf(s.server);
           if (link) this.#gateway.passthrough.touch(link);
@@ -119,6 +122,8 @@ export class SessionRegistry {
     } catch {
       return jsonError(400, -32700, "Parse error: the body is not JSON");
     }
+    const refused = batchRefusal(body, this.#gateway.config.gateway.maxBatch);
+    if (refused) return refused;
     const first = Array.isArray(body) ? body[0] : body;
     if (!isInitializeRequest(first)) {
       return jsonError(
@@ -206,7 +211,10 @@ export class SessionRegistry {
       return jsonError(403, -32003, "Session belongs to another token");
     }
     s.activity.lastSeen = Date.now();
-    return (s.transport as SseSessionTransport).handlePost(req);
+    return (s.transport as SseSessionTransport).handlePost(
+      req,
+      this.#gateway.config.gateway.maxBatch,
+    );
   }
 
   /**
