@@ -139,7 +139,8 @@ export class SessionRegistry {
     const fast = new FastCalls();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      eventStore: this.#events,
+      // Replay stays within this session: its events are stored under an owner of its own.
+      eventStore: this.#events.scoped(crypto.randomUUID()),
       maxRequestBodySize: this.#opts.maxBodyBytes,
       onsessioninitialized: (id) => {
         this.#sessions.set(id, {
