@@ -11,6 +11,7 @@ import { type Activity, isIdle, newActivity, trackStream, watchTransport } from 
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
+import { sessionShareRefusal } from "./session-share.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
 interface Session {
@@ -135,6 +136,8 @@ export class SessionRegistry {
     if (this.#sessions.size >= this.#opts.maxSessions) {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
+    const share = this.#shareRefusal(who);
+    if (share) return share;
     const activity = newActivity();
     const fast = new FastCalls();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -174,11 +177,18 @@ export class SessionRegistry {
     return await transport.handleRequest(req, { parsedBody: body });
   }
 
+  #shareRefusal(who: RequestIdentity): Response | null {
+    const perToken = this.#gateway.config.gateway.maxSessionsPerToken;
+    return sessionShareRefusal(this.#sessions.values(), who.tokenName, perToken);
+  }
+
   /** Handles `GET /sse`: opens a legacy session. */
   async openSse(who: RequestIdentity, messagePath: string): Promise<Response> {
     if (this.#sessions.size >= this.#opts.maxSessions) {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
+    const share = this.#shareRefusal(who);
+    if (share) return share;
     const transport = new SseSessionTransport(messagePath);
     const server = createSessionServer(this.#gateway, () => callerOf(transport.sessionId, who));
     const session: Session = {
