@@ -11,6 +11,7 @@ import {
   frontDoor,
   securityMiddleware,
   SessionRegistry,
+  TokenCallLimits,
 } from "../http/mod.ts";
 import {
   CallJournal,
@@ -85,6 +86,10 @@ export async function startGateway(
     await http?.close();
     throw err;
   }
+  // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
+  gateway.setCallGate(
+    new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security")),
+  );
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.

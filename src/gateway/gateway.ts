@@ -10,6 +10,7 @@ import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
+import type { CallGate } from "./call-gate.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Something that wants to hear about list changes (one per downstream session). */
@@ -56,6 +57,7 @@ export class Gateway {
   #observers: ((call: CallRecord) => void)[] = [];
   #version = 0;
   #closers: (() => Promise<void>)[] = [];
+  #gate: CallGate | null = null;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -207,15 +209,35 @@ export class Gateway {
     return local ?? entry!;
   }
 
+  /** Installs the gate every call passes (per-token call rates and concurrency). */
+  setCallGate(gate: CallGate | null): void {
+    this.#gate = gate;
+  }
+
   /**
    * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
-   * unknown or forbidden tools throw.
+   * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
    */
   async callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    // Every call passes here once, scripts' calls included: this is where limits count calls.
+    const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    try {
+      return await this.#observed(name, args, caller, options);
+    } finally {
+      release?.();
+    }
+  }
+
+  async #observed(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallOptions,
   ): Promise<CallToolResult> {
     if (this.#observers.length === 0) return await this.#route(name, args, caller, options);
     const started = performance.now();

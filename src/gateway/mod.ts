@@ -3,6 +3,7 @@
  * MCP server that serves it downstream.
  */
 export { callerAllows } from "./access.ts";
+export type { CallGate, GatedCall } from "./call-gate.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";

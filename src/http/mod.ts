@@ -9,4 +9,4 @@ export { MemoryEventStore } from "./event-store.ts";
 export { SessionRegistry } from "./sessions.ts";
 export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";
-export { assertSafeExposure, securityMiddleware } from "./security/mod.ts";
+export { assertSafeExposure, securityMiddleware, TokenCallLimits } from "./security/mod.ts";

@@ -1,6 +1,7 @@
 /**
  * @module HTTP security: the middleware chain every non-health route passes through
- * (origin/host check → bearer auth → per-token rate limit) and the start-up exposure check.
+ * (origin/host check → bearer auth → per-token rate limit), the per-token call limits the core
+ * consults on every tool call, and the start-up exposure check.
  */
 import type { MiddlewareHandler } from "hono";
 import type { Gateway } from "../../gateway/mod.ts";
@@ -11,6 +12,8 @@ import { originGuard } from "./origin.ts";
 import { rateLimit } from "./rate-limit.ts";
 
 export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
+export { TokenCallLimits } from "./call-limits.ts";
+export type { CallRate } from "./call-limits.ts";
 export type { BearerAuthOptions } from "./auth.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
 export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./origin.ts";
