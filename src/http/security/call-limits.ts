@@ -7,7 +7,7 @@
  * hold no concurrency slot: the upstream calls they make do, and a script could not call
  * anything under `concurrency: 1` otherwise. Anonymous callers (no auth) are not limited.
  */
-import type { CallGate, Caller, GatedCall } from "../../gateway/mod.ts";
+import type { Caller, CallGate, GatedCall } from "../../gateway/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type Rate, TokenBuckets } from "./rate-limit.ts";
