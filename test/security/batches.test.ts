@@ -9,7 +9,8 @@ import { selfCommand } from "../../src/runtime/mod.ts";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { INITIALIZE, MCP_HEADERS, openSession } from "./_http.ts";
 
-const LIMIT = 10;
+/** The default `gateway.limits.batch`. */
+const LIMIT = 50;
 
 /** `n` echo calls as one JSON-RPC batch. */
 const batchOf = (n: number, first = 100) =>
@@ -43,7 +44,6 @@ describe("JSON-RPC batch cap on HTTP", () => {
   let calls = 0;
   before(async () => {
     gw = await startTestGateway(`
-gateway: { limits: { batch: ${LIMIT} } }
 servers:
   echo: ${nodeServer("echo.mjs")}
 `);
@@ -61,7 +61,7 @@ servers:
     assert.equal(res.status, 413);
     const body = await res.json();
     assert.equal(body.error.code, -32600);
-    assert.match(body.error.message, /11 messages.*limit of 10 \(gateway\.limits\.batch\)/);
+    assert.match(body.error.message, /51 messages.*limit of 50 \(gateway\.limits\.batch\)/);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(calls, 0);
   });

@@ -124,7 +124,7 @@ describe("per-token share of the session table", () => {
     gw = await startTestGateway(`
 gateway:
   auth: { tokens: [{ name: a, token: "${A}" }, { name: b, token: "${B}" }] }
-  limits: { sessions: 4, sessionsPerToken: 2, sessionIdle: 1h }
+  limits: { sessions: 8, sessionIdle: 1h } # a token's share: a quarter, 2
 servers: {}
 `);
   });
@@ -150,11 +150,15 @@ servers: {}
     await openSession(gw.url, bearer(B));
   });
 
-  it("defaults to a quarter of gateway.limits.sessions", () => {
+  it("takes gateway.limits.sessionsPerToken when set, a quarter of the table otherwise", () => {
     const config = parseConfig("gateway: { limits: { sessions: 1000 } }\n", {
       file: "/tmp/gw/gateway.yaml",
     });
     assert.equal(config.gateway.maxSessionsPerToken, 250);
+    const set = parseConfig("gateway: { limits: { sessions: 10, sessionsPerToken: 7 } }\n", {
+      file: "/tmp/gw/gateway.yaml",
+    });
+    assert.equal(set.gateway.maxSessionsPerToken, 7);
   });
 });
 
