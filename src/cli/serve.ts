@@ -8,10 +8,12 @@ import { createSessionServer, type Gateway, LOCAL_CALLER } from "../gateway/mod.
 import {
   assertSafeExposure,
   createApp,
+  frontDoor,
   securityMiddleware,
   SessionRegistry,
   statusRoutes,
   StatusSessions,
+  TokenCallLimits,
 } from "../http/mod.ts";
 import {
   CallJournal,
@@ -72,7 +74,7 @@ export async function startGateway(
   const http = options.stdio ? null : await serveHttp({
     hostname,
     port,
-    fetch: (req) => lifecycle.handle(req),
+    fetch: frontDoor((req) => lifecycle.handle(req), log),
   });
   if (http) {
     const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
@@ -88,6 +90,10 @@ export async function startGateway(
     await http?.close();
     throw err;
   }
+  // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
+  gateway.setCallGate(
+    new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security")),
+  );
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.

@@ -165,7 +165,9 @@ function describeIssue(
       });
     }
     case "invalid_format": {
-      const got = issue.input === undefined ? "" : `, got ${describeValue(issue.input)}`;
+      const got = issue.input === undefined
+        ? ""
+        : `, got ${describeValue(issue.input, path, true)}`;
       return [locate(path, `${issue.message}${got}`, lineOf)];
     }
     case "invalid_key": {
@@ -173,7 +175,7 @@ function describeIssue(
       return [locate(path, `invalid name "${String(path.at(-1))}": ${inner}`, lineOf)];
     }
     case "invalid_type": {
-      const got = issue.input === undefined ? "nothing" : describeValue(issue.input);
+      const got = issue.input === undefined ? "nothing" : describeValue(issue.input, path);
       const msg = issue.message.startsWith("Invalid input")
         ? `expected ${issue.expected}, got ${got}`
         : `${issue.message}, got ${got}`;
@@ -184,13 +186,32 @@ function describeIssue(
   }
 }
 
-function describeValue(v: unknown): string {
+/** Keys under which a value may be a secret: what is found there is never echoed. */
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  "auth",
+  "headers",
+  "env",
+  "token",
+  "oauth",
+  "cluster",
+]);
+
+/**
+ * What kind of value was found. A number or boolean (and, for a value of the wrong form, a
+ * short string) is shown as written — `got 30` says more than `got a number` — except under
+ * keys that may hold secrets (tokens, headers, env), where only its kind is named: an error
+ * message travels to terminals and logs.
+ */
+function describeValue(v: unknown, path: readonly (string | number)[], strings = false): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a map";
-  // A bare number or boolean reads best as written (`got 30`); a string says it is one.
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  return `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
+  const secret = path.some((k) => typeof k === "string" && SECRET_KEYS.has(k));
+  if (!secret && (typeof v === "number" || typeof v === "boolean")) return String(v);
+  if (!secret && strings && typeof v === "string") {
+    return `string ${JSON.stringify(v).slice(0, 40)}`;
+  }
+  return `a ${typeof v}`;
 }
 
 /** `GatewayError(CONFIG_INVALID)` listing every problem with its YAML path and line. */

@@ -4,6 +4,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { RawConfig, RawServer } from "./schema.ts";
+import { duplicateTokenProblems } from "./tokens.ts";
 import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
@@ -47,6 +48,7 @@ export function normaliseConfig(
       });
     }
   }
+  if (g.auth?.tokens) problems.push(...duplicateTokenProblems(g.auth.tokens));
   const sc = raw.scripting ?? {};
   const limits = sc.limits ?? {};
   const tools: InlineMacroConfig[] = [];
@@ -92,6 +94,7 @@ export function normaliseConfig(
         ? {
           perMinute: g.auth.rateLimit.perMinute,
           burst: g.auth.rateLimit.burst ?? g.auth.rateLimit.perMinute,
+          concurrency: g.auth.rateLimit.concurrency ?? null,
         }
         : null,
       oauth: normaliseOAuth(g.auth?.oauth, problems),
@@ -100,6 +103,8 @@ export function normaliseConfig(
       allowedHosts: g.allowedHosts ?? null,
       requestBodyBytes: size(g.limits?.requestBody, 32 * 1024 ** 2),
       maxSessions: g.limits?.sessions ?? 1000,
+      maxSessionsPerToken: sessionsPerToken(g.limits?.sessions ?? 1000, g.limits?.sessionsPerToken),
+      maxBatch: g.limits?.batch ?? 50,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       telemetry: g.telemetry
@@ -204,6 +209,11 @@ export function splitListen(listen: string): [string, number] {
   const i = listen.lastIndexOf(":");
   const host = listen.slice(0, i).replace(/^\[(.*)\]$/, "$1");
   return [host, Number(listen.slice(i + 1))];
+}
+
+/** One token's share of the session table: explicit, or a quarter of it (at least 1). */
+function sessionsPerToken(sessions: number, explicit: number | undefined): number {
+  return Math.min(sessions, explicit ?? Math.max(1, Math.floor(sessions / 4)));
 }
 
 function abs(dir: string, p: string): string {

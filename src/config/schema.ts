@@ -212,6 +212,9 @@ export const configSchema = z.strictObject({
       rateLimit: z.strictObject({
         perMinute: z.number().int().positive(),
         burst: z.number().int().positive().optional(),
+        concurrency: z.number().int().positive().optional().describe(
+          "Tool calls one token may have in flight at once (default: unlimited).",
+        ),
       }).optional(),
       oauth: oauth.optional().describe("Accept OAuth 2.1 access tokens (JWT) from this issuer."),
     }).optional(),
@@ -225,6 +228,12 @@ export const configSchema = z.strictObject({
       requestBody: size.optional(),
       sessions: z.number().int().positive().optional(),
       sessionIdle: duration.optional(),
+      sessionsPerToken: z.number().int().positive().optional().describe(
+        "Sessions one token may hold (default: a quarter of sessions, at least 1).",
+      ),
+      batch: z.number().int().positive().optional().describe(
+        "Messages in one JSON-RPC batch (default 50); larger batches are refused whole.",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
     telemetry: z.strictObject({

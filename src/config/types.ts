@@ -147,7 +147,12 @@ export interface GatewayConfig {
     readonly separator: string;
     readonly exposure: "all" | "search";
     readonly tokens: readonly TokenConfig[] | null;
-    readonly rateLimit: { readonly perMinute: number; readonly burst: number } | null;
+    readonly rateLimit: {
+      readonly perMinute: number;
+      readonly burst: number;
+      /** Tool calls one token may have in flight; `null` = unlimited. */
+      readonly concurrency: number | null;
+    } | null;
     /** OAuth access tokens accepted beside `tokens`; `null` = none. */
     readonly oauth: OAuthConfig | null;
     /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
@@ -156,6 +161,10 @@ export interface GatewayConfig {
     readonly allowedHosts: readonly string[] | null;
     readonly requestBodyBytes: number;
     readonly maxSessions: number;
+    /** Sessions one token may hold (a share of `maxSessions`). */
+    readonly maxSessionsPerToken: number;
+    /** Messages allowed in one JSON-RPC batch. */
+    readonly maxBatch: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
     /** OpenTelemetry traces; `null` = off. */

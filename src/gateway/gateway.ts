@@ -12,6 +12,7 @@ import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalo
 import { downServerEntry } from "./down-servers.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
+import type { CallGate } from "./call-gate.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Something that wants to hear about list changes (one per downstream session). */
@@ -68,6 +69,7 @@ export class Gateway {
   #configObservers = new Set<(prev: GatewayConfig, next: GatewayConfig) => void>();
   /** Servers per glob list, valid for one catalog version. */
   #scopes = { version: -1, byGlobs: new Map<string, ReadonlySet<string>>() };
+  #gate: CallGate | null = null;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -281,9 +283,14 @@ export class Gateway {
     return local ?? entry!;
   }
 
+  /** Installs the gate every call passes (per-token call rates and concurrency). */
+  setCallGate(gate: CallGate | null): void {
+    this.#gate = gate;
+  }
+
   /**
    * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
-   * unknown or forbidden tools throw.
+   * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
    */
   async callTool(
     name: string,
@@ -291,17 +298,23 @@ export class Gateway {
     caller: Caller,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    if (this.#tracer) {
-      const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
-      return await this.#traced(
-        "tool",
-        `tools/call ${name}`,
-        attributes,
-        options,
-        (inner) => this.#observed(name, args, caller, inner),
-      );
+    // Every call passes here once, scripts' calls included: this is where limits count calls.
+    const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    try {
+      if (this.#tracer) {
+        const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
+        return await this.#traced(
+          "tool",
+          `tools/call ${name}`,
+          attributes,
+          options,
+          (inner) => this.#observed(name, args, caller, inner),
+        );
+      }
+      return await this.#observed(name, args, caller, options);
+    } finally {
+      release?.();
     }
-    return await this.#observed(name, args, caller, options);
   }
 
   async #observed(

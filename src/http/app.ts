@@ -7,6 +7,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
+import { plainError } from "./front-door.ts";
 import { readiness } from "./readiness.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
@@ -72,6 +73,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const status = httpStatusOf(err);
     if (status >= 500) {
       gateway.log.error("request failed", { path: c.req.path, error: messageOf(err) });
+    }
+    // A 500 says nothing about the server: its message may carry file paths; the log has it.
+    if (status === 500) {
+      return plainError(500, -32603, "Internal error (details are in the gateway's log)");
     }
     const code = err instanceof GatewayError ? err.code : "INTERNAL";
     return c.json({ error: { code, message: messageOf(err) } }, status as 500, headersOf(err));

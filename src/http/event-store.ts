@@ -12,7 +12,11 @@ interface Stored {
   bytes: number;
 }
 
-/** A bounded {@link EventStore}; event ids are `<streamId>_<seq>`. */
+/**
+ * A bounded {@link EventStore}; event ids are `<streamId>_<seq>`. Sessions share one store (one
+ * memory bound) but each sees it through {@link MemoryEventStore.scoped}, so a client resuming
+ * with `Last-Event-ID` gets its own session's events only.
+ */
 export class MemoryEventStore implements EventStore {
   #events = new Map<string, Stored>();
   #seq = 0;
@@ -42,6 +46,30 @@ export class MemoryEventStore implements EventStore {
       this.#bytes -= oldest[1].bytes;
     }
     return Promise.resolve(id);
+  }
+
+  /**
+   * This store as one session sees it: stream ids are stored under `owner` (an unguessable id
+   * per session), and an event id of another owner is unknown — the SDK answers `400` to it
+   * instead of replaying. The SDK gives every session's GET stream the same stream id, which is
+   * why the owner must be part of what is stored.
+   */
+  scoped(owner: string): EventStore {
+    const prefix = `${owner}/`;
+    const own = (streamId: string | undefined) =>
+      streamId?.startsWith(prefix) ? streamId.slice(prefix.length) : undefined;
+    return {
+      storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message),
+      getStreamIdForEventId: async (eventId) =>
+        eventId.startsWith(prefix) ? own(await this.getStreamIdForEventId(eventId)) : undefined,
+      replayEventsAfter: async (lastEventId, io) => {
+        const streamId = lastEventId.startsWith(prefix)
+          ? own(await this.replayEventsAfter(lastEventId, io))
+          : undefined;
+        if (streamId === undefined) throw new Error("unknown event id");
+        return streamId;
+      },
+    };
   }
 
   getStreamIdForEventId(eventId: string): Promise<string | undefined> {

@@ -4,10 +4,16 @@
  */
 export { createApp } from "./app.ts";
 export type { AppDeps, AppEnv } from "./app.ts";
+export { frontDoor, malformed } from "./front-door.ts";
 export { MemoryEventStore } from "./event-store.ts";
 export { SessionRegistry } from "./sessions.ts";
 export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";
-export { assertSafeExposure, securityMiddleware, StatusSessions } from "./security/mod.ts";
+export {
+  assertSafeExposure,
+  securityMiddleware,
+  StatusSessions,
+  TokenCallLimits,
+} from "./security/mod.ts";
 export { statusRoutes } from "./status-routes.ts";
 export type { StatusRoutesDeps } from "./status-routes.ts";

@@ -16,8 +16,10 @@ import {
   sessionLinkOf,
 } from "../gateway/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
+import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
+import { sessionShareRefusal } from "./session-share.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
 interface Session {
@@ -105,6 +107,8 @@ export class SessionRegistry {
         } catch {
           return jsonError(400, -32700, "Parse error: the body is not JSON");
         }
+        const refused = batchRefusal(body, this.#gateway.config.gateway.maxBatch);
+        if (refused) return refused;
         if (isFastCall(req, body)) {
           const link = sessionLinkOf(s.server);
           if (link) this.#gateway.passthrough.touch(link);
@@ -133,6 +137,8 @@ export class SessionRegistry {
     } catch {
       return jsonError(400, -32700, "Parse error: the body is not JSON");
     }
+    const refused = batchRefusal(body, this.#gateway.config.gateway.maxBatch);
+    if (refused) return refused;
     const first = Array.isArray(body) ? body[0] : body;
     if (!isInitializeRequest(first)) {
       return jsonError(
@@ -144,11 +150,14 @@ export class SessionRegistry {
     if (this.#sessions.size >= this.#opts.maxSessions) {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
+    const share = this.#shareRefusal(who);
+    if (share) return share;
     const activity = newActivity();
     const fast = new FastCalls();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      eventStore: this.#events,
+      // Replay stays within this session: its events are stored under an owner of its own.
+      eventStore: this.#events.scoped(crypto.randomUUID()),
       maxRequestBodySize: this.#opts.maxBodyBytes,
       onsessioninitialized: (id) => {
         this.#sessions.set(id, {
@@ -182,11 +191,18 @@ export class SessionRegistry {
     return await transport.handleRequest(req, { parsedBody: body });
   }
 
+  #shareRefusal(who: RequestIdentity): Response | null {
+    const perToken = this.#gateway.config.gateway.maxSessionsPerToken;
+    return sessionShareRefusal(this.#sessions.values(), who.tokenName, perToken);
+  }
+
   /** Handles `GET /sse`: opens a legacy session. */
   async openSse(who: RequestIdentity, messagePath: string): Promise<Response> {
     if (this.#sessions.size >= this.#opts.maxSessions) {
       return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
     }
+    const share = this.#shareRefusal(who);
+    if (share) return share;
     const transport = new SseSessionTransport(messagePath);
     const server = createSessionServer(
       this.#gateway,
@@ -225,7 +241,10 @@ export class SessionRegistry {
       return jsonError(403, -32003, "Session belongs to another token");
     }
     s.activity.lastSeen = Date.now();
-    return (s.transport as SseSessionTransport).handlePost(req);
+    return (s.transport as SseSessionTransport).handlePost(
+      req,
+      this.#gateway.config.gateway.maxBatch,
+    );
   }
 
   /**

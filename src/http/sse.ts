@@ -4,6 +4,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { batchRefusal } from "./batch.ts";
 
 const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
@@ -46,14 +47,16 @@ export class SseSessionTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Handles `POST /message` for this session. */
-  async handlePost(req: Request): Promise<Response> {
+  /** Handles `POST /message` for this session; batches over `maxBatch` are refused whole. */
+  async handlePost(req: Request, maxBatch = Infinity): Promise<Response> {
     let parsed: unknown;
     try {
       parsed = await req.json();
     } catch {
       return jsonError(400, -32700, "Parse error: the body is not JSON");
     }
+    const refused = batchRefusal(parsed, maxBatch);
+    if (refused) return refused;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     for (const m of messages) {
       const r = JSONRPCMessageSchema.safeParse(m);

@@ -1,4 +1,5 @@
 /** Bun's native HTTP server behind the runtime-neutral {@link HttpServer} shape. */
+import { internalErrorResponse } from "./error-answer.ts";
 import type { HttpServer, ServeOptions } from "./mod.ts";
 
 interface BunServer {
@@ -12,6 +13,8 @@ declare const Bun: {
     hostname: string;
     port: number;
     idleTimeout: number;
+    development: boolean;
+    error(err: unknown): Response;
     fetch(req: Request, server: BunServer): Response | Promise<Response>;
   }): BunServer;
 };
@@ -22,6 +25,9 @@ export function serveBun(options: ServeOptions): Promise<HttpServer> {
     hostname: options.hostname,
     port: options.port,
     idleTimeout: 0,
+    // Never Bun's development error page (it shows source lines and file paths).
+    development: false,
+    error: () => internalErrorResponse(),
     fetch: (req, srv) => options.fetch(req, { remoteAddress: srv.requestIP(req)?.address ?? "" }),
   });
   return Promise.resolve({

@@ -1,4 +1,5 @@
 /** Deno's native HTTP server behind the runtime-neutral {@link HttpServer} shape. */
+import { internalErrorResponse } from "./error-answer.ts";
 import type { HttpServer, ServeOptions } from "./mod.ts";
 
 interface DenoServer {
@@ -8,7 +9,12 @@ interface DenoServer {
 }
 declare const Deno: {
   serve(
-    opts: { hostname: string; port: number; onListen?: (addr: unknown) => void },
+    opts: {
+      hostname: string;
+      port: number;
+      onListen?: (addr: unknown) => void;
+      onError?: (err: unknown) => Response;
+    },
     handler: (
       req: Request,
       info: { remoteAddr: { hostname: string } },
@@ -24,6 +30,8 @@ export function serveDeno(options: ServeOptions): Promise<HttpServer> {
       {
         hostname: options.hostname,
         port: options.port,
+        // Never Deno's default error answer, whatever a handler throws.
+        onError: () => internalErrorResponse(),
         onListen: () => {
           queueMicrotask(() =>
             resolve({

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { bearer, httpBytes, MCP_HEADERS, openSession, ping, rawRequest } from "./_http.ts";
+import { parseConfig } from "../../src/config/mod.ts";
+import {
+  bearer,
+  httpBytes,
+  INITIALIZE,
+  MCP_HEADERS,
+  openSession,
+  ping,
+  rawRequest,
+} from "./_http.ts";
 
 describe("request body limit", () => {
   let gw: TestGateway;
@@ -104,6 +113,52 @@ describe("session limits", () => {
     await openSession(gw.url);
     await openSession(gw.url);
     await assert.rejects(openSession(gw.url), /initialize answered 503/);
+  });
+});
+
+describe("per-token share of the session table", () => {
+  let gw: TestGateway;
+  const A = "share-token-a-0123456789";
+  const B = "share-token-b-0123456789";
+  before(async () => {
+    gw = await startTestGateway(`
+gateway:
+  auth: { tokens: [{ name: a, token: "${A}" }, { name: b, token: "${B}" }] }
+  limits: { sessions: 8, sessionIdle: 1h } # a token's share: a quarter, 2
+servers: {}
+`);
+  });
+  after(async () => await gw?.stop());
+
+  it("refuses a token's session beyond its share with 429 naming the limit", async () => {
+    await openSession(gw.url, bearer(A));
+    await openSession(gw.url, bearer(A));
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, ...bearer(A) },
+      body: INITIALIZE,
+    });
+    assert.equal(res.status, 429);
+    assert.match((await res.json()).error.message, /gateway\.limits\.sessionsPerToken = 2/);
+    const sse = await fetch(`${gw.url}/sse`, { headers: bearer(A) });
+    assert.equal(sse.status, 429);
+    await sse.body?.cancel();
+  });
+
+  it("still opens sessions for another token", async () => {
+    await openSession(gw.url, bearer(B));
+    await openSession(gw.url, bearer(B));
+  });
+
+  it("takes gateway.limits.sessionsPerToken when set, a quarter of the table otherwise", () => {
+    const config = parseConfig("gateway: { limits: { sessions: 1000 } }\n", {
+      file: "/tmp/gw/gateway.yaml",
+    });
+    assert.equal(config.gateway.maxSessionsPerToken, 250);
+    const set = parseConfig("gateway: { limits: { sessions: 10, sessionsPerToken: 7 } }\n", {
+      file: "/tmp/gw/gateway.yaml",
+    });
+    assert.equal(set.gateway.maxSessionsPerToken, 7);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * @module HTTP security: the middleware chain every non-health route passes through
  * (OAuth metadata → origin/host check → bearer auth, with OAuth access tokens as its fallback →
- * per-token rate limit) and the start-up exposure check.
+ * per-token rate limit), the per-token call limits the core consults on every tool call, and the
+ * start-up exposure check.
  */
 import type { MiddlewareHandler } from "hono";
 import type { TokenConfig } from "../../config/mod.ts";
@@ -16,6 +17,8 @@ import { STATUS_PATHS, statusAccess } from "./status-access.ts";
 import { StatusSessions } from "./status-session.ts";
 
 export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
+export { TokenCallLimits } from "./call-limits.ts";
+export type { CallRate } from "./call-limits.ts";
 export type { BearerAuthOptions } from "./auth.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
 export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./origin.ts";

@@ -22,6 +22,8 @@ export const CALL_ERROR_CODES = [
   "intermediate_result_too_large",
   /** The script ended while the call ran (trace entries only). */
   "cancelled",
+  /** The token is over its call rate or concurrency limit; the message says which and when. */
+  "rate_limited",
 ] as const;
 
 /** One of {@link CALL_ERROR_CODES}. */
@@ -46,6 +48,8 @@ export function callErrorCode(err: unknown, aborted = false): CallErrorCode {
         return "invalid_arguments";
       case "UPSTREAM_TIMEOUT":
         return "timeout";
+      case "RATE_LIMITED":
+        return "rate_limited";
       default:
         return "upstream_error";
     }

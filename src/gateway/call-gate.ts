@@ -1,0 +1,24 @@
+/**
+ * The seam where per-caller call limits plug into the core. Every tool call — from a client, a
+ * batch, a macro or an `execute` script (`options.internal`) — passes through
+ * {@link Gateway.callTool} once, so limits enforced there count calls, not HTTP requests. The
+ * core knows nothing of tokens' rates; the HTTP room supplies the gate.
+ */
+import type { Caller } from "./types.ts";
+
+/** What a gate learns about a call before it runs. */
+export interface GatedCall {
+  /** Exposed tool name. */
+  readonly tool: string;
+  /** True for tools the gateway serves itself (meta-tools, macros, `execute`). */
+  readonly local: boolean;
+}
+
+/** Admits tool calls. */
+export interface CallGate {
+  /**
+   * Admits one call of `caller`, or throws a `GatewayError` (`RATE_LIMITED`) naming the limit.
+   * Returns the function to call once the call has finished (idempotent).
+   */
+  acquire(caller: Caller, call: GatedCall): () => void;
+}

@@ -1,0 +1,56 @@
+/**
+ * The first thing every request meets, before the lifecycle gate, auth or routing: a request
+ * whose URL cannot be parsed, whose `Host` is not a host, or whose absolute-form target names
+ * another authority than its `Host` gets `400`; anything a handler throws past its own error
+ * handling becomes a bare JSON-RPC `500`. So no runtime error page, stack or file path ever
+ * reaches a client, whatever bytes it sends.
+ */
+import type { Logger } from "../shared/log.ts";
+import { messageOf } from "../shared/errors.ts";
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+/** Longest `Host` accepted: a 253-character DNS name, a port, and IPv6 brackets. */
+const MAX_HOST = 261;
+/** RFC 3986 `host [":" port]`: an IP literal in brackets, or reg-name / IPv4 characters. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/;
+
+/** A JSON-RPC error answer with no id and nothing about the server's insides. */
+export function plainError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+}
+
+/** Why `request` is malformed at the HTTP level, or `null` when it is fine. */
+export function malformed(request: Request): string | null {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return "the request target or Host header is not a valid URL";
+  }
+  const host = request.headers.get("host");
+  if (host === null) return null;
+  if (host.length > MAX_HOST || !HOST.test(host)) return "the Host header is not a valid host";
+  let hostUrl: URL;
+  try {
+    hostUrl = new URL(`http://${host}`);
+  } catch {
+    return "the Host header is not a valid host";
+  }
+  if (hostUrl.host !== url.host) return "the request target names another host than Host";
+  return null;
+}
+
+/** Wraps the server's fetch handler with the checks above and a last-resort error answer. */
+export function frontDoor(handler: Fetch, log: Logger): (request: Request) => Promise<Response> {
+  return async function frontDoor(request) {
+    const problem = malformed(request);
+    if (problem !== null) return plainError(400, -32600, `Bad Request: ${problem}`);
+    try {
+      return await handler(request);
+    } catch (err) {
+      log.error("request failed", { error: messageOf(err) });
+      return plainError(500, -32603, "Internal error (details are in the gateway's log)");
+    }
+  };
+}

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { frontDoor, malformed } from "../../src/http/mod.ts";
+import { createLogger, setLogLevel } from "../../src/shared/log.ts";
+
+setLogLevel("silent");
+const log = createLogger("test");
+const ok = () => new Response("ok");
+
+/** A request whose `Host` header is set by hand (fetch's Request keeps it as given). */
+const withHost = (url: string, host: string) => new Request(url, { headers: { host } });
+
+describe("front door", () => {
+  it("passes an ordinary request, with or without a port in Host", async () => {
+    assert.equal(malformed(withHost("http://127.0.0.1:8787/mcp", "127.0.0.1:8787")), null);
+    assert.equal(malformed(withHost("http://[::1]:8787/mcp", "[::1]:8787")), null);
+    assert.equal(malformed(withHost("http://localhost/mcp", "LOCALHOST:80")), null);
+    assert.equal(malformed(new Request("http://127.0.0.1:8787/mcp")), null);
+    const res = await frontDoor(ok, log)(withHost("http://127.0.0.1:1/x", "127.0.0.1:1"));
+    assert.equal(await res.text(), "ok");
+  });
+
+  it("names what is wrong with a Host that is not a host", () => {
+    for (const host of ["", "a b", "[::1", "x".repeat(300), "h\u00e9llo", "a/b", "u@h"]) {
+      assert.match(malformed(withHost("http://127.0.0.1/mcp", host)) ?? "", /Host/, host);
+    }
+  });
+
+  it("refuses an absolute-form target naming another host than Host", async () => {
+    const req = withHost("http://evil.example/mcp", "127.0.0.1:8787");
+    assert.match(malformed(req) ?? "", /another host/);
+    const res = await frontDoor(ok, log)(req);
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error.code, -32600);
+  });
+
+  it("answers a handler's throw with a bare JSON-RPC 500, no message, path or stack", async () => {
+    const res = await frontDoor(() => {
+      throw new Error("ENOENT: /home/someone/secret/config.yaml");
+    }, log)(withHost("http://127.0.0.1:1/mcp", "127.0.0.1:1"));
+    assert.equal(res.status, 500);
+    const text = await res.text();
+    assert.deepEqual(JSON.parse(text).error.code, -32603);
+    assert.doesNotMatch(text, /ENOENT|secret|\/home/);
+  });
+});
