@@ -19,6 +19,7 @@ import {
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
+import type { Scripting } from "../gateway/scripted/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
 const log = createLogger("serve");
@@ -73,8 +74,11 @@ export async function startGateway(
     });
   }
   let gateway: Gateway;
+  let scripting: Scripting | null;
   try {
-    ({ gateway } = await bootGateway(config, false, { watchMacros: options.watch !== false }));
+    ({ gateway, scripting } = await bootGateway(config, false, {
+      watchMacros: options.watch !== false,
+    }));
   } catch (err) {
     await http?.close();
     throw err;
@@ -91,6 +95,7 @@ export async function startGateway(
     journal.record(call);
     metrics.observe(call);
   });
+  scripting?.runs.observe((run) => metrics.observeScript(run));
   const reloader = createReloader({
     gateway,
     read: () => readConfig(config.file),

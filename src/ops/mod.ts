@@ -8,6 +8,5 @@ export { Lifecycle, type Phase } from "./lifecycle.ts";
 export { Metrics, type MetricsSources } from "./metrics.ts";
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
 export { createReloader, type ReloaderOptions } from "./reload.ts";
-export { countScriptLimit, countScriptRun, scriptStats } from "./script-stats.ts";
 export { onSignals, type SignalHandlers } from "./signals.ts";
 export { renderStatusPage, type StatusSources } from "./status-page.ts";

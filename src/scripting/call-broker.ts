@@ -1,23 +1,27 @@
 /**
  * Parent side of one run's requests: tool calls through the {@link ToolBridge}, the tool list,
  * and host functions. Every call gets the run's abort signal and its own deadline (the script's),
- * so a promise that never settles cannot hold a script past its time limit. Results count
- * against the run's transfer budget; the one that would pass it is answered with
- * `intermediate_result_too_large` instead.
+ * so a promise that never settles cannot hold a script past its time limit. This is the one
+ * place the run's {@link TransferBudget} is charged: every answer handed into the script is
+ * measured here, and the one that would pass the budget is answered with
+ * `intermediate_result_too_large` instead, at no cost.
  */
 import { GatewayError, messageOf } from "../shared/errors.ts";
+import type { TransferBudget } from "./budget.ts";
+import { jsonBytes } from "./budget.ts";
 import type { ReplyMessage, RequestMessage } from "./protocol.ts";
-import type { HostFunction, ToolBridge } from "./types.ts";
+import type { HostCallContext, HostFunction, ToolBridge } from "./types.ts";
 
 /** What a broker needs to know about its run. */
 export interface BrokerOptions {
   bridge?: ToolBridge;
   hostFunctions?: Record<string, HostFunction>;
   deadline: number;
-  transferBytes: number;
+  budget: TransferBudget;
   signal: AbortSignal;
 }
 
+/** The `{ code, message }` of a failed answer: a call code from `data.code`, else the error code. */
 function errorReply(id: number, err: unknown): ReplyMessage {
   const code = err instanceof GatewayError
     ? String(err.data?.code ?? err.code)
@@ -29,8 +33,6 @@ function errorReply(id: number, err: unknown): ReplyMessage {
 
 /** Answers the requests of one run. */
 export class CallBroker {
-  /** JSON bytes of results delivered to the script so far. */
-  bytesIn = 0;
   #opts: BrokerOptions;
 
   constructor(opts: BrokerOptions) {
@@ -39,40 +41,45 @@ export class CallBroker {
 
   /** Runs one request and resolves with its reply (never rejects). */
   async answer(m: RequestMessage): Promise<ReplyMessage> {
+    const told: Array<(delivered: boolean) => void> = [];
+    const ctx: HostCallContext = {
+      signal: this.#opts.signal,
+      remainingMs: Math.max(0, this.#opts.deadline - Date.now()),
+      onDelivery: (fn) => told.push(fn),
+    };
+    let reply: ReplyMessage;
+    let delivered = false;
     try {
-      const value = await this.#withDeadline(m, this.#dispatch(m));
-      const size = JSON.stringify(value ?? null).length;
-      if (this.bytesIn + size > this.#opts.transferBytes) {
-        throw new GatewayError(
-          "TOO_LARGE",
-          `intermediate_result_too_large: a result of ${size} bytes would pass the script's ` +
-            `transfer budget of ${this.#opts.transferBytes} bytes (${this.bytesIn} used)`,
-          { data: { code: "intermediate_result_too_large" } },
-        );
-      }
-      this.bytesIn += size;
-      return { t: "reply", id: m.id, ok: true, value };
+      const value = await this.#withDeadline(m, this.#dispatch(m, ctx));
+      const bytes = jsonBytes(value);
+      if (!this.#opts.budget.take(bytes)) throw this.#opts.budget.refusal(bytes);
+      delivered = true;
+      reply = { t: "reply", id: m.id, ok: true, value };
     } catch (err) {
-      return errorReply(m.id, err);
+      reply = errorReply(m.id, err);
     }
+    for (const fn of told) {
+      try {
+        fn(delivered);
+      } catch { /* a trace hook must not break the reply */ }
+    }
+    return reply;
   }
 
-  #dispatch(m: RequestMessage): Promise<unknown> {
-    const { bridge, hostFunctions, signal, deadline } = this.#opts;
+  #dispatch(m: RequestMessage, ctx: HostCallContext): Promise<unknown> {
+    const { bridge, hostFunctions } = this.#opts;
     switch (m.kind) {
       case "tool":
         if (!bridge) {
           throw new GatewayError("TOOL_NOT_FOUND", "no tools are available to this script");
         }
-        return bridge.callTool(String(m.name), (m.args ?? {}) as Record<string, unknown>, signal);
+        return bridge.callTool(String(m.name), (m.args ?? {}) as Record<string, unknown>, ctx);
       case "list":
         return Promise.resolve(bridge ? bridge.listTools() : []);
       case "host": {
         const fn = hostFunctions?.[String(m.name)];
         if (!fn) throw new GatewayError("INVALID_ARGUMENTS", `no host function named ${m.name}`);
-        return Promise.resolve(
-          fn(m.args, { signal, remainingMs: Math.max(0, deadline - Date.now()) }),
-        );
+        return Promise.resolve(fn(m.args, ctx));
       }
     }
   }

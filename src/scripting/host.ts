@@ -1,12 +1,14 @@
 /**
  * ScriptHost: a warm pool of worker processes running Lua scripts off the gateway's event loop.
  * Safe to call from many sessions at once: idle workers are reused, extra runs spawn workers up
- * to a cap, beyond that they queue. A run that outlives its time limit (plus a grace for the
- * in-engine stop) has its worker SIGKILLed and replaced.
+ * to the slots {@link WorkerSlots} grants (per nesting depth, per token), beyond that they queue.
+ * A run that outlives its time limit (plus a grace for the in-engine stop) has its worker
+ * SIGKILLed and replaced.
  */
 import { selfCommand } from "../runtime/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
+import { TransferBudget } from "./budget.ts";
 import { CallBroker } from "./call-broker.ts";
 import { timeLimitMessage } from "./lua-errors.ts";
 import type { DoneMessage, FromWorker } from "./protocol.ts";
@@ -14,10 +16,12 @@ import {
   DEFAULT_LIMITS,
   type LimitName,
   type RunOptions,
+  ScriptBuffer,
   type ScriptLimits,
   type ScriptOutcome,
 } from "./types.ts";
 import { WorkerProcess } from "./worker-process.ts";
+import { WorkerSlots } from "./worker-slots.ts";
 
 const log = createLogger("scripting");
 
@@ -28,8 +32,10 @@ export interface ScriptHostOptions {
   vfs: Record<string, string>;
   /** Warm workers kept ready (default 2). */
   poolSize?: number;
-  /** Most workers alive at once; further runs queue (default 2 × poolSize). */
+  /** Runs at once per nesting depth; further runs queue (default 2 × poolSize). */
   maxWorkers?: number;
+  /** Runs one token may have at once per depth (default half of maxWorkers, at least 1). */
+  workersPerToken?: number;
   /** Argv that starts this program (default `selfCommand()`); `__lua-worker` is appended. */
   command?: string[];
   /**
@@ -53,7 +59,7 @@ export class ScriptHost {
   #command: string[];
   #workers = new Set<WorkerProcess>();
   #idle: WorkerProcess[] = [];
-  #queue: Array<{ resolve: (w: WorkerProcess) => void; reject: (e: Error) => void }> = [];
+  #slots: WorkerSlots;
   #closed = false;
 
   constructor(opts: ScriptHostOptions) {
@@ -62,6 +68,10 @@ export class ScriptHost {
     this.#poolSize = Math.max(1, opts.poolSize ?? 2);
     this.#maxWorkers = Math.max(this.#poolSize, opts.maxWorkers ?? this.#poolSize * 2);
     this.#command = opts.command ?? selfCommand();
+    this.#slots = new WorkerSlots(
+      this.#maxWorkers,
+      opts.workersPerToken ?? Math.ceil(this.#maxWorkers / 2),
+    );
     if (!opts.lazy) { for (let i = 0; i < this.#poolSize; i++) this.#idle.push(this.#spawn()); }
   }
 
@@ -90,40 +100,46 @@ export class ScriptHost {
     // A worker that never got ready is not replaced eagerly: a broken command would respawn
     // forever. The next run spawns one and reports the failure.
     if (this.#closed || !worker.everReady) return;
-    // Keep the pool warm, and give a queued run the worker it is waiting for.
-    if (
-      this.#workers.size < this.#poolSize ||
-      (this.#queue.length > 0 && this.#workers.size < this.#maxWorkers)
-    ) {
-      this.#release(this.#spawn());
-    }
+    if (this.#workers.size < this.#poolSize) this.#idle.push(this.#spawn()); // keep it warm
   }
 
-  #acquire(): Promise<WorkerProcess> {
-    if (this.#closed) {
-      return Promise.reject(new GatewayError("INTERNAL", "the script host is closed"));
-    }
-    const idle = this.#idle.pop();
-    if (idle) return Promise.resolve(idle);
-    if (this.#workers.size < this.#maxWorkers) return Promise.resolve(this.#spawn());
-    return new Promise((resolve, reject) => this.#queue.push({ resolve, reject }));
+  /** A process for a run that holds a slot: an idle one, or a new one. */
+  #process(): WorkerProcess {
+    return this.#idle.pop() ?? this.#spawn();
   }
 
-  #release(worker: WorkerProcess): void {
+  /**
+   * Returns a process to the idle list. Extra processes are trimmed a tick later, after the runs
+   * that the freed slot let start have taken theirs (no kill-then-spawn).
+   */
+  #park(worker: WorkerProcess): void {
     if (!worker.alive || this.#closed) return;
-    const waiter = this.#queue.shift();
-    if (waiter) waiter.resolve(worker);
-    else if (this.#workers.size > this.#poolSize) void worker.kill();
-    else this.#idle.push(worker);
+    this.#idle.push(worker);
+    if (this.#workers.size > this.#poolSize) setTimeout(() => this.#trim(), 0);
+  }
+
+  #trim(): void {
+    while (this.#workers.size > this.#poolSize && this.#idle.length > 0) {
+      const worker = this.#idle.shift()!;
+      this.#workers.delete(worker);
+      void worker.kill();
+    }
   }
 
   /** Runs one script; resolves with its outcome (script errors and limits are outcomes, not throws). */
   async run(code: string, opts: RunOptions = {}): Promise<ScriptOutcome> {
-    const worker = await this.#acquire();
+    if (this.#closed) throw new GatewayError("INTERNAL", "the script host is closed");
+    const depth = opts.depth ?? 0;
+    const owner = opts.owner ?? null;
+    await this.#slots.acquire(depth, owner);
+    let worker: WorkerProcess | undefined;
     try {
+      if (this.#closed) throw new GatewayError("INTERNAL", "the script host is closed");
+      worker = this.#process();
       return await this.#execute(worker, code, opts);
     } finally {
-      this.#release(worker);
+      this.#slots.release(depth, owner);
+      if (worker) this.#park(worker);
     }
   }
 
@@ -148,11 +164,12 @@ export class ScriptHost {
     }
     const controller = new AbortController();
     const deadline = Date.now() + limits.timeoutMs;
+    const budget = new TransferBudget(limits.transferBytes);
     const broker = new CallBroker({
       bridge: opts.bridge,
       hostFunctions: opts.hostFunctions,
       deadline,
-      transferBytes: limits.transferBytes,
+      budget,
       signal: controller.signal,
     });
     return await new Promise<ScriptOutcome>((resolve) => {
@@ -164,7 +181,7 @@ export class ScriptHost {
         worker.onMessage = undefined;
         worker.onExit = undefined;
         stats.elapsedMs = Date.now() - started;
-        stats.bytesIn = broker.bytesIn;
+        stats.bytesIn = budget.used;
         resolve(outcome);
       };
       const stop = (why: LimitName) => {
@@ -202,6 +219,7 @@ export class ScriptHost {
         limits,
         vfs: this.#vfs,
         hostNames: Object.keys(opts.hostFunctions ?? {}),
+        bufferKey: ScriptBuffer.MARKER,
       });
     });
   }
@@ -224,9 +242,7 @@ export class ScriptHost {
   /** Kills every worker and fails queued runs; resolves when all processes are gone. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const waiter of this.#queue.splice(0)) {
-      waiter.reject(new GatewayError("INTERNAL", "the script host is closed"));
-    }
+    this.#slots.rejectAll(new GatewayError("INTERNAL", "the script host is closed"));
     this.#idle = [];
     await Promise.all([...this.#workers].map((w) => w.kill()));
   }

@@ -2,8 +2,9 @@
  * Pushes JSON values from JS onto a Lua stack through the raw C API. wasmoon's own conversion
  * passes strings through `lua_pushstring`, which cuts them at the first NUL; here every string
  * crosses whole as `lua_pushlstring` over its UTF-8 bytes. JSON `null` becomes `nil` (so it
- * vanishes from tables), integral numbers become Lua integers, `{ "$buffer": "<base64>" }`
- * becomes a buffer handle whose bytes stay on the JS side.
+ * vanishes from tables), integral numbers become Lua integers, and a one-entry object keyed by
+ * the run's secret buffer key (a `ScriptBuffer` a host function answered) becomes a buffer handle
+ * whose bytes stay on the JS side. Nothing an upstream sends can carry that key.
  */
 import { Buffer } from "node:buffer";
 import { LUA_REGISTRYINDEX, type LuaWasm } from "wasmoon";
@@ -19,6 +20,8 @@ export interface BufferStore {
   arrayMtRef: number;
   bytes: Map<number, Uint8Array>;
   nextId: number;
+  /** The run's buffer marker key (empty: no value becomes a buffer). */
+  bufferKey: string;
 }
 
 interface RawModule {
@@ -43,10 +46,12 @@ export function pushString(lua: LuaWasm, L: number, text: string): void {
   }
 }
 
-function isBufferMarker(value: object): value is { $buffer: string } {
+function bufferData(value: object, key: string): string | undefined {
+  if (key === "") return undefined;
   const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === "$buffer" &&
-    typeof (value as Record<string, unknown>).$buffer === "string";
+  if (keys.length !== 1 || keys[0] !== key) return undefined;
+  const data = (value as Record<string, unknown>)[key];
+  return typeof data === "string" ? data : undefined;
 }
 
 function pushBuffer(lua: LuaWasm, L: number, base64: string, store: BufferStore): void {
@@ -112,8 +117,8 @@ export function pushJson(
       lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(store.arrayMtRef));
       lua.lua_setmetatable(L, -2);
     }
-  } else if (store && isBufferMarker(value)) {
-    pushBuffer(lua, L, value.$buffer, store);
+  } else if (store && bufferData(value, store.bufferKey) !== undefined) {
+    pushBuffer(lua, L, bufferData(value, store.bufferKey)!, store);
   } else {
     const entries = Object.entries(value);
     lua.lua_createtable(L, 0, entries.length);

@@ -13,6 +13,7 @@ export {
   type HostFunction,
   type LimitName,
   type RunOptions,
+  ScriptBuffer,
   type ScriptFailure,
   type ScriptLimits,
   type ScriptOutcome,

@@ -15,6 +15,8 @@ export interface RunMessage {
   limits: ScriptLimits;
   vfs: Record<string, string>;
   hostNames: string[];
+  /** The key that marks a buffer in host answers (see `ScriptBuffer.MARKER`). */
+  bufferKey: string;
 }
 
 /** Parent → worker: the answer to a request. */

@@ -57,6 +57,7 @@ export class RunContext {
     arrayMtRef: 0,
     bytes: new Map(),
     nextId: 1,
+    bufferKey: "",
   };
   toolCalls = 0;
   hostCalls = 0;
@@ -68,6 +69,7 @@ export class RunContext {
   constructor(message: RunMessage, send: (m: FromWorker) => void) {
     this.message = message;
     this.#send = send;
+    this.store.bufferKey = message.bufferKey;
   }
 
   #start(kind: Request["kind"], name?: string, args?: unknown): string {
@@ -155,8 +157,14 @@ export class RunContext {
         if (!this.message.hostNames.includes(name)) {
           return LuaMultiReturn.of(undefined, `no host function named ${JSON.stringify(name)}`);
         }
+        let args: unknown;
+        try {
+          args = JSON.parse(json);
+        } catch (err) {
+          return LuaMultiReturn.of(undefined, `host.start: args is not JSON (${messageOf(err)})`);
+        }
         this.hostCalls++;
-        return this.#start("host", name, JSON.parse(json));
+        return this.#start("host", name, args);
       },
       poll: withThread((lua, L, id: string) => {
         const req = this.#requests.get(id);

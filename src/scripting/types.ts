@@ -1,4 +1,5 @@
 /** Public types of the scripting room: limits, the tool bridge, run options and outcomes. */
+import { Buffer } from "node:buffer";
 
 /** Per-script ceilings. */
 export interface ScriptLimits {
@@ -12,7 +13,7 @@ export interface ScriptLimits {
   pictures: number;
 }
 
-/** Defaults from SPEC §4: 30 s, 64 MiB, 16 MiB, 16 pictures. */
+/** Defaults: 30 s, 64 MiB, 16 MiB, 16 pictures (README "Scripting limits"). */
 export const DEFAULT_LIMITS: ScriptLimits = Object.freeze({
   timeoutMs: 30_000,
   memoryBytes: 64 * 1024 * 1024,
@@ -35,9 +36,9 @@ export interface ToolResult {
 export interface ToolBridge {
   /**
    * Calls a tool by its gateway name; resolves with the MCP CallToolResult (isError results
-   * resolve, not reject). Rejects with GatewayError for unknown tools etc.
+   * resolve, not reject). Rejects with GatewayError for unknown tools, outages etc.
    */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+  callTool(name: string, args: Record<string, unknown>, ctx: HostCallContext): Promise<ToolResult>;
   /** Every tool name the script may call. */
   listTools(): string[];
 }
@@ -48,11 +49,39 @@ export interface HostCallContext {
   signal: AbortSignal;
   /** Milliseconds left before the script's deadline. */
   remainingMs: number;
+  /**
+   * Registers a callback told whether the answer reached the script (true) or was refused by
+   * the run's transfer budget (false), so traces record what the script really received.
+   */
+  onDelivery(fn: (delivered: boolean) => void): void;
+}
+
+/**
+ * Bytes a host function hands to the script as a buffer handle (e.g. a capture for
+ * `mcp.image`). Only instances of this class become buffers: no JSON value an upstream sends can.
+ */
+export class ScriptBuffer {
+  /**
+   * The key of the one-entry object a buffer crosses the worker channel as. Random per process
+   * and told to each worker in its run message, so no value an upstream sends can forge it.
+   */
+  static readonly MARKER = `$buffer:${crypto.randomUUID()}`;
+  readonly base64: string;
+  constructor(bytes: Uint8Array | string) {
+    this.base64 = typeof bytes === "string"
+      ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  }
+
+  /** The channel form (JSON.stringify calls this). */
+  toJSON(): Record<string, string> {
+    return { [ScriptBuffer.MARKER]: this.base64 };
+  }
 }
 
 /**
  * A function the parent answers for the script (`host.call(name, args)` in Lua). Takes and returns
- * JSON values. A returned `{ "$buffer": "<base64>" }` reaches Lua as a buffer handle.
+ * JSON values; a {@link ScriptBuffer} anywhere in the answer reaches Lua as a buffer handle.
  */
 export type HostFunction = (args: unknown, ctx: HostCallContext) => unknown;
 
@@ -74,6 +103,14 @@ export interface RunOptions {
   chunkName?: string;
   /** Aborting ends the run like a time limit would, killing the worker if needed. */
   signal?: AbortSignal;
+  /**
+   * How many script runs wait for this one (0 for a run a client started; 1 for a macro called
+   * from `execute`, …). Each depth has its own worker slots, so a run never waits for a worker
+   * that one of its callers holds.
+   */
+  depth?: number;
+  /** Token whose share of the workers this run counts against (`null`: no share applies). */
+  owner?: string | null;
 }
 
 /** Which ceiling stopped a script. */

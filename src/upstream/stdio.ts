@@ -92,6 +92,11 @@ export class StdioTransport implements Transport {
         this.#ended();
       });
       child.stdout!.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+      // A child that closed its stdout can never answer again: end it, so the exit path fails
+      // its calls as UPSTREAM_UNAVAILABLE now instead of letting them wait for their timeout.
+      child.stdout!.once("end", () => {
+        if (!this.#closed) signalGroup(child, "SIGKILL");
+      });
       child.stderr!.on("data", (chunk: Buffer) => this.#onStderr(chunk, log));
       child.stdin!.on("error", () => {}); // EPIPE after a crash surfaces through "exit"
     });

@@ -1,11 +1,11 @@
 /**
- * The `execute` tool (code mode, SPEC §7.3): one Lua script that searches, inspects and calls
- * many tools. Everything runs as the caller: search and describe see only what its token may
- * find, calls go through {@link bridgeFor} without reaching hidden tools.
+ * The `execute` tool (code mode): one Lua script that searches, inspects and calls many tools.
+ * Everything runs as the caller: search and describe see only what its token may find, calls
+ * go through `Gateway.callToolOutcome` without reaching hidden tools, and upstream outages reach
+ * the script as data (their kind), never as text to be read.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { suggestNames } from "../../discovery/mod.ts";
-import { countScriptLimit, countScriptRun } from "../../ops/mod.ts";
 import {
   EXECUTE_TOOL_NAME,
   type ExecuteDeps,
@@ -17,19 +17,21 @@ import { GatewayError } from "../../shared/errors.ts";
 import type { Gateway } from "../gateway.ts";
 import type { MetaTools } from "../meta.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "../types.ts";
-import { bridgeFor } from "./bridge.ts";
+import { type ScriptRuns, verdictOf } from "./runs.ts";
 
 /** Provides the `execute` tool when `scripting.execute` is on. */
 export class ExecuteTool implements LocalToolProvider {
   #gateway: Gateway;
   #host: ScriptHost;
   #meta: MetaTools;
+  #runs: ScriptRuns;
   #tool: { key: string; local: LocalTool } | undefined;
 
-  constructor(gateway: Gateway, host: ScriptHost, meta: MetaTools) {
+  constructor(gateway: Gateway, host: ScriptHost, meta: MetaTools, runs: ScriptRuns) {
     this.#gateway = gateway;
     this.#host = host;
     this.#meta = meta;
+    this.#runs = runs;
   }
 
   localTools(): readonly LocalTool[] {
@@ -60,21 +62,22 @@ export class ExecuteTool implements LocalToolProvider {
     caller: Caller,
     options: CallOptions = {},
   ): Promise<ToolResult> {
-    const limits = this.#limits();
+    const started = performance.now();
     const run = await runExecute(this.#host, args, this.#deps(caller, options), {
-      limits,
+      limits: this.#limits(),
       ...(options.signal ? { signal: options.signal } : {}),
+      depth: options.scriptDepth ?? 0,
+      owner: caller.tokenName,
     });
-    const outcome = run.outcome;
-    if (outcome) {
-      if (outcome.ok && !run.tooManyPictures) countScriptRun("ok");
-      else if (run.tooManyPictures) {
-        countScriptRun("limit");
-        countScriptLimit("pictures");
-      } else if (!outcome.ok && outcome.limit) {
-        countScriptRun("limit");
-        countScriptLimit(outcome.limit === "time" ? "timeout" : outcome.limit);
-      } else countScriptRun("error");
+    if (run.outcome) {
+      this.#runs.publish({
+        feature: "execute",
+        name: EXECUTE_TOOL_NAME,
+        tokenName: caller.tokenName,
+        durationMs: performance.now() - started,
+        ...verdictOf(run.outcome, run.tooManyPictures === true),
+        at: Date.now(),
+      });
     }
     return run.result;
   }
@@ -85,59 +88,31 @@ export class ExecuteTool implements LocalToolProvider {
     return { timeoutMs, memoryBytes, transferBytes, pictures };
   }
 
+  /** What the run reaches of the gateway, as `caller`, on behalf of the call in `options`. */
   #deps(caller: Caller, options: CallOptions): ExecuteDeps {
     const gateway = this.#gateway;
-    const inner = bridgeFor(gateway, caller, { internal: false, parent: options });
+    const listTools = () =>
+      gateway.callableNames(caller, false).filter((n) => n !== EXECUTE_TOOL_NAME);
     return {
-      bridge: {
-        callTool(name, args, signal) {
-          // A nested run would wait for a worker its parent may be holding.
-          if (name === EXECUTE_TOOL_NAME) {
-            return Promise.reject(
-              new GatewayError("FORBIDDEN", "execute cannot be called from inside a script"),
-            );
-          }
-          return inner.callTool(name, args, signal);
-        },
-        listTools: () => inner.listTools().filter((n) => n !== EXECUTE_TOOL_NAME),
+      call(name, args, signal) {
+        // A nested run of execute would wait for a worker its parent may be holding.
+        if (name === EXECUTE_TOOL_NAME) {
+          return Promise.reject(
+            new GatewayError("FORBIDDEN", "execute cannot be called from inside a script"),
+          );
+        }
+        return gateway.callToolOutcome(name, args, caller, {
+          signal,
+          internal: false,
+          scriptDepth: (options.scriptDepth ?? 0) + 1,
+          ...(options.session ? { session: options.session } : {}),
+          ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+        });
       },
+      listTools,
       search: (args) => this.#meta.search(caller, args),
       describe: (path) => this.#meta.describe(caller, path),
-      suggest: (path) => suggestNames(path, inner.listTools()),
-      outageCode: (path, result) => outageCode(gateway, caller, path, result),
+      suggest: (path) => suggestNames(path, listTools()),
     };
   }
-}
-
-/**
- * The gateway answers an upstream that is down or too slow with an `isError` result naming the
- * server (so direct callers read it); scripts get a code for it instead of `tool_error`.
- */
-function outageCode(
-  gateway: Gateway,
-  caller: Caller,
-  path: string,
-  result: ToolResult,
-): "upstream_error" | "timeout" | undefined {
-  const blocks = result.content ?? [];
-  const only = blocks.length === 1 ? blocks[0] : undefined;
-  if (only?.type !== "text" || typeof only.text !== "string" || result.structuredContent) {
-    return undefined;
-  }
-  let server: string;
-  try {
-    const target = gateway.resolveTool(path, caller);
-    if (!("server" in target) || typeof target.server !== "string") return undefined;
-    server = target.server;
-  } catch {
-    return undefined;
-  }
-  const prefix = `server ${JSON.stringify(server)} `;
-  if (!only.text.startsWith(prefix)) return undefined;
-  const rest = only.text.slice(prefix.length);
-  if (/^did not answer within \d+ms$/.test(rest)) return "timeout";
-  if (/^(closed the connection during the call|is [a-z]+\b|is gone)/.test(rest)) {
-    return "upstream_error";
-  }
-  return undefined;
 }

@@ -12,6 +12,7 @@ import { messageOf } from "../../shared/errors.ts";
 import type { Gateway } from "../gateway.ts";
 import type { LocalTool, LocalToolProvider } from "../types.ts";
 import { bridgeFor } from "./bridge.ts";
+import { type ScriptRuns, verdictOf } from "./runs.ts";
 
 /** The search group macros belong to. */
 export const MACRO_SERVER = "macros";
@@ -20,14 +21,16 @@ export const MACRO_SERVER = "macros";
 export class MacroTools implements LocalToolProvider {
   #gateway: Gateway;
   #host: ScriptHost;
+  #runs: ScriptRuns;
   #tools: LocalTool[] = [];
   #watcher: FSWatcher | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #dir: string | null = null;
 
-  constructor(gateway: Gateway, host: ScriptHost) {
+  constructor(gateway: Gateway, host: ScriptHost, runs: ScriptRuns) {
     this.#gateway = gateway;
     this.#host = host;
+    this.#runs = runs;
   }
 
   /** Registers the config's macros; throws `CONFIG_INVALID` naming file, tool and key. */
@@ -90,18 +93,32 @@ export class MacroTools implements LocalToolProvider {
   #tool(def: MacroDef): LocalTool {
     const gateway = this.#gateway;
     const host = this.#host;
+    const runs = this.#runs;
     return {
       tool: { name: def.name, description: def.description, inputSchema: def.inputSchema },
       server: MACRO_SERVER,
       discoverable: def.discoverable,
       alwaysListed: !def.discoverable,
       keywords: def.keywords,
-      call: (args, caller, options) =>
-        invokeMacro(host, def, args, {
+      call: (args, caller, options) => {
+        const started = performance.now();
+        return invokeMacro(host, def, args, {
           bridge: bridgeFor(gateway, caller, { internal: true, parent: options }),
           ...(options.signal ? { signal: options.signal } : {}),
           maxPictures: gateway.config.scripting.limits.pictures,
-        }) as never,
+          depth: options.scriptDepth ?? 0,
+          owner: caller.tokenName,
+          onFinished: (outcome, tooManyPictures) =>
+            runs.publish({
+              feature: "macro",
+              name: def.name,
+              tokenName: caller.tokenName,
+              durationMs: performance.now() - started,
+              ...verdictOf(outcome, tooManyPictures),
+              at: Date.now(),
+            }),
+        }) as never;
+      },
     };
   }
 }

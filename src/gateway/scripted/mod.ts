@@ -8,11 +8,14 @@ import type { Gateway } from "../gateway.ts";
 import type { MetaTools } from "../meta.ts";
 import { ExecuteTool } from "./execute-tool.ts";
 import { MacroTools } from "./macro-tools.ts";
+import { ScriptRuns } from "./runs.ts";
 
 export { bridgeFor } from "./bridge.ts";
 export type { BridgeOptions } from "./bridge.ts";
 export { ExecuteTool } from "./execute-tool.ts";
 export { MACRO_SERVER, MacroTools } from "./macro-tools.ts";
+export { ScriptRuns, verdictOf } from "./runs.ts";
+export type { ScriptRunRecord, ScriptVerdict } from "./runs.ts";
 
 /** True when the config needs script workers at all. */
 export function needsScripting(config: GatewayConfig): boolean {
@@ -24,6 +27,8 @@ export function needsScripting(config: GatewayConfig): boolean {
 export interface Scripting {
   host: ScriptHost;
   macros: MacroTools;
+  /** Finished macro and execute runs, for observers (metrics, status page). */
+  runs: ScriptRuns;
 }
 
 /**
@@ -47,10 +52,12 @@ export async function attachScripting(
     },
     vfs: { ...config.scripting.vfs },
     poolSize: limits.workers,
+    ...(limits.workersPerToken === null ? {} : { workersPerToken: limits.workersPerToken }),
     // Workers start on the first script (macro registration is one): start-up stays light.
     lazy: true,
   });
-  const macros = new MacroTools(gateway, host);
+  const runs = new ScriptRuns();
+  const macros = new MacroTools(gateway, host, runs);
   try {
     await macros.load(config);
   } catch (err) {
@@ -58,10 +65,10 @@ export async function attachScripting(
     throw err;
   }
   gateway.addProvider(macros);
-  gateway.addProvider(new ExecuteTool(gateway, host, meta));
+  gateway.addProvider(new ExecuteTool(gateway, host, meta, runs));
   gateway.onStop(async () => {
     macros.unwatch();
     await host.close();
   });
-  return { host, macros };
+  return { host, macros, runs };
 }

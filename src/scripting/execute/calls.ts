@@ -1,30 +1,29 @@
 /**
- * The parent's side of one `execute` run: a traced, budgeted {@link ToolBridge} for `mcp.call`
- * and the host functions behind `tools.search`, `tools.describe` and `tools.call`. Every
- * operation lands in the run's {@link CallTrace}; every value delivered into the script is
- * charged to its {@link TransferBudget} first (the runtime's own check then never trips first:
- * it measures the same values in UTF-16 units, never more than their UTF-8 bytes).
+ * The parent's side of one `execute` run, and its single bridge to the gateway: the
+ * {@link ToolBridge} behind `mcp.call` and the host functions behind `tools.search`,
+ * `tools.describe` and `tools.call`. Every operation lands in the run's {@link CallTrace}, and
+ * is finished only once the call broker has charged (or refused) its answer against the run's
+ * transfer budget, so the trace shows what the script really received.
  */
+import type { CallOutcome } from "../../gateway/outcome.ts";
 import { GatewayError } from "../../shared/errors.ts";
+import { TOO_LARGE_CODE } from "../budget.ts";
 import type { HostCallContext, HostFunction, ToolBridge, ToolResult } from "../types.ts";
-import { type CallError, type CallErrorCode, callErrorOf } from "./codes.ts";
-import { type CallTrace, jsonBytes, type TransferBudget } from "./trace.ts";
+import { type CallError, callErrorOf, OUTAGE_CODES } from "./codes.ts";
+import type { CallTrace } from "./trace.ts";
 
 /** What an `execute` run needs from the gateway, already scoped to the caller. */
 export interface ExecuteDeps {
-  /** Calls tools as the caller (hidden tools unreachable, token scopes applied). */
-  bridge: ToolBridge;
+  /** Calls a tool as the caller (hidden tools unreachable, token scopes applied). */
+  call(path: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallOutcome>;
+  /** Every tool name the caller may call. */
+  listTools(): string[];
   /** Ranked search over what the caller may find: `{ items, total, has_more, next_offset? }`. */
   search(args: Record<string, unknown>): { items: Array<{ name: string }> } & object;
   /** Description of one tool; throws `TOOL_NOT_FOUND` (with `data.suggestions`) when unknown. */
   describe(path: string): object;
   /** Near names for an unknown tool path. */
   suggest(path: string): string[];
-  /**
-   * Code of an `isError` result the gateway made itself for an outage (`upstream_error`,
-   * `timeout`); `undefined` for a tool's own error result.
-   */
-  outageCode?(path: string, result: ToolResult): CallErrorCode | undefined;
 }
 
 /** The `tools.call` answer. */
@@ -39,23 +38,44 @@ function textOf(result: ToolResult): string {
     .map((b) => b.text as string).join("\n");
 }
 
-/** Wires one run's bridge and host functions to its trace and budget. */
-export function runCalls(deps: ExecuteDeps, trace: CallTrace, budget: TransferBudget): {
+/** Finishes a trace entry once the broker has delivered or refused the answer. */
+function finishOnDelivery(
+  trace: CallTrace,
+  handle: number,
+  ctx: HostCallContext,
+  ok: boolean,
+  error?: string,
+): void {
+  ctx.onDelivery((delivered) => {
+    if (delivered) trace.finish(handle, ok, ok ? undefined : error);
+    else trace.finish(handle, false, TOO_LARGE_CODE);
+  });
+}
+
+/** Wires one run's bridge and host functions to the gateway and the trace. */
+export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
   bridge: ToolBridge;
   hostFunctions: Record<string, HostFunction>;
 } {
-  /** One tool call, classified; never throws. */
+  /** One tool call as an envelope (and the raw result when there is one); never throws. */
   const callTool = async (
     path: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ envelope: CallEnvelope; result?: ToolResult }> => {
     try {
-      const result = await deps.bridge.callTool(path, args, signal);
+      const outcome = await deps.call(path, args, signal);
+      if (outcome.kind === "outage") {
+        const code = signal.aborted ? "cancelled" : OUTAGE_CODES[outcome.outage];
+        return { envelope: { ok: false, error: { code, message: outcome.message } } };
+      }
+      const result = outcome.result as ToolResult;
       if (!result.isError) return { envelope: { ok: true, data: result }, result };
-      const code = deps.outageCode?.(path, result) ?? "tool_error";
       const message = textOf(result) || "the tool reported an error";
-      return { envelope: { ok: false, error: { code, message }, data: result }, result };
+      return {
+        envelope: { ok: false, error: { code: "tool_error", message }, data: result },
+        result,
+      };
     } catch (err) {
       const error = callErrorOf(err, signal.aborted);
       if (error.code === "tool_not_found" && !error.suggestions) {
@@ -66,83 +86,52 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace, budget: TransferBu
     }
   };
 
-  /** Charges a delivered value; the one that would pass the budget is replaced by a refusal. */
-  const deliver = (envelope: CallEnvelope): CallEnvelope => {
-    const bytes = jsonBytes(envelope);
-    if (budget.take(bytes)) return envelope;
-    const refusal: CallEnvelope = {
-      ok: false,
-      error: { code: "intermediate_result_too_large", message: budget.refusal(bytes) },
-    };
-    budget.take(jsonBytes(refusal));
-    return refusal;
-  };
-
   const bridge: ToolBridge = {
-    // mcp.call: the script sees the raw result (or an error reply), traced and charged.
-    async callTool(name, args, signal) {
+    // mcp.call: the script sees the raw result, or an error reply carrying the call code.
+    async callTool(name, args, ctx) {
       const handle = trace.start("call", { path: name });
-      const { envelope, result } = await callTool(name, args, signal);
+      const { envelope, result } = await callTool(name, args, ctx.signal);
       if (!result) {
-        trace.finish(handle, false, envelope.ok ? undefined : envelope.error.code);
-        throw new GatewayError("UPSTREAM_ERROR", envelope.ok ? "" : envelope.error.message, {
-          data: { code: envelope.ok ? undefined : envelope.error.code },
+        const error = envelope.ok ? undefined : envelope.error;
+        trace.finish(handle, false, error?.code);
+        throw new GatewayError("UPSTREAM_ERROR", error?.message ?? "", {
+          data: { code: error?.code },
         });
       }
-      const bytes = jsonBytes(result);
-      if (!budget.take(bytes)) {
-        trace.finish(handle, false, "intermediate_result_too_large");
-        throw new GatewayError("TOO_LARGE", budget.refusal(bytes), {
-          data: { code: "intermediate_result_too_large" },
-        });
-      }
-      trace.finish(handle, envelope.ok, envelope.ok ? undefined : envelope.error.code);
+      finishOnDelivery(trace, handle, ctx, envelope.ok, envelope.ok ? undefined : "tool_error");
       return result;
     },
-    listTools() {
-      const names = deps.bridge.listTools();
-      budget.take(jsonBytes(names));
-      return names;
-    },
+    listTools: () => deps.listTools(),
   };
 
   const hostFunctions: Record<string, HostFunction> = {
-    search(args) {
+    search(args, ctx) {
       const q = (args ?? {}) as Record<string, unknown>;
       const handle = trace.start("search", { query: String(q.query ?? "") });
       try {
         const found = deps.search(q);
-        const value = { ...found, items: found.items.map((i) => ({ path: i.name, ...i })) };
-        const bytes = jsonBytes(value);
-        if (!budget.take(bytes)) {
-          throw new GatewayError("TOO_LARGE", budget.refusal(bytes));
-        }
-        trace.finish(handle, true);
-        return value;
+        finishOnDelivery(trace, handle, ctx, true);
+        return { ...found, items: found.items.map((i) => ({ path: i.name, ...i })) };
       } catch (err) {
         trace.finish(handle, false, callErrorOf(err).code);
         throw err;
       }
     },
-    describe(args) {
+    describe(args, ctx) {
       const path = String((args as { path?: unknown })?.path ?? "");
       const handle = trace.start("describe", { path });
-      let value: object;
       try {
-        value = { path, ...deps.describe(path) };
-        trace.finish(handle, true);
+        const value = { path, ...deps.describe(path) };
+        finishOnDelivery(trace, handle, ctx, true);
+        return value;
       } catch (err) {
         const error = callErrorOf(err);
         trace.finish(handle, false, error.code);
         if (error.code !== "tool_not_found") throw err;
-        value = { error };
+        return { error };
       }
-      if (!budget.take(jsonBytes(value))) {
-        throw new GatewayError("TOO_LARGE", budget.refusal(jsonBytes(value)));
-      }
-      return value;
     },
-    async call(args, ctx: HostCallContext) {
+    async call(args, ctx) {
       const { path, args: toolArgs, json } = (args ?? {}) as {
         path?: unknown;
         args?: unknown;
@@ -158,7 +147,6 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace, budget: TransferBu
           parsed = err;
         }
       }
-      let envelope: CallEnvelope;
       if (
         parsed instanceof Error || typeof parsed !== "object" || parsed === null ||
         Array.isArray(parsed)
@@ -166,16 +154,20 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace, budget: TransferBu
         const why = parsed instanceof Error
           ? `is not JSON (${parsed.message})`
           : "is not an object";
-        envelope = {
+        trace.finish(handle, false, "invalid_arguments");
+        return {
           ok: false,
           error: { code: "invalid_arguments", message: `tools.call refused: args ${why}` },
         };
-      } else {
-        envelope = deliver(
-          (await callTool(name, parsed as Record<string, unknown>, ctx.signal)).envelope,
-        );
       }
-      trace.finish(handle, envelope.ok, envelope.ok ? undefined : envelope.error.code);
+      const { envelope } = await callTool(name, parsed as Record<string, unknown>, ctx.signal);
+      finishOnDelivery(
+        trace,
+        handle,
+        ctx,
+        envelope.ok,
+        envelope.ok ? undefined : envelope.error.code,
+      );
       return envelope;
     },
     refused(args) {

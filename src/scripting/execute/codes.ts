@@ -2,6 +2,7 @@
  * The error codes `tools.call` answers with, and how thrown errors map to them. Codes are
  * lower-case words an agent can branch on; the message carries the detail.
  */
+import type { OutageKind } from "../../gateway/outcome.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 
 /** Every code `tools.call` may put in `error.code`. */
@@ -26,6 +27,12 @@ export const CALL_ERROR_CODES = [
 
 /** One of {@link CALL_ERROR_CODES}. */
 export type CallErrorCode = typeof CALL_ERROR_CODES[number];
+
+/** The code of each outage kind the gateway reports (the kind is data; no wording is read). */
+export const OUTAGE_CODES: Record<OutageKind, CallErrorCode> = {
+  unavailable: "upstream_error",
+  timeout: "timeout",
+};
 
 /** JSON-RPC codes an upstream may answer with that have a code of their own here. */
 const RPC_INVALID_PARAMS = -32602;

@@ -1,6 +1,6 @@
 /**
  * @module Code mode: the `execute` tool's Lua prelude (`tools.search/describe/call` and the
- * `tools["server__tool"]` shorthand), its calls trace and transfer budget, and the assembly of
+ * `tools["server__tool"]` shorthand), its calls trace, and the assembly of
  * its result. The gateway supplies the caller-scoped search, describe and tool bridge.
  */
 export { type CallEnvelope, type ExecuteDeps } from "./calls.ts";
@@ -10,16 +10,10 @@ export {
   type CallErrorCode,
   callErrorCode,
   callErrorOf,
+  OUTAGE_CODES,
 } from "./codes.ts";
 export { EXECUTE_TOOL_NAME, executeToolDefinition } from "./description.ts";
 export { EXECUTE_PRELUDE } from "./prelude.ts";
 export { type ExecuteFailure, executeResult, type ExecuteStats } from "./result.ts";
 export { effectiveTimeout, type ExecuteOptions, type ExecuteRun, runExecute } from "./run.ts";
-export {
-  CallTrace,
-  jsonBytes,
-  MAX_TRACE_ENTRIES,
-  type Operation,
-  type TraceEntry,
-  TransferBudget,
-} from "./trace.ts";
+export { CallTrace, MAX_TRACE_ENTRIES, type Operation, type TraceEntry } from "./trace.ts";

@@ -7,6 +7,7 @@
 export const EXECUTE_PRELUDE = String.raw`
 local host = host
 local raise, start, wait = host.raise, host.start, host.wait
+local encode, start_json = host.encode, host.start_json
 local type, tostring, rawget, rawequal, pcall, setmetatable =
   type, tostring, rawget, rawequal, pcall, setmetatable
 local sfind, sgsub = string.find, string.gsub
@@ -19,8 +20,6 @@ local function begin(name, payload, what)
   local ok, id = pcall(start, name, payload)
   if ok then return id end
   local why = sgsub(tostring(id), '^.-host%.start refused: ', '')
-  why = sgsub(why, 'args%.args', 'args')
-  why = sgsub(why, 'args%.json', 'args')
   return nil, what .. ' refused: ' .. why
 end
 
@@ -57,29 +56,36 @@ local function refused(path, message)
   return { ok = false, error = { code = 'invalid_arguments', message = message } }
 end
 
+-- The arguments are encoded on their own (the same ceilings and depth count as mcp.call), then
+-- sent inside a JSON object the prelude writes itself.
 function api.call(path, args, extra)
   if rawequal(path, proxy) then path, args = args, extra end
   if type(path) ~= 'string' then
     return refused(path, 'tools.call: path must be a string, not a ' .. type(path))
   end
-  local payload
   local t = type(args)
-  if args == nil then
-    payload = { path = path }
-  elseif t == 'table' then
-    payload = { path = path, args = args }
-  elseif t == 'string' then
-    payload = { path = path, json = args }
-  else
+  if args ~= nil and t ~= 'table' and t ~= 'string' then
     return refused(path, 'tools.call: args must be a table or a JSON string, not a ' .. t)
   end
-  local id, why = begin('call', payload, 'tools.call')
-  if not id then return refused(path, why) end
-  local ok, v = wait(id)
-  if ok then return v end
-  -- The host function itself failed (it answers failures as values): keep the promise of
-  -- never raising anyway.
-  return { ok = false, error = { code = 'upstream_error', message = tostring(v.message) } }
+  local path_json, why = encode(path, 'path')
+  if not path_json then return refused(path, 'tools.call refused: ' .. why) end
+  local payload
+  if args == nil then
+    payload = '{"path":' .. path_json .. '}'
+  else
+    local args_json
+    args_json, why = encode(args, 'args')
+    if not args_json then return refused(path, 'tools.call refused: ' .. why) end
+    payload = '{"path":' .. path_json .. (t == 'table' and ',"args":' or ',"json":') .. args_json .. '}'
+  end
+  local ok, id = pcall(start_json, 'call', payload)
+  if not ok then return refused(path, 'tools.call refused: ' .. tostring(id)) end
+  local done, v = wait(id)
+  if done then return v end
+  -- The answer did not reach the script: the transfer budget refused it, or the host failed.
+  -- Either way tools.call keeps its promise of never raising.
+  local code = v.code == 'intermediate_result_too_large' and v.code or 'upstream_error'
+  return { ok = false, error = { code = code, message = tostring(v.message) } }
 end
 
 local function shorthand(name)

@@ -44,10 +44,8 @@ export function executeResult(
   }
   let lifted;
   try {
-    lifted = extractPictures(
-      { result: outcome.value ?? null, emitted: outcome.emitted, output: outcome.output },
-      { maxPictures },
-    );
+    // The returned value's pictures are numbered first, then the emitted values' (in order).
+    lifted = extractPictures([outcome.value ?? null, outcome.emitted], { maxPictures });
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     return failureResult(
@@ -58,7 +56,8 @@ export function executeResult(
       maxPictures,
     );
   }
-  const shown = lifted.json as { result: unknown; emitted: unknown[]; output: string };
+  const [result, emitted] = lifted.json as [unknown, unknown[]];
+  const shown = { result, emitted, output: outcome.output };
   return {
     content: [
       { type: "text", text: JSON.stringify(shown) },

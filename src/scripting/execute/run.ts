@@ -7,7 +7,7 @@ import type { ScriptLimits, ScriptOutcome, ToolResult } from "../types.ts";
 import { type ExecuteDeps, runCalls } from "./calls.ts";
 import { EXECUTE_PRELUDE } from "./prelude.ts";
 import { executeResult } from "./result.ts";
-import { CallTrace, TransferBudget } from "./trace.ts";
+import { CallTrace } from "./trace.ts";
 
 /** Options of {@link runExecute}. */
 export interface ExecuteOptions {
@@ -15,6 +15,10 @@ export interface ExecuteOptions {
   limits: ScriptLimits;
   /** Aborting (the caller cancelled) stops the script. */
   signal?: AbortSignal;
+  /** Script runs this one is nested in (a macro calling execute: 1). */
+  depth?: number;
+  /** The caller's token, whose share of the workers the run counts against. */
+  owner?: string | null;
 }
 
 /** A finished run: the tool result and how the script ended, for metrics. */
@@ -55,8 +59,7 @@ export async function runExecute(
   const timeoutMs = effectiveTimeout(args.timeout_ms, options.limits.timeoutMs);
   if (typeof timeoutMs === "string") return refusal(timeoutMs);
   const trace = new CallTrace();
-  const budget = new TransferBudget(options.limits.transferBytes);
-  const { bridge, hostFunctions } = runCalls(deps, trace, budget);
+  const { bridge, hostFunctions } = runCalls(deps, trace);
   const started = performance.now();
   const outcome = await host.run(code, {
     bridge,
@@ -65,11 +68,13 @@ export async function runExecute(
     limits: { ...options.limits, timeoutMs },
     chunkName: "script",
     ...(options.signal ? { signal: options.signal } : {}),
+    depth: options.depth ?? 0,
+    owner: options.owner ?? null,
   });
   const calls = trace.close();
   const stats = {
     elapsed_ms: Math.round(performance.now() - started),
-    bytes_transferred: budget.used,
+    bytes_transferred: outcome.stats.bytesIn,
     operations: calls.length + trace.dropped,
     ...(trace.dropped > 0 ? { operations_dropped: trace.dropped } : {}),
     timeout_ms: timeoutMs,

@@ -1,9 +1,8 @@
 /**
- * The calls trace of one `execute` run and its transfer budget. Both live in the parent
- * process, so they survive a worker killed at its deadline: whatever was still running then is
- * reported as incomplete (and cancelled upstream by the run's abort signal).
+ * The calls trace of one `execute` run. It lives in the parent process, so it survives a worker
+ * killed at its deadline: whatever was still running then is reported as incomplete (and
+ * cancelled upstream by the run's abort signal).
  */
-import { Buffer } from "node:buffer";
 
 /** What a traced operation did. */
 export type Operation = "search" | "describe" | "call";
@@ -82,40 +81,4 @@ export class CallTrace {
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
-}
-
-/** UTF-8 bytes of a value's JSON text — the unit of the transfer budget. */
-export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value ?? null) ?? "null", "utf8");
-}
-
-/**
- * The cumulative budget on data returned into a script. A value that would pass it is refused
- * and costs nothing, so a later, smaller result may still fit.
- */
-export class TransferBudget {
-  readonly limit: number;
-  #used = 0;
-
-  constructor(limit: number) {
-    this.limit = limit;
-  }
-
-  /** Bytes delivered so far. */
-  get used(): number {
-    return this.#used;
-  }
-
-  /** Charges `bytes` if they fit and returns true; otherwise charges nothing and returns false. */
-  take(bytes: number): boolean {
-    if (this.#used + bytes > this.limit) return false;
-    this.#used += bytes;
-    return true;
-  }
-
-  /** The message of a refused result of `bytes` bytes. */
-  refusal(bytes: number): string {
-    return `intermediate_result_too_large: a result of ${bytes} bytes would pass the script's ` +
-      `transfer budget of ${this.limit} bytes (${this.#used} used)`;
-  }
 }

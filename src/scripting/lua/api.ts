@@ -121,6 +121,20 @@ function host_api.start(name, args)
   return id
 end
 
+-- For preludes: encode a value under the tool-argument ceilings, naming it 'path' in refusals
+-- (json | nil, reason), and start a request whose arguments are such JSON text already, so a
+-- wrapper adds no nesting level of its own to what the ceilings see.
+function host_api.encode(value, path) return encode(value, path, ARG_CEIL) end
+
+function host_api.start_json(name, json)
+  if type(name) ~= 'string' or type(json) ~= 'string' then
+    raise('host.start_json: name and json must be strings')
+  end
+  local id, err = H.hostStart(name, json)
+  if err then raise(err) end
+  return id
+end
+
 function host_api.wait(id) return settle(id) end
 
 -- Lets prelude wrappers raise errors at the script's line rather than their own.

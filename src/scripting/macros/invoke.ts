@@ -17,6 +17,12 @@ export interface InvokeOptions {
   signal?: AbortSignal;
   /** Pictures one result may carry. */
   maxPictures: number;
+  /** Script runs this one is nested in (a macro called from `execute`: 1). */
+  depth?: number;
+  /** The caller's token, whose share of the workers the run counts against. */
+  owner?: string | null;
+  /** Told how a run that started ended (`tooManyPictures`: its result was refused for them). */
+  onFinished?: (outcome: ScriptOutcome, tooManyPictures: boolean) => void;
 }
 
 /** Runs a macro; failures of the macro itself are `isError` results, never throws for them. */
@@ -32,7 +38,12 @@ export async function invokeMacro(
   } catch (err) {
     return errorResult(messageOf(err));
   }
-  const run = { bridge: options.bridge, ...(options.signal ? { signal: options.signal } : {}) };
+  const run = {
+    bridge: options.bridge,
+    ...(options.signal ? { signal: options.signal } : {}),
+    depth: options.depth ?? 0,
+    owner: options.owner ?? null,
+  };
   let outcome: ScriptOutcome;
   if (def.source.kind === "file") {
     outcome = await host.run(MACRO_MAIN, {
@@ -55,18 +66,22 @@ export async function invokeMacro(
     });
   }
   if (!outcome.ok) {
+    options.onFinished?.(outcome, false);
     const at = outcome.line !== undefined && outcome.chunk && outcome.chunk !== "macro"
       ? ` (at ${outcome.chunk}:${outcome.line})`
       : "";
     return errorResult(`${def.name}: ${outcome.message}${at}`);
   }
   try {
-    return composeResult(outcome.value, {
+    const result = composeResult(outcome.value, {
       maxPictures: options.maxPictures,
     }) as unknown as ToolResult;
+    options.onFinished?.(outcome, false);
+    return result;
   } catch (err) {
-    if (err instanceof GatewayError) return errorResult(`${def.name}: ${err.message}`);
-    throw err;
+    if (!(err instanceof GatewayError)) throw err;
+    options.onFinished?.(outcome, true);
+    return errorResult(`${def.name}: ${err.message}`);
   }
 }
 

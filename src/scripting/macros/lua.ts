@@ -33,13 +33,31 @@ require = function(name)
   return value
 end
 
+-- JSON cannot tell 2.0 from 2, so an untyped param whose default is a Lua float is given its
+-- inferred type here, where the difference is still visible: a float default means "number".
+local function typed_params(params)
+  if type(params) ~= 'table' then return params end
+  local out = {}
+  for pname, p in pairs(params) do
+    if type(p) == 'table' and rawget(p, 'type') == nil and math.type(rawget(p, 'default')) == 'float' then
+      local c = {}
+      for k, v in pairs(p) do c[k] = v end
+      c.type = 'number'
+      p = c
+    end
+    out[pname] = p
+  end
+  return out
+end
+
 __macro_specs = function()
   local out = {}
   for i, name in ipairs(order) do
     local copy, keys = {}, {}
     for k, v in pairs(specs[name]) do
       keys[#keys + 1] = tostring(k)
-      if k ~= 'run' then copy[k] = v end
+      if k == 'params' then copy[k] = typed_params(v)
+      elseif k ~= 'run' then copy[k] = v end
     end
     copy.__keys = keys
     copy.__run = type(specs[name].run)
