@@ -14,6 +14,7 @@ import {
   onSignals,
   PROMETHEUS_CONTENT_TYPE,
   renderStatusPage,
+  ScriptJournal,
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
@@ -95,7 +96,11 @@ export async function startGateway(
     journal.record(call);
     metrics.observe(call);
   });
-  scripting?.runs.observe((run) => metrics.observeScript(run));
+  const scriptJournal = new ScriptJournal();
+  scripting?.runs.observe((run) => {
+    scriptJournal.record(run);
+    metrics.observeScript(run);
+  });
   const reloader = createReloader({
     gateway,
     read: () => readConfig(config.file),
@@ -150,6 +155,7 @@ export async function startGateway(
         c.html(renderStatusPage({
           gateway,
           recentCalls: () => journal.recent(),
+          recentScripts: () => scriptJournal.recent(),
           sessions: () => sessions.counts(),
           phase: () => lifecycle.phase,
           startedAt,

@@ -9,4 +9,5 @@ export { Metrics, type MetricsSources } from "./metrics.ts";
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
 export { createReloader, type ReloaderOptions } from "./reload.ts";
 export { onSignals, type SignalHandlers } from "./signals.ts";
+export { ScriptJournal } from "./script-journal.ts";
 export { renderStatusPage, type StatusSources } from "./status-page.ts";

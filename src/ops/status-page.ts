@@ -5,6 +5,7 @@
  */
 import { html } from "hono/html";
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import type { ScriptRunRecord } from "../gateway/scripted/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import { NAME, VERSION } from "../version.ts";
 
@@ -13,6 +14,8 @@ export interface StatusSources {
   gateway: Gateway;
   recentCalls: () => readonly CallRecord[];
   sessions?: () => Record<string, number>;
+  /** The most recent macro and execute runs, newest first (absent: no scripting). */
+  recentScripts?: () => readonly ScriptRunRecord[];
   /** `starting`, `ready` or `draining`. */
   phase: () => string;
   startedAt: number;
@@ -26,7 +29,7 @@ th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #e3e6ea;vertic
 th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff}
 .up,.ok{background:#1f883d}.starting{background:#9a6700}.down,.error{background:#cf222e}
-.stopped,.disabled{background:#6e7781}.tool_error{background:#bc4c00}
+.stopped,.disabled{background:#6e7781}.tool_error,.limit{background:#bc4c00}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
 .empty{color:#5a6272;font-style:italic}`;
 
@@ -36,6 +39,7 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
   const sessions = s.sessions?.() ?? {};
   const sessionText = Object.entries(sessions).map(([k, n]) => `${n} ${k}`).join(", ") || "none";
   const calls = s.recentCalls();
+  const scripts = s.recentScripts?.() ?? [];
   const uptime = formatDuration(Date.now() - s.startedAt);
   return html`
     <!doctype html>
@@ -116,6 +120,39 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
             <td><span class="state ${c.outcome}">${c.outcome}</span></td>
             <td class="num">${c.durationMs.toFixed(1)} ms</td>
             <td class="err">${c.error ?? ""}</td>
+          </tr>
+        `
+      )}
+          </tbody>
+        </table>
+        <h2>Recent script runs</h2>
+        <table id="scripts">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Script</th>
+              <th>Token</th>
+              <th>Outcome</th>
+              <th>Duration</th>
+              <th>Limit</th>
+            </tr>
+          </thead>
+          <tbody>
+    ${scripts.length === 0
+      ? html`
+        <tr>
+          <td colspan="6" class="empty">no script runs yet</td>
+        </tr>
+      `
+      : scripts.map((r) =>
+        html`
+          <tr data-script="${r.name}">
+            <td>${new Date(r.at).toISOString().slice(11, 23)}</td>
+            <td>${r.feature === "macro" ? `macro ${r.name}` : r.name}</td>
+            <td>${r.tokenName ?? ""}</td>
+            <td><span class="state ${r.outcome}">${r.outcome}</span></td>
+            <td class="num">${r.durationMs.toFixed(1)} ms</td>
+            <td>${r.limit ?? ""}</td>
           </tr>
         `
       )}

@@ -93,6 +93,11 @@ describe("operations endpoints", () => {
     });
     assert.equal(spun.isError, true);
     assert.deepEqual(await read(), [ok! + 2, limited! + 1, hits! + 1]);
+    // The status page lists them too, newest first.
+    const page = await (await fetch(`${gw.url}/`)).text();
+    const rows = [...page.matchAll(/<tr data-script="([^"]+)">[\s\S]*?class="state (\w+)"/g)]
+      .map((m) => [m[1], m[2]]);
+    assert.deepEqual(rows.slice(0, 3), [["execute", "limit"], ["execute", "ok"], ["two", "ok"]]);
   });
 
   it("GET / shows each upstream's state and last error, HTML-escaped", async () => {
