@@ -90,7 +90,7 @@ describe("script workers", () => {
   });
 
   it("token A spinning scripts on every worker it may hold does not stop token B", async () => {
-    const spin = { code: "while true do end", timeout_ms: 5000 };
+    const spin = { code: "while true do end", timeout_ms: 10_000 };
     let firstSpinEnded = 0;
     const spins = [0, 1].map(() =>
       call(a, "execute", spin).then((r) => {
