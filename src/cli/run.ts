@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { LOCAL_CALLER } from "../gateway/mod.ts";
-import { bridgeFor } from "../gateway/scripted/mod.ts";
+import { bridgeFor } from "../tools/mod.ts";
 import { composeResult } from "../media/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";

@@ -20,7 +20,7 @@ import {
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
-import type { Scripting } from "../gateway/scripted/mod.ts";
+import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
 const log = createLogger("serve");

@@ -3,7 +3,7 @@
  * up/down and restarts, open sessions, script runs and limit hits, config reloads.
  */
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
-import type { ScriptRunRecord } from "../gateway/scripted/mod.ts";
+import type { ScriptRunRecord } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import {
   family,

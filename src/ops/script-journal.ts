@@ -2,7 +2,7 @@
  * Every finished macro and `execute` run, seen through `Scripting.runs.observe`: a ring of the
  * most recent ones for the status page.
  */
-import type { ScriptRunRecord } from "../gateway/scripted/mod.ts";
+import type { ScriptRunRecord } from "../tools/mod.ts";
 
 /** Keeps the last `size` script runs. */
 export class ScriptJournal {

@@ -5,7 +5,7 @@
  */
 import { html } from "hono/html";
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
-import type { ScriptRunRecord } from "../gateway/scripted/mod.ts";
+import type { ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import { NAME, VERSION } from "../version.ts";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { outageOf } from "../../src/gateway/mod.ts";
-import { OUTAGE_CODES } from "../../src/scripting/execute/mod.ts";
+import { OUTAGE_CODES } from "../../src/tools/execute/mod.ts";
 import { GatewayError } from "../../src/shared/errors.ts";
 import { LeanCalls } from "../../src/upstream/lean-calls.ts";
 

@@ -5,9 +5,9 @@
  * at a time; a fresh engine per run, made ahead while the worker waits.
  */
 import type { LuaEngine } from "wasmoon";
-import { messageOf } from "../shared/errors.ts";
+import { messageOf } from "../../shared/errors.ts";
 import { createSandboxedEngine } from "./engine.ts";
-import { frame, type FromWorker, LineSplitter, type ToWorker } from "./protocol.ts";
+import { frame, type FromWorker, LineSplitter, type ToWorker } from "../protocol.ts";
 import { RunContext } from "./run-context.ts";
 import { runScript } from "./run-script.ts";
 

@@ -1,19 +1,17 @@
 /**
- * @module Script-backed tools: macros and the `execute` tool, running on one {@link ScriptHost}
- * per gateway, calling tools through {@link bridgeFor}.
+ * @module Script-backed tools: macros (`macros/`) and the `execute` tool (`execute/`), each with
+ * its tool adapter, its logic and its one bridge to the gateway, running on one
+ * {@link ScriptHost} per gateway. Finished runs are published through {@link ScriptRuns}.
  */
-import type { GatewayConfig } from "../../config/mod.ts";
-import { ScriptHost } from "../../scripting/mod.ts";
-import type { Gateway } from "../gateway.ts";
-import type { MetaTools } from "../meta.ts";
-import { ExecuteTool } from "./execute-tool.ts";
-import { MacroTools } from "./macro-tools.ts";
+import type { GatewayConfig } from "../config/mod.ts";
+import { ScriptHost } from "../scripting/mod.ts";
+import type { Gateway, MetaTools } from "../gateway/mod.ts";
+import { ExecuteTool } from "./execute/mod.ts";
+import { MacroTools } from "./macros/mod.ts";
 import { ScriptRuns } from "./runs.ts";
 
-export { bridgeFor } from "./bridge.ts";
-export type { BridgeOptions } from "./bridge.ts";
-export { ExecuteTool } from "./execute-tool.ts";
-export { MACRO_SERVER, MacroTools } from "./macro-tools.ts";
+export { ExecuteTool } from "./execute/mod.ts";
+export { bridgeFor, type BridgeOptions, MACRO_SERVER, MacroTools } from "./macros/mod.ts";
 export { ScriptRuns, verdictOf } from "./runs.ts";
 export type { ScriptRunRecord, ScriptVerdict } from "./runs.ts";
 

@@ -5,8 +5,7 @@
  */
 import { composeResult } from "../../media/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
-import type { ScriptHost } from "../host.ts";
-import type { ScriptOutcome, ToolBridge, ToolResult } from "../types.ts";
+import type { ScriptHost, ScriptOutcome, ToolBridge, ToolResult } from "../../scripting/mod.ts";
 import { MACRO_MAIN, MACRO_PRELUDE } from "./lua.ts";
 import { checkArgs } from "./params.ts";
 import type { MacroDef } from "./registry.ts";

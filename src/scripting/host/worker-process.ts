@@ -1,10 +1,11 @@
 /**
  * Parent-side handle of one worker child process: spawn, framed messages, readiness, SIGKILL.
  * A child process rather than a Worker thread because killing the process is the only thing that
- * stops a wasm engine stuck in one long C call on Bun and Deno (RUNTIME-NOTES.md).
+ * stops a wasm engine stuck in one long C call on Bun and Deno (docs/ARCHITECTURE.md, "Runtime
+ * facts that shaped the script workers").
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { frame, type FromWorker, LineSplitter, type ToWorker } from "./protocol.ts";
+import { frame, type FromWorker, LineSplitter, type ToWorker } from "../protocol.ts";
 
 /** The hidden sub-command that turns the program into a worker (see src/main.ts). */
 export const WORKER_SUBCOMMAND = "__lua-worker";

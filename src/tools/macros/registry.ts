@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { InlineMacroConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
-import type { ScriptHost } from "../host.ts";
+import type { ScriptHost } from "../../scripting/mod.ts";
 import { MACRO_MAIN, MACRO_PRELUDE } from "./lua.ts";
 import { inputSchemaOf, type Param, resolveParams } from "./params.ts";
 

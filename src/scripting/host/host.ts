@@ -5,13 +5,12 @@
  * A run that outlives its time limit (plus a grace for the in-engine stop) has its worker
  * SIGKILLed and replaced.
  */
-import { selfCommand } from "../runtime/mod.ts";
-import { GatewayError } from "../shared/errors.ts";
-import { createLogger } from "../shared/log.ts";
+import { selfCommand } from "../../runtime/mod.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import { createLogger } from "../../shared/log.ts";
 import { TransferBudget } from "./budget.ts";
 import { CallBroker } from "./call-broker.ts";
-import { timeLimitMessage } from "./lua-errors.ts";
-import type { DoneMessage, FromWorker } from "./protocol.ts";
+import { type DoneMessage, type FromWorker, timeLimitMessage } from "../protocol.ts";
 import {
   DEFAULT_LIMITS,
   type LimitName,
@@ -217,6 +216,7 @@ export class ScriptHost {
         exposeHost: opts.exposeHost ?? false,
         globals: opts.globals ?? {},
         limits,
+        deadline,
         vfs: this.#vfs,
         hostNames: Object.keys(opts.hostFunctions ?? {}),
         bufferKey: ScriptBuffer.MARKER,

@@ -4,8 +4,7 @@
  * a direct caller does (an outage is an `isError` result naming the server).
  */
 import type { ToolBridge } from "../../scripting/mod.ts";
-import type { Gateway } from "../gateway.ts";
-import type { Caller, CallOptions } from "../types.ts";
+import type { Caller, CallOptions, Gateway } from "../../gateway/mod.ts";
 
 /** Options for {@link bridgeFor}. */
 export interface BridgeOptions {

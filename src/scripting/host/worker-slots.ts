@@ -11,7 +11,7 @@
  *   share.
  * - Waiters start in arrival order among those allowed to start.
  */
-import { GatewayError } from "../shared/errors.ts";
+import { GatewayError } from "../../shared/errors.ts";
 
 /** Deepest nesting a run may have (execute → macro → macro → macro). */
 export const MAX_DEPTH = 3;

@@ -6,10 +6,10 @@
  * measured here, and the one that would pass the budget is answered with
  * `intermediate_result_too_large` instead, at no cost.
  */
-import { GatewayError, messageOf } from "../shared/errors.ts";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { TransferBudget } from "./budget.ts";
 import { jsonBytes } from "./budget.ts";
-import type { ReplyMessage, RequestMessage } from "./protocol.ts";
+import type { ReplyMessage, RequestMessage } from "../protocol.ts";
 import type { HostCallContext, HostFunction, ToolBridge } from "./types.ts";
 
 /** What a broker needs to know about its run. */

@@ -6,7 +6,7 @@
  */
 import { extractPictures } from "../../media/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
-import type { LimitName, ScriptOutcome, ToolResult } from "../types.ts";
+import type { LimitName, ScriptOutcome, ToolResult } from "../../scripting/mod.ts";
 import type { TraceEntry } from "./trace.ts";
 
 /** Totals of one run. */

@@ -3,7 +3,7 @@
  * run, and whoever cares (metrics, the status page) subscribes with {@link ScriptRuns.observe},
  * just as tool calls are observed through `Gateway.observeCalls`. The core keeps no counters.
  */
-import type { ScriptOutcome } from "../../scripting/mod.ts";
+import type { ScriptOutcome } from "../scripting/mod.ts";
 
 /** How a run ended: `ok`, `error` (a Lua error or refused result), or `limit`. */
 export type ScriptVerdict = "ok" | "error" | "limit";

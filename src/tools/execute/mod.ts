@@ -1,9 +1,10 @@
 /**
- * @module Code mode: the `execute` tool's Lua prelude (`tools.search/describe/call` and the
- * `tools["server__tool"]` shorthand), its calls trace, and the assembly of
- * its result. The gateway supplies the caller-scoped search, describe and tool bridge.
+ * @module Code mode: the `execute` tool (`tool.ts`), its Lua prelude (`tools.search/describe/
+ * call` and the `tools["server__tool"]` shorthand), its one bridge to the gateway
+ * (`bridge.ts`: traced calls with outages as data), its calls trace and the assembly of its
+ * result.
  */
-export { type CallEnvelope, type ExecuteDeps } from "./calls.ts";
+export { type CallEnvelope, type ExecuteDeps, runCalls } from "./bridge.ts";
 export {
   CALL_ERROR_CODES,
   type CallError,
@@ -17,3 +18,4 @@ export { EXECUTE_PRELUDE } from "./prelude.ts";
 export { type ExecuteFailure, executeResult, type ExecuteStats } from "./result.ts";
 export { effectiveTimeout, type ExecuteOptions, type ExecuteRun, runExecute } from "./run.ts";
 export { CallTrace, MAX_TRACE_ENTRIES, type Operation, type TraceEntry } from "./trace.ts";
+export { ExecuteTool } from "./tool.ts";

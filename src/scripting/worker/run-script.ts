@@ -6,18 +6,13 @@
  * enforces the memory limit. Host waits arrive as yields carrying a promise, awaited here.
  */
 import { LUA_REGISTRYINDEX, type LuaEngine, LuaReturn, LuaType, type LuaWasm } from "wasmoon";
-import { messageOf } from "../shared/errors.ts";
+import { messageOf } from "../../shared/errors.ts";
 import { LUA_API, LUA_PRELUDE_TAIL } from "./lua/api.ts";
 import { LUA_JSON } from "./lua/json.ts";
 import { LUA_PRELUDE_HEAD, LUA_SANDBOX } from "./lua/sandbox.ts";
-import {
-  isMemoryError,
-  memoryLimitMessage,
-  parseLuaError,
-  timeLimitMessage,
-} from "./lua-errors.ts";
+import { isMemoryError, parseLuaError } from "./lua-errors.ts";
 import { pushJson } from "./lua-values.ts";
-import type { DoneMessage } from "./protocol.ts";
+import { type DoneMessage, memoryLimitMessage, timeLimitMessage } from "../protocol.ts";
 import type { RunContext } from "./run-context.ts";
 
 /** The bootstrap chunk: sandbox, JSON encoder and API share one scope of locals. */
@@ -68,7 +63,7 @@ export async function runScript(engine: LuaEngine, ctx: RunContext): Promise<Don
   const g = engine.global;
   const lua = g.lua;
   const mod = lua.module as unknown as RawModule;
-  const deadline = Date.now() + msg.limits.timeoutMs;
+  const deadline = msg.deadline;
   const counts = () => ({ toolCalls: ctx.toolCalls, hostCalls: ctx.hostCalls });
   const fail = (raw: string): DoneMessage => ({
     t: "done",

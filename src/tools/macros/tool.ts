@@ -6,13 +6,13 @@
  */
 import { type FSWatcher, watch } from "node:fs";
 import type { GatewayConfig } from "../../config/mod.ts";
-import { invokeMacro, loadMacros, type MacroDef } from "../../scripting/macros/mod.ts";
+import { invokeMacro } from "./invoke.ts";
+import { loadMacros, type MacroDef } from "./registry.ts";
 import type { ScriptHost } from "../../scripting/mod.ts";
 import { messageOf } from "../../shared/errors.ts";
-import type { Gateway } from "../gateway.ts";
-import type { LocalTool, LocalToolProvider } from "../types.ts";
+import type { Gateway, LocalTool, LocalToolProvider } from "../../gateway/mod.ts";
 import { bridgeFor } from "./bridge.ts";
-import { type ScriptRuns, verdictOf } from "./runs.ts";
+import { type ScriptRuns, verdictOf } from "../runs.ts";
 
 /** The search group macros belong to. */
 export const MACRO_SERVER = "macros";

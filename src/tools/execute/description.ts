@@ -1,6 +1,6 @@
 /** The `execute` tool's definition: agents learn the API from its description. */
-import { formatBytes, formatMs } from "../lua-errors.ts";
-import type { ScriptLimits } from "../types.ts";
+import { formatBytes, formatMs } from "../../scripting/mod.ts";
+import type { ScriptLimits } from "../../scripting/mod.ts";
 
 /** Name of the tool. */
 export const EXECUTE_TOOL_NAME = "execute";

@@ -4,7 +4,7 @@
  * costs ~1–3 ms, and the worker makes the next engine while it waits for work).
  */
 import { type LuaEngine, LuaFactory, LuaLibraries } from "wasmoon";
-import { luaWasmPath } from "../runtime/lua-wasm.ts";
+import { luaWasmPath } from "../../runtime/lua-wasm.ts";
 
 let factory: Promise<LuaFactory> | undefined;
 

@@ -2,7 +2,7 @@
  * The error codes `tools.call` answers with, and how thrown errors map to them. Codes are
  * lower-case words an agent can branch on; the message carries the detail.
  */
-import type { OutageKind } from "../../gateway/outcome.ts";
+import type { OutageKind } from "../../gateway/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 
 /** Every code `tools.call` may put in `error.code`. */

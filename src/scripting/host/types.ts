@@ -1,17 +1,8 @@
 /** Public types of the scripting room: limits, the tool bridge, run options and outcomes. */
 import { Buffer } from "node:buffer";
+import type { LimitName, ScriptLimits } from "../protocol.ts";
 
-/** Per-script ceilings. */
-export interface ScriptLimits {
-  /** Wall time of one run, in milliseconds. */
-  timeoutMs: number;
-  /** Lua heap ceiling, in bytes. */
-  memoryBytes: number;
-  /** Ceiling on one argument string, and the cumulative budget of data returned to the script. */
-  transferBytes: number;
-  /** Pictures one result may carry. */
-  pictures: number;
-}
+export type { LimitName, ScriptLimits };
 
 /** Defaults: 30 s, 64 MiB, 16 MiB, 16 pictures (README "Scripting limits"). */
 export const DEFAULT_LIMITS: ScriptLimits = Object.freeze({
@@ -112,9 +103,6 @@ export interface RunOptions {
   /** Token whose share of the workers this run counts against (`null`: no share applies). */
   owner?: string | null;
 }
-
-/** Which ceiling stopped a script. */
-export type LimitName = "time" | "memory" | "transfer" | "crash" | "aborted";
 
 /** Counters of one run. */
 export interface ScriptStats {

@@ -2,9 +2,8 @@
  * One `execute` run: checks the tool's arguments, runs the script with the `tools` prelude on
  * the script host, and assembles the result with its calls trace.
  */
-import type { ScriptHost } from "../host.ts";
-import type { ScriptLimits, ScriptOutcome, ToolResult } from "../types.ts";
-import { type ExecuteDeps, runCalls } from "./calls.ts";
+import type { ScriptHost, ScriptLimits, ScriptOutcome, ToolResult } from "../../scripting/mod.ts";
+import { type ExecuteDeps, runCalls } from "./bridge.ts";
 import { EXECUTE_PRELUDE } from "./prelude.ts";
 import { executeResult } from "./result.ts";
 import { CallTrace } from "./trace.ts";

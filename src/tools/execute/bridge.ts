@@ -5,10 +5,15 @@
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import type { CallOutcome } from "../../gateway/outcome.ts";
+import type { CallOutcome } from "../../gateway/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
-import { TOO_LARGE_CODE } from "../budget.ts";
-import type { HostCallContext, HostFunction, ToolBridge, ToolResult } from "../types.ts";
+import {
+  type HostCallContext,
+  type HostFunction,
+  TOO_LARGE_CODE,
+  type ToolBridge,
+  type ToolResult,
+} from "../../scripting/mod.ts";
 import { type CallError, callErrorOf, OUTAGE_CODES } from "./codes.ts";
 import type { CallTrace } from "./trace.ts";
 

@@ -6,18 +6,20 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { suggestNames } from "../../discovery/mod.ts";
-import {
-  EXECUTE_TOOL_NAME,
-  type ExecuteDeps,
-  executeToolDefinition,
-  runExecute,
-} from "../../scripting/execute/mod.ts";
+import { type ExecuteDeps } from "./bridge.ts";
+import { EXECUTE_TOOL_NAME, executeToolDefinition } from "./description.ts";
+import { runExecute } from "./run.ts";
 import type { ScriptHost, ScriptLimits, ToolResult } from "../../scripting/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
-import type { Gateway } from "../gateway.ts";
-import type { MetaTools } from "../meta.ts";
-import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "../types.ts";
-import { type ScriptRuns, verdictOf } from "./runs.ts";
+import type {
+  Caller,
+  CallOptions,
+  Gateway,
+  LocalTool,
+  LocalToolProvider,
+  MetaTools,
+} from "../../gateway/mod.ts";
+import { type ScriptRuns, verdictOf } from "../runs.ts";
 
 /** Provides the `execute` tool when `scripting.execute` is on. */
 export class ExecuteTool implements LocalToolProvider {

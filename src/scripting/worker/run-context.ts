@@ -16,11 +16,10 @@ import {
   imageValueFromBytes,
   normaliseVfsPath,
   readVfsFile,
-} from "../media/mod.ts";
-import { messageOf } from "../shared/errors.ts";
-import type { FromWorker, ReplyMessage, RunMessage } from "./protocol.ts";
+} from "../../media/mod.ts";
+import { messageOf } from "../../shared/errors.ts";
+import type { FromWorker, ReplyMessage, RunMessage } from "../protocol.ts";
 import { type BufferStore, pushJson, pushString } from "./lua-values.ts";
-import type { ToolResult } from "./types.ts";
 
 interface Request {
   kind: "tool" | "list" | "host";
@@ -41,7 +40,10 @@ export function pollTable(id: string, reply: ReplyMessage): unknown {
       result: { content: [{ type: "text", text: message }], isError: true },
     };
   }
-  const result = (reply.value ?? {}) as ToolResult;
+  const result = (reply.value ?? {}) as {
+    content?: Array<{ type?: unknown; text?: unknown }>;
+    isError?: unknown;
+  };
   const blocks = Array.isArray(result.content) ? result.content : [];
   const text = blocks.filter((b) => b?.type === "text" && typeof b.text === "string")
     .map((b) => b.text as string).join("\n");

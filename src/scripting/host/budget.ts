@@ -6,7 +6,7 @@
  * happened.
  */
 import { Buffer } from "node:buffer";
-import { GatewayError } from "../shared/errors.ts";
+import { GatewayError } from "../../shared/errors.ts";
 
 /** The call error code of a refused value (what `tools.call` answers in `error.code`). */
 export const TOO_LARGE_CODE = "intermediate_result_too_large";
