@@ -1,11 +1,13 @@
 /**
  * The parent's side of one `execute` run, and its single bridge to the gateway: the
  * {@link ToolBridge} behind `mcp.call` and the host functions behind `tools.search`,
- * `tools.describe` and `tools.call`. Every operation lands in the run's {@link CallTrace}, and
+ * `tools.describe` and `tools.call`, calling `Gateway.callToolOutcome` as the caller, so an
+ * upstream outage arrives as its kind and maps to an error code by {@link OUTAGE_CODES}. Every operation lands in the run's {@link CallTrace}, and
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import type { CallOutcome } from "../../gateway/mod.ts";
+import type { Caller, CallOptions, Gateway } from "../../gateway/mod.ts";
+import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
   type HostCallContext,
@@ -15,20 +17,21 @@ import {
   type ToolResult,
 } from "../../scripting/mod.ts";
 import { type CallError, callErrorOf, OUTAGE_CODES } from "./codes.ts";
+import { EXECUTE_TOOL_NAME } from "./description.ts";
 import type { CallTrace } from "./trace.ts";
 
-/** What an `execute` run needs from the gateway, already scoped to the caller. */
+/** What an `execute` run reaches of the gateway: calls as the caller, search and describe. */
 export interface ExecuteDeps {
-  /** Calls a tool as the caller (hidden tools unreachable, token scopes applied). */
-  call(path: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallOutcome>;
-  /** Every tool name the caller may call. */
-  listTools(): string[];
+  /** The gateway calls go through (`callToolOutcome`: outages come back as data). */
+  gateway: Pick<Gateway, "callToolOutcome" | "callableNames">;
+  /** Who runs the script: token scopes apply inside it, hidden tools are unreachable. */
+  caller: Caller;
+  /** The downstream `execute` call the run serves (its session, request id, nesting depth). */
+  parent: CallOptions;
   /** Ranked search over what the caller may find: `{ items, total, has_more, next_offset? }`. */
   search(args: Record<string, unknown>): { items: Array<{ name: string }> } & object;
   /** Description of one tool; throws `TOOL_NOT_FOUND` (with `data.suggestions`) when unknown. */
   describe(path: string): object;
-  /** Near names for an unknown tool path. */
-  suggest(path: string): string[];
 }
 
 /** The `tools.call` answer. */
@@ -62,6 +65,9 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
   bridge: ToolBridge;
   hostFunctions: Record<string, HostFunction>;
 } {
+  const { gateway, caller, parent } = deps;
+  const listTools = () =>
+    gateway.callableNames(caller, false).filter((n) => n !== EXECUTE_TOOL_NAME);
   /** One tool call as an envelope (and the raw result when there is one); never throws. */
   const callTool = async (
     path: string,
@@ -69,7 +75,17 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
     signal: AbortSignal,
   ): Promise<{ envelope: CallEnvelope; result?: ToolResult }> => {
     try {
-      const outcome = await deps.call(path, args, signal);
+      // A run of execute would wait for a worker its caller may be holding.
+      if (path === EXECUTE_TOOL_NAME) {
+        throw new GatewayError("FORBIDDEN", "execute cannot be called from inside a script");
+      }
+      const outcome = await gateway.callToolOutcome(path, args, caller, {
+        signal,
+        internal: false,
+        scriptDepth: (parent.scriptDepth ?? 0) + 1,
+        ...(parent.session ? { session: parent.session } : {}),
+        ...(parent.requestId !== undefined ? { requestId: parent.requestId } : {}),
+      });
       if (outcome.kind === "outage") {
         const code = signal.aborted ? "cancelled" : OUTAGE_CODES[outcome.outage];
         return { envelope: { ok: false, error: { code, message: outcome.message } } };
@@ -84,7 +100,7 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
     } catch (err) {
       const error = callErrorOf(err, signal.aborted);
       if (error.code === "tool_not_found" && !error.suggestions) {
-        const near = deps.suggest(path);
+        const near = suggestNames(path, listTools());
         if (near.length > 0) error.suggestions = near;
       }
       return { envelope: { ok: false, error } };
@@ -106,7 +122,7 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
       finishOnDelivery(trace, handle, ctx, envelope.ok, envelope.ok ? undefined : "tool_error");
       return result;
     },
-    listTools: () => deps.listTools(),
+    listTools,
   };
 
   const hostFunctions: Record<string, HostFunction> = {

@@ -1,5 +1,5 @@
 /**
- * Assembles the `execute` tool result (SPEC §7.3): `structuredContent = { result, emitted,
+ * Assembles the `execute` tool result (its output schema is in `description.ts`): `structuredContent = { result, emitted,
  * output, calls, stats }`; `content` = one text block with `{ result, emitted, output }` as JSON
  * followed by the pictures (§7.4). A failure is an `isError` result with the message, the Lua
  * line and the trace so far.

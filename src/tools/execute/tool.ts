@@ -1,16 +1,13 @@
 /**
  * The `execute` tool (code mode): one Lua script that searches, inspects and calls many tools.
- * Everything runs as the caller: search and describe see only what its token may find, calls
- * go through `Gateway.callToolOutcome` without reaching hidden tools, and upstream outages reach
- * the script as data (their kind), never as text to be read.
+ * Everything runs as the caller: search and describe see only what its token may find, and calls
+ * go through the run's one bridge (`bridge.ts`) without reaching hidden tools.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { suggestNames } from "../../discovery/mod.ts";
 import { type ExecuteDeps } from "./bridge.ts";
 import { EXECUTE_TOOL_NAME, executeToolDefinition } from "./description.ts";
 import { runExecute } from "./run.ts";
 import type { ScriptHost, ScriptLimits, ToolResult } from "../../scripting/mod.ts";
-import { GatewayError } from "../../shared/errors.ts";
 import type {
   Caller,
   CallOptions,
@@ -92,29 +89,12 @@ export class ExecuteTool implements LocalToolProvider {
 
   /** What the run reaches of the gateway, as `caller`, on behalf of the call in `options`. */
   #deps(caller: Caller, options: CallOptions): ExecuteDeps {
-    const gateway = this.#gateway;
-    const listTools = () =>
-      gateway.callableNames(caller, false).filter((n) => n !== EXECUTE_TOOL_NAME);
     return {
-      call(name, args, signal) {
-        // A nested run of execute would wait for a worker its parent may be holding.
-        if (name === EXECUTE_TOOL_NAME) {
-          return Promise.reject(
-            new GatewayError("FORBIDDEN", "execute cannot be called from inside a script"),
-          );
-        }
-        return gateway.callToolOutcome(name, args, caller, {
-          signal,
-          internal: false,
-          scriptDepth: (options.scriptDepth ?? 0) + 1,
-          ...(options.session ? { session: options.session } : {}),
-          ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
-        });
-      },
-      listTools,
+      gateway: this.#gateway,
+      caller,
+      parent: options,
       search: (args) => this.#meta.search(caller, args),
       describe: (path) => this.#meta.describe(caller, path),
-      suggest: (path) => suggestNames(path, listTools()),
     };
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Macro parameter specs → JSON Schema, and argument checking against them (SPEC §7.2).
+ * Macro parameter specs → JSON Schema, and argument checking against them. A
+ * float default infers `number` (registration marks it, since JSON cannot tell 2.0 from 2).
  * A spec is a description string (type string, or inferred from nothing) or a map with `type`,
  * `description`, `default`, `required`. Untyped params take their type from `default`.
  */

@@ -1,6 +1,7 @@
 /**
  * Lua source of the JSON encoder every value leaving Lua goes through (tool arguments, emitted
- * values, the returned value). It runs inside the sandbox so the argument ceilings of SPEC §7.1
+ * values, the returned value). It runs inside the sandbox so the argument ceilings (docs/ARCHITECTURE.md,
+ * "Where each limit is enforced")
  * are checked before anything crosses into JS, and its output is plain JSON text, so NUL bytes and
  * other control characters cross escaped rather than cut.
  *
@@ -126,7 +127,7 @@ put_value = function(v, path, depth, ceil, seen, buf)
   else refuse(sformat('%s is a %s, which JSON cannot carry', path, tv)) end
 end
 
--- Ceilings of tool arguments (SPEC §7.1) and the looser ones of returned and emitted values.
+-- Ceilings of tool arguments (the same for mcp.call and tools.call) and the looser ones of returned and emitted values.
 local ARG_CEIL = { string_bytes = CEIL.string_bytes, keyed = 4096, items = 262144, depth = 64 }
 local OUT_CEIL = { string_bytes = CEIL.string_bytes, keyed = huge, items = huge, depth = 200 }
 

@@ -1,6 +1,7 @@
 /**
  * Lua source that builds the sandbox: it runs first in every engine, captures the originals it
- * needs as locals, then removes or narrows every global a script could escape through (SPEC §7):
+ * needs as locals, then removes or narrows every global a script could escape through
+ * (docs/ARCHITECTURE.md, "Runtime facts that shaped the script workers"):
  * no io/debug/package/require/dofile/loadfile, `os` reduced to time/clock/date, `load` forced to
  * text mode, no `string.dump`, `collectgarbage` limited to "count"/"collect", no `__gc`
  * finalizers (they would run outside the time limit when the engine closes), and a locked string
