@@ -14,6 +14,14 @@ mcp.tool {
   run = function(args) return { value = args.x * args.factor } end,
 }
 mcp.tool { name = "two", description = "Answers 2", run = function() return "2" end }
+mcp.tool {
+  name = "deeper", description = "Calls itself until refused",
+  run = function()
+    local r = task.await(mcp.call("deeper", {}))
+    if r.is_error then return "refused: " .. r.content end
+    return r.content
+  end,
+}
 `;
 
 const A = "token-a-0123456789abcdef";
@@ -106,5 +114,11 @@ describe("script workers", () => {
     assert.equal(firstSpinEnded, 0, "B was served while A's scripts still spun");
     for (const r of await Promise.all(spins)) assert.equal(r.isError, true);
     assert.ok(bDone < firstSpinEnded);
+  });
+
+  it("scripts calling scripts stop at the nesting limit with a clear error", async () => {
+    const r = await call(a, "deeper", {});
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.match(textOf(r), /^refused: scripts may call scripts at most 3 levels deep/);
   });
 });
