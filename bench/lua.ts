@@ -6,7 +6,7 @@
  *   bun bench/lua.ts [iterations]      deno run -A bench/lua.ts [iterations]
  */
 import { ScriptHost, type ToolBridge } from "../src/scripting/mod.ts";
-import { createSandboxedEngine } from "../src/scripting/engine.ts";
+import { createSandboxedEngine } from "../src/scripting/worker/engine.ts";
 import { standaloneCommand } from "../src/scripting/standalone.ts";
 
 const N = Math.max(10, Math.min(5000, Number(process.argv[2] ?? 200) || 200));

@@ -4,7 +4,7 @@
  */
 if (process.argv[2] === "__lua-worker") {
   // Imported apart from scripting/mod.ts so the gateway process itself never loads wasmoon.
-  const { runWorkerProcess } = await import("./scripting/worker-main.ts");
+  const { runWorkerProcess } = await import("./scripting/worker/main.ts");
   await runWorkerProcess();
 } else {
   const { runCli } = await import("./cli/mod.ts");

@@ -5,7 +5,7 @@
 import { type GatewayConfig, loadConfig } from "../config/mod.ts";
 import { Gateway, MetaTools } from "../gateway/mod.ts";
 import { startTracing } from "../ops/traces/mod.ts";
-import { attachScripting, type Scripting } from "../gateway/scripted/mod.ts";
+import { attachScripting, type Scripting } from "../tools/mod.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 

@@ -15,7 +15,7 @@ import {
   yamlLocator,
 } from "../config/mod.ts";
 import { ScriptHost } from "../scripting/mod.ts";
-import { loadMacros } from "../scripting/macros/mod.ts";
+import { loadMacros } from "../tools/macros/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";

@@ -7,9 +7,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { LOCAL_CALLER } from "../gateway/mod.ts";
-import { scriptDeps } from "../gateway/scripted/mod.ts";
 import { composeResult } from "../media/mod.ts";
-import { CallTrace, EXECUTE_PRELUDE, runCalls, TransferBudget } from "../scripting/execute/mod.ts";
+import { CallTrace, EXECUTE_PRELUDE, runCalls } from "../tools/execute/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -35,12 +34,14 @@ export async function runCommand(configFile: string, script: string): Promise<nu
   const { limits } = config.scripting;
   try {
     // The `tools` namespace of `execute` (search, describe, call, tools["x"]), as the operator.
-    const deps = scriptDeps(gateway, meta, LOCAL_CALLER, { internal: true });
-    const { bridge, hostFunctions } = runCalls(
-      deps,
-      new CallTrace(),
-      new TransferBudget(limits.transferBytes),
-    );
+    const { bridge, hostFunctions } = runCalls({
+      gateway,
+      caller: LOCAL_CALLER,
+      parent: {},
+      internal: true,
+      search: (args) => meta.search(LOCAL_CALLER, args),
+      describe: (path) => meta.describe(LOCAL_CALLER, path),
+    }, new CallTrace());
     const outcome = await host.run(code, {
       bridge,
       hostFunctions,

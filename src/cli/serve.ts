@@ -24,12 +24,14 @@ import {
   PROMETHEUS_CONTENT_TYPE,
   renderLoginPage,
   renderStatusPage,
+  ScriptJournal,
   statusSnapshot,
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
+import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
 const log = createLogger("serve");
@@ -84,8 +86,11 @@ export async function startGateway(
     });
   }
   let gateway: Gateway;
+  let scripting: Scripting | null;
   try {
-    ({ gateway } = await bootGateway(config, false, { watchMacros: options.watch !== false }));
+    ({ gateway, scripting } = await bootGateway(config, false, {
+      watchMacros: options.watch !== false,
+    }));
   } catch (err) {
     await http?.close();
     throw err;
@@ -105,6 +110,11 @@ export async function startGateway(
   gateway.observeCalls((call) => {
     journal.record(call);
     metrics.observe(call);
+  });
+  const scriptJournal = new ScriptJournal();
+  scripting?.runs.observe((run) => {
+    scriptJournal.record(run);
+    metrics.observeScript(run);
   });
   const reloader = createReloader({
     gateway,
@@ -163,6 +173,7 @@ export async function startGateway(
         statusSnapshot({
           gateway,
           recentCalls: () => journal.recent(),
+          recentScripts: () => scriptJournal.recent(),
           sessions: () => sessions.counts(),
           phase: () => lifecycle.phase,
           startedAt,

@@ -127,6 +127,7 @@ export function normaliseConfig(
         transferBytes: size(limits.transfer, 16 * 1024 ** 2),
         pictures: limits.pictures ?? 16,
         workers: limits.workers ?? 2,
+        workersPerToken: limits.workersPerToken ?? null,
       },
       tools,
     },

@@ -260,6 +260,9 @@ export const configSchema = z.strictObject({
       transfer: size.optional(),
       pictures: z.number().int().min(0).max(64).optional(),
       workers: z.number().int().min(1).max(64).optional(),
+      workersPerToken: z.number().int().min(1).max(128).optional().describe(
+        "Script runs one token may have at once (default half of 2 × workers).",
+      ),
     }).optional(),
     tools: z.record(name, inlineMacro).optional(),
   }).optional(),

@@ -133,6 +133,8 @@ export interface ScriptLimitsConfig {
   readonly transferBytes: number;
   readonly pictures: number;
   readonly workers: number;
+  /** Script runs one token may have at once; `null` = half the run slots. */
+  readonly workersPerToken: number | null;
 }
 
 /** The whole normalised config. */

@@ -10,6 +10,7 @@ import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
+import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { CallGate } from "./call-gate.ts";
@@ -351,6 +352,26 @@ export class Gateway {
     }
   }
 
+  /**
+   * Calls a tool and answers its typed outcome: an upstream outage comes back as data (kind and
+   * server) instead of an `isError` text result, so scripts branch on it without reading text.
+   */
+  async callToolOutcome(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    try {
+      const result = await this.callTool(name, args, caller, { ...options, outagesThrow: true });
+      return { kind: "result", result };
+    } catch (err) {
+      const outage = outageOf(err);
+      if (outage) return outage;
+      throw err;
+    }
+  }
+
   #record(r: {
     name: string;
     server: string | null;
@@ -445,7 +466,9 @@ export class Gateway {
     if (options.session) this.passthrough.track(target.server, options);
     try {
       if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
+          data: { server: target.server },
+        });
       }
       // `isolation: session`: the call goes to this session's own process of the server.
       const serving = upstream.config.isolation === "session" && options.session
@@ -459,12 +482,8 @@ export class Gateway {
         ...(options.meta ? { meta: options.meta } : {}),
       });
     } catch (err) {
-      if (
-        err instanceof GatewayError &&
-        (err.code === "UPSTREAM_UNAVAILABLE" || err.code === "UPSTREAM_TIMEOUT")
-      ) {
-        return { content: [{ type: "text", text: err.message }], isError: true };
-      }
+      const outage = options.outagesThrow ? undefined : outageOf(err);
+      if (outage) return outageResult(outage);
       throw err;
     } finally {
       if (options.session) this.passthrough.untrack(target.server, options);

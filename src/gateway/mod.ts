@@ -11,6 +11,8 @@ export { Gateway } from "./gateway.ts";
 export type { CallRecord, ChangeListener, VisibleTool } from "./gateway.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
+export { outageOf, outageResult } from "./outcome.ts";
+export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
 export { createSessionServer, extendSessions, sessionLinkOf } from "./session.ts";
 export type { SessionExtension, SessionOptions } from "./session.ts";

@@ -33,6 +33,13 @@ export interface CallOptions {
   session?: SessionLink;
   /** Id of that downstream request: routed server requests go out on its stream. */
   requestId?: string | number;
+  /**
+   * Set by `Gateway.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
+   * of becoming an `isError` text result.
+   */
+  outagesThrow?: boolean;
+  /** Script runs this call is nested in (0 or absent: a client's own call). */
+  scriptDepth?: number;
 }
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */

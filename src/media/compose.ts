@@ -1,7 +1,10 @@
 /**
- * Picture composition (SPEC §7.4): a script's returned value becomes MCP content — one text
- * block, then one image block per picture found at any depth. In the text each picture stands as
- * `{ "type": "image", "image": n }`, n being its 1-based position among the pictures.
+ * Picture composition: a script's returned value becomes MCP content — one text block, then one
+ * image block per picture found at any depth. In the text each picture stands as
+ * `{ "type": "image", "image": n }`, n being its 1-based position among the pictures. Pictures
+ * are numbered in a fixed order that does not depend on how Lua happened to iterate a table:
+ * depth first, array items in sequence order, object entries by key — integer keys in numeric
+ * order first, then the other keys in code-unit order ({@link orderedKeys}).
  */
 import { GatewayError } from "../shared/errors.ts";
 import { type ImageBlock, isPicture, toImageBlock } from "./image-value.ts";
@@ -30,6 +33,18 @@ function tooMany(count: number, ceiling: number): GatewayError {
     `the result carries ${count} pictures, over the ceiling of ${ceiling}`,
     { data: { pictures: count, ceiling } },
   );
+}
+
+const INTEGER_KEY = /^(0|-?[1-9][0-9]*)$/;
+
+/** An object's keys in numbering order: integer keys numerically, then the rest sorted. */
+export function orderedKeys(value: object): string[] {
+  const ints: string[] = [];
+  const rest: string[] = [];
+  for (const k of Object.keys(value)) (INTEGER_KEY.test(k) ? ints : rest).push(k);
+  ints.sort((a, b) => Number(a) - Number(b));
+  rest.sort();
+  return [...ints, ...rest];
 }
 
 /** Counts pictures at any depth without copying, so the ceiling error can name the real count. */
@@ -64,7 +79,7 @@ export function extractPictures(
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === "object" && v !== null) {
       const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(v)) out[k] = walk(item);
+      for (const k of orderedKeys(v)) out[k] = walk((v as Record<string, unknown>)[k]);
       return out;
     }
     return v;

@@ -1,6 +1,6 @@
 /**
  * @module Pictures and files for scripts: image header reading, image values, composition of
- * results with pictures (SPEC §7.4) and the read-only VFS. Pure, no network.
+ * results with pictures (numbered as `compose.ts` documents) and the read-only VFS. Pure, no network.
  */
 export { crc32, type ImageInfo, type ImageMimeType, readImageInfo } from "./image-size.ts";
 export {

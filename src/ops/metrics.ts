@@ -8,6 +8,7 @@
  * under `tool="other"`.
  */
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import type { ScriptRunRecord } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import {
   family,
@@ -17,7 +18,6 @@ import {
   observe,
   type Sample,
 } from "./prometheus.ts";
-import { scriptStats } from "./script-stats.ts";
 
 /** What the metrics read at scrape time. */
 export interface MetricsSources {
@@ -50,6 +50,8 @@ export class Metrics {
   readonly #calls = new Map<string, CallCounts>();
   readonly #latency = new Map<string, HistogramState>();
   readonly #reloads = { ok: 0, rejected: 0 };
+  readonly #scriptRuns = new Map<string, number>();
+  readonly #scriptLimits = new Map<string, number>();
   readonly #startedAt = Date.now();
   readonly #toolLabels = new Set<string>();
   readonly #maxToolLabels: number;
@@ -93,6 +95,12 @@ export class Metrics {
     observe(h, call.durationMs / 1000);
   }
 
+  /** Counts one finished macro or execute run (pass to `Scripting.runs.observe`). */
+  observeScript(run: ScriptRunRecord): void {
+    this.#scriptRuns.set(run.outcome, (this.#scriptRuns.get(run.outcome) ?? 0) + 1);
+    if (run.limit) this.#scriptLimits.set(run.limit, (this.#scriptLimits.get(run.limit) ?? 0) + 1);
+  }
+
   /** Counts one config reload. */
   reload(ok: boolean): void {
     if (ok) this.#reloads.ok++;
@@ -103,7 +111,8 @@ export class Metrics {
   render(): string {
     const calls = [...this.#calls.values()];
     const upstreams = this.#sources.gateway.pool.all();
-    const { runs, limits } = scriptStats();
+    const runs = this.#scriptRuns;
+    const limits = this.#scriptLimits;
     const parts = [
       family(`${P}_info`, "gauge", "Build information.", [{
         labels: { version: VERSION },

@@ -14,7 +14,6 @@ export {
 } from "./metrics.ts";
 export { PROMETHEUS_CONTENT_TYPE } from "./prometheus.ts";
 export { createReloader, type ReloaderOptions } from "./reload.ts";
-export { countScriptLimit, countScriptRun, scriptStats } from "./script-stats.ts";
 export { onSignals, type SignalHandlers } from "./signals.ts";
 export { renderLoginPage } from "./login-page.ts";
 export {
@@ -24,3 +23,4 @@ export {
   type StatusSources,
 } from "./status-data.ts";
 export { type PageOptions, renderStatusPage } from "./status-page.ts";
+export { ScriptJournal } from "./script-journal.ts";

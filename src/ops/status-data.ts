@@ -4,7 +4,7 @@
  * `hidden` overrides), beside what the upstream offers.
  */
 import type { CallRecord, Gateway } from "../gateway/mod.ts";
-import { MACRO_SERVER } from "../gateway/scripted/mod.ts";
+import { MACRO_SERVER, type ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import type { Upstream } from "../upstream/mod.ts";
 import { NAME, VERSION } from "../version.ts";
@@ -13,6 +13,8 @@ import { NAME, VERSION } from "../version.ts";
 export interface StatusSources {
   gateway: Gateway;
   recentCalls: () => readonly CallRecord[];
+  /** The most recent macro and execute runs, newest first (absent: no scripting). */
+  recentScripts?: () => readonly ScriptRunRecord[];
   sessions?: () => Record<string, number>;
   /** `starting`, `ready` or `draining`. */
   phase: () => string;
@@ -65,6 +67,20 @@ export interface StatusSnapshot {
   macros: MacroStatus[];
   /** Newest first. */
   calls: CallStatus[];
+  /** Macro and execute runs, newest first. */
+  scripts: ScriptStatus[];
+}
+
+/** One finished script run. */
+export interface ScriptStatus {
+  at: string;
+  feature: "macro" | "execute";
+  name: string;
+  token: string | null;
+  outcome: string;
+  durationMs: number;
+  /** The limit that stopped it, if one did. */
+  limit: string | null;
 }
 
 /**
@@ -107,6 +123,15 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     durationMs: Math.round(c.durationMs * 1000) / 1000,
     error: c.error ?? null,
   }));
+  const scripts = (s.recentScripts?.() ?? []).map((r): ScriptStatus => ({
+    at: new Date(r.at).toISOString(),
+    feature: r.feature,
+    name: r.name,
+    token: r.tokenName,
+    outcome: r.outcome,
+    durationMs: Math.round(r.durationMs * 1000) / 1000,
+    limit: r.limit ?? null,
+  }));
   const now = Date.now();
   return {
     name: NAME,
@@ -119,5 +144,6 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     upstreams,
     macros,
     calls,
+    scripts,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `GET /`: a small server-rendered status page — upstreams with state, transport, exposed tool
- * count and down reason, macros with their source file, open sessions, and the most recent calls
- * with the error of each failed one. It renders the same {@link StatusSnapshot} `/status.json`
+ * count and down reason, macros with their source file, open sessions, the most recent calls
+ * with the error of each failed one, and the most recent script runs. It renders the same {@link StatusSnapshot} `/status.json`
  * serves. One HTML string, inline CSS, no assets; every value goes through hono's `html`
  * template, which escapes it. Below 640 px each table row becomes a card, so nothing overflows
  * a phone screen.
@@ -29,7 +29,7 @@ th{background:#f0f2f5;font-weight:600;white-space:nowrap}td.num{text-align:right
 .state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff;
 white-space:nowrap}
 .up,.ok{background:#1f883d}.starting{background:#9a6700}.down,.error{background:#cf222e}
-.stopped,.disabled{background:#6e7781}.tool_error{background:#bc4c00}
+.stopped,.disabled{background:#6e7781}.tool_error,.limit{background:#bc4c00}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
 .empty{color:#5a6272;font-style:italic}
 form.inline{display:inline}button{font:inherit;padding:.3rem .8rem;cursor:pointer}
@@ -143,6 +143,35 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
           <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
           <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
           <td data-label="Error" class="err">${c.error ?? ""}</td>
+        </tr>
+      `
+    )}
+          </tbody>
+        </table>
+        <h2>Recent script runs</h2>
+        <table id="scripts">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Script</th>
+              <th>Token</th>
+              <th>Outcome</th>
+              <th>Duration</th>
+              <th>Limit</th>
+            </tr>
+          </thead>
+          <tbody>
+    ${s.scripts.length === 0 ? emptyRow(6, "no script runs yet") : s.scripts.map((r) =>
+      html`
+        <tr data-script="${r.name}">
+          <td data-label="When">${r.at.slice(11, 23)}</td>
+          <td data-label="Script" class="name">${r.feature === "macro"
+            ? `macro ${r.name}`
+            : r.name}</td>
+          <td data-label="Token" class="name">${r.token ?? ""}</td>
+          <td data-label="Outcome"><span class="state ${r.outcome}">${r.outcome}</span></td>
+          <td data-label="Duration" class="num">${r.durationMs.toFixed(1)} ms</td>
+          <td data-label="Limit">${r.limit ?? ""}</td>
         </tr>
       `
     )}

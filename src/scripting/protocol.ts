@@ -1,8 +1,47 @@
 /**
- * The parent↔worker channel: newline-delimited JSON on the worker's stdin/stdout. JSON escapes
- * every newline inside strings, so one line is one message; binary data travels as base64.
+ * The parent↔worker channel, the only module both sides share: newline-delimited JSON on the
+ * worker's stdin/stdout (JSON escapes every newline inside strings, so one line is one message;
+ * binary data travels as base64), and the vocabulary of limits both sides speak.
  */
-import type { LimitName, ScriptLimits } from "./types.ts";
+
+/** Per-script ceilings. */
+export interface ScriptLimits {
+  /** Wall time of one run, in milliseconds. */
+  timeoutMs: number;
+  /** Lua heap ceiling, in bytes. */
+  memoryBytes: number;
+  /** Ceiling on one argument string, and the cumulative budget of data returned to the script. */
+  transferBytes: number;
+  /** Pictures one result may carry. */
+  pictures: number;
+}
+
+/** Which ceiling stopped a script. */
+export type LimitName = "time" | "memory" | "transfer" | "crash" | "aborted";
+
+const MiB = 1024 * 1024;
+
+/** `64MiB`, `512KiB`, `1000 bytes`: the form limits are written in config. */
+export function formatBytes(n: number): string {
+  if (n >= MiB && n % MiB === 0) return `${n / MiB}MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024}KiB`;
+  return `${n} bytes`;
+}
+
+/** `100ms`, `30s`. */
+export function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** The message of a script stopped at its time limit. */
+export function timeLimitMessage(timeoutMs: number): string {
+  return `script exceeded its time limit of ${formatMs(timeoutMs)}`;
+}
+
+/** The message of a script stopped at its memory limit. */
+export function memoryLimitMessage(memoryBytes: number): string {
+  return `script exceeded its memory limit of ${formatBytes(memoryBytes)}`;
+}
 
 /** Parent → worker: start a run. */
 export interface RunMessage {
@@ -13,8 +52,15 @@ export interface RunMessage {
   exposeHost: boolean;
   globals: Record<string, unknown>;
   limits: ScriptLimits;
+  /**
+   * When the run's time is up (epoch ms), fixed by the parent: both sides then agree on it, so
+   * an answer the parent sends at its deadline always finds the worker's limit already reached.
+   */
+  deadline: number;
   vfs: Record<string, string>;
   hostNames: string[];
+  /** The key that marks a buffer in host answers (see `ScriptBuffer.MARKER`). */
+  bufferKey: string;
 }
 
 /** Parent → worker: the answer to a request. */

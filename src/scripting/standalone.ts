@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from "node:url";
 import { isCompiledBinary, runtimeName } from "../runtime/mod.ts";
-import { ScriptHost } from "./host.ts";
-import { runWorkerProcess } from "./worker-main.ts";
-import { WORKER_SUBCOMMAND } from "./worker-process.ts";
+import { ScriptHost } from "./host/host.ts";
+import { runWorkerProcess } from "./worker/main.ts";
+import { WORKER_SUBCOMMAND } from "./host/worker-process.ts";
 
 /** The argv that starts this entry again, on whichever runtime runs it. */
 export function standaloneCommand(): string[] {

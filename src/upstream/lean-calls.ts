@@ -6,7 +6,7 @@
  * SDK client as before. Ids are strings (`gw-1`, …), apart from the SDK's numeric ids.
  */
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError } from "../shared/errors.ts";
+import { GatewayError, messageOf } from "../shared/errors.ts";
 
 interface Pending {
   resolve(result: CallToolResult): void;
@@ -73,7 +73,11 @@ export class LeanCalls {
       this.#pending.set(id, { resolve, reject, timer, signal: opts.signal, onAbort });
       this.#send({ jsonrpc: "2.0", id, method: "tools/call", params } as JSONRPCMessage).catch(
         (err) => {
-          if (this.#settle(id)) reject(unavailable(opts.server, String(err)));
+          // A write to a dead pipe (EPIPE, a closed stdin): the connection is gone, whatever
+          // the runtime's wording.
+          if (this.#settle(id)) {
+            reject(unavailable(opts.server, `could not be written to (${messageOf(err)})`));
+          }
         },
       );
     });

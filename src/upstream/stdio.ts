@@ -135,6 +135,17 @@ export class StdioTransport implements Transport {
         });
       });
       child.stdout!.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+      // A child that closed its stdout can never answer again. One that is exiting anyway gets a
+      // moment to report its own exit code; one that lingers is ended, so the exit path fails its
+      // calls as UPSTREAM_UNAVAILABLE instead of letting them wait for their timeout.
+      child.stdout!.once("end", () => {
+        const timer = setTimeout(() => {
+          if (!this.#closed && child.exitCode === null && child.signalCode === null) {
+            signalGroup(child, "SIGKILL");
+          }
+        }, 200);
+        (timer as { unref?: () => void }).unref?.();
+      });
       child.stderr!.on("data", (chunk: Buffer) => this.#onStderr(chunk, log));
       child.stdin!.on("error", () => {}); // EPIPE after a crash surfaces through "exit"
     });

@@ -421,7 +421,7 @@ export class Upstream {
     if (wasUp && Date.now() - this.#upSince >= this.config.restart.resetAfterMs) this.#failures = 0;
     this.#lastError = reason;
     // The last-known catalog stays: the gateway keeps listing a down server's tools, and
-    // calls to them answer at once with why the server is down (SPEC §5, isolation).
+    // calls to them answer at once with why the server is down (README, "Failures stay contained").
     const { initialDelayMs, maxDelayMs, maxRestarts } = this.config.restart;
     clearTimeout(this.#timer);
     const said = meaningful(this.#tail).slice(-8);

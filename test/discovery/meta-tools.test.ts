@@ -23,7 +23,7 @@ describe("discovery meta-tools through the gateway", () => {
 
   it("exposure: search lists only the meta-tools", async () => {
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    // `execute` (on by default) is a meta-tool too (SPEC §6).
+    // `execute` (on by default) is a meta-tool too.
     assert.deepEqual(names, ["execute", "tool_describe", "tool_search"]);
   });
 

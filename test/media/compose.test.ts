@@ -39,15 +39,16 @@ describe("composeResult", () => {
     assert.deepEqual(composeResult(42), { content: [{ type: "text", text: "42" }] });
   });
 
-  test("pictures at any depth become image blocks and stand as { type, image: n } in order", () => {
+  test("pictures at any depth become image blocks numbered in sequence order, then sorted keys", () => {
     const a = picture();
     const b = { type: "image", data: a.data, mimeType: "image/png" }; // an MCP block counts too
     const result = composeResult({ verdict: "ok", shots: [a, { deeper: { b } }], last: a });
     assert.equal(result.content.length, 4);
     assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), {
       verdict: "ok",
-      shots: [{ type: "image", image: 1 }, { deeper: { b: { type: "image", image: 2 } } }],
-      last: { type: "image", image: 3 },
+      // "last" sorts before "shots", whatever order the keys were written in
+      shots: [{ type: "image", image: 2 }, { deeper: { b: { type: "image", image: 3 } } }],
+      last: { type: "image", image: 1 },
     });
     for (const block of result.content.slice(1)) {
       assert.deepEqual(block, { type: "image", data: a.data, mimeType: "image/png" });

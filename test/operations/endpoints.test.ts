@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { countScriptLimit, countScriptRun } from "../../src/ops/mod.ts";
 import { httpClient, nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { captureLogs } from "./_ops.ts";
 
@@ -10,6 +9,10 @@ const YAML = `
 servers:
   echo: ${nodeServer("echo.mjs")}
   broken: { command: "./<img src=x onerror=alert(1)>" }
+scripting:
+  macros: null
+  tools:
+    two: { description: "Answers 2", lua: "return 2" }
 `;
 
 /** The value of one exact sample line, or undefined. */
@@ -72,18 +75,29 @@ describe("operations endpoints", () => {
     assert.equal(sample(text, 'mcp_gateway_sessions{transport="streamable-http"}'), 1);
   });
 
-  it("/metrics counts script runs and limit hits reported by the scripting layer", async () => {
+  it("/metrics counts macro and execute runs and limit hits as the runs report them", async () => {
     const read = async () => {
       const text = await (await fetch(`${gw.url}/metrics`)).text();
       return [
+        sample(text, 'mcp_gateway_script_runs_total{outcome="ok"}') ?? 0,
         sample(text, 'mcp_gateway_script_runs_total{outcome="limit"}') ?? 0,
         sample(text, 'mcp_gateway_script_limit_hits_total{limit="timeout"}') ?? 0,
       ];
     };
-    const [runs, hits] = await read();
-    countScriptRun("limit");
-    countScriptLimit("timeout");
-    assert.deepEqual(await read(), [runs! + 1, hits! + 1]);
+    const [ok, limited, hits] = await read();
+    await client.callTool({ name: "two", arguments: {} });
+    await client.callTool({ name: "execute", arguments: { code: "return 1" } });
+    const spun = await client.callTool({
+      name: "execute",
+      arguments: { code: "while true do end", timeout_ms: 200 },
+    });
+    assert.equal(spun.isError, true);
+    assert.deepEqual(await read(), [ok! + 2, limited! + 1, hits! + 1]);
+    // The status page lists them too, newest first.
+    const page = await (await fetch(`${gw.url}/`)).text();
+    const rows = [...page.matchAll(/<tr data-script="([^"]+)">[\s\S]*?class="state (\w+)"/g)]
+      .map((m) => [m[1], m[2]]);
+    assert.deepEqual(rows.slice(0, 3), [["execute", "limit"], ["execute", "ok"], ["two", "ok"]]);
   });
 
   it("GET / shows each upstream's state and last error, HTML-escaped", async () => {

@@ -35,7 +35,8 @@ export function fakeBridge(
   return {
     calls,
     listTools: () => Object.keys(handlers).length > 0 ? Object.keys(handlers) : ["echo"],
-    callTool: async (name, args, signal) => {
+    callTool: async (name, args, ctx) => {
+      const signal = ctx.signal;
       calls.push({ name, args, signal });
       const handler = handlers[name] ??
         (name === "echo"

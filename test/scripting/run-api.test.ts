@@ -1,6 +1,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fakeBridge, makeHost, sleep, valueOf } from "./_helpers.ts";
+import { ScriptBuffer } from "../../src/scripting/mod.ts";
 
 const host = makeHost({ poolSize: 1 });
 after(() => host.close());
@@ -182,13 +183,13 @@ describe("mcp.image in scripts", () => {
       local img = mcp.image(buf)
       return { buf.type, buf.bytes, img.width, img.height, getmetatable(buf) }
     `,
-        { exposeHost: true, hostFunctions: { capture: () => ({ $buffer: RED_PNG }) } },
+        { exposeHost: true, hostFunctions: { capture: () => new ScriptBuffer(RED_PNG) } },
       ),
     );
     assert.deepEqual(value, ["buffer", 84, 3, 2, "buffer"]);
     const outcome = await host.run(`return { b = host.call('capture') }`, {
       exposeHost: true,
-      hostFunctions: { capture: () => ({ $buffer: RED_PNG }) },
+      hostFunctions: { capture: () => new ScriptBuffer(RED_PNG) },
     });
     assert.ok(!outcome.ok);
     assert.match(outcome.message, /result\.b is a buffer/);
