@@ -17,6 +17,7 @@ import {
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
+import { createModernFront } from "../session/modern/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { bootGateway, readConfig } from "./boot.ts";
@@ -132,9 +133,11 @@ export async function startGateway(
         })(),
     };
   }
+  const modern = createModernFront(gateway, { maxBodyBytes: config.gateway.requestBodyBytes });
   const app = createApp({
     gateway,
     sessions,
+    modern,
     middleware: securityMiddleware(gateway, hostname),
     routes: (app) => {
       app.get(
@@ -169,6 +172,7 @@ export async function startGateway(
         const upstreamsStopped = gateway.stop();
         await new Promise((r) => setTimeout(r, 100));
         await sessions.closeAll();
+        await modern.close();
         await http!.close();
         await upstreamsStopped;
         lifecycle.stopped();

@@ -272,7 +272,7 @@ export class Gateway {
     onServer?.(target.server);
     const upstream = this.pool.get(target.server);
     // The options object is the in-flight record: no allocation beyond what routing needs.
-    if (options.session) this.passthrough.track(target.server, options);
+    if (options.session || options.origin) this.passthrough.track(target.server, options);
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
@@ -293,7 +293,7 @@ export class Gateway {
       }
       throw err;
     } finally {
-      if (options.session) this.passthrough.untrack(target.server, options);
+      if (options.session || options.origin) this.passthrough.untrack(target.server, options);
     }
   }
 

@@ -91,7 +91,8 @@ export class PassthroughHub {
     const list = this.#inflight.get(server) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.session && !c.session.closed && !c.signal?.aborted) return c;
+      if (c.signal?.aborted) continue;
+      if (c.origin || (c.session && !c.session.closed)) return c;
     }
     return undefined;
   }

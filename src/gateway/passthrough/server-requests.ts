@@ -47,6 +47,8 @@ export function registerServerRequests(
 function relay(hub: PassthroughHub, upstream: Upstream, req: Request, extra: Extra) {
   return onWire(async () => {
     const call = hub.latestCall(upstream.name);
+    // A 2026-07-28 client's call: the request becomes an input_required round.
+    if (call?.origin) return await call.origin.request(req.method, req.params) as never;
     let session: SessionLink | undefined = call?.session;
     if (!session && req.method === "roots/list") {
       session = hub.latestSession((s) => s.capabilities.roots !== undefined);

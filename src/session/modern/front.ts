@@ -1,0 +1,90 @@
+/**
+ * The 2026-07-28 front door: the SDK v2's `createMcpHandler` in strict mode (`legacy:
+ * 'reject'`), beside the 2025 session front door on the same `/mcp`. {@link isModernRequest}
+ * decides which door a request takes, with the SDK's own classification, so the two can never
+ * disagree; requests that carry a session id skip it (the modern revision has no sessions).
+ */
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import type { Gateway } from "../../gateway/mod.ts";
+import { messageOf } from "../../shared/errors.ts";
+import { Continuations } from "./continuations.ts";
+import { authInfoOf, createModernServer, type ModernIdentity } from "./server.ts";
+
+/** Options of {@link createModernFront}. */
+export interface ModernFrontOptions {
+  maxBodyBytes: number;
+  pageSize?: number;
+  /** HMAC key sealing MRTR `requestState`; random per process when absent. */
+  stateKey?: string;
+  /** How long a call waiting for a client's `inputResponses` is kept (default 10 min). */
+  continuationTtlMs?: number;
+}
+
+/** The modern door: serves one request, and stops. */
+export interface ModernFront {
+  fetch(request: Request, identity: ModernIdentity): Promise<Response>;
+  /** Calls parked for a client's input right now. */
+  parked(): number;
+  close(): Promise<void>;
+}
+
+/** Longest cache lifetime offered for lists; shorter while the catalog has changed recently. */
+const MAX_TTL_MS = 60_000;
+
+/** Builds the modern door for `gateway`. */
+export function createModernFront(gateway: Gateway, options: ModernFrontOptions): ModernFront {
+  const continuations = new Continuations({
+    ...(options.stateKey ? { key: options.stateKey } : {}),
+    ttlMs: options.continuationTtlMs ?? 600_000,
+  });
+  let lastChange = Date.now();
+  // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
+  // reload or an upstream's list_changed is never hidden for long (listeners are told at once).
+  const ttlMs = () => Math.min(MAX_TTL_MS, Math.floor((Date.now() - lastChange) / 10));
+  const handler = createMcpHandler(
+    () =>
+      createModernServer(gateway, {
+        ttlMs,
+        continuations,
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      }),
+    {
+      legacy: "reject",
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (err) => gateway.log.debug("modern request failed", { error: messageOf(err) }),
+    },
+  );
+  const unsubscribe = gateway.subscribe({
+    toolsChanged: () => {
+      lastChange = Date.now();
+      handler.notify.toolsChanged();
+    },
+    promptsChanged: () => {
+      lastChange = Date.now();
+      handler.notify.promptsChanged();
+    },
+    resourcesChanged: () => {
+      lastChange = Date.now();
+      handler.notify.resourcesChanged();
+    },
+  });
+  return {
+    fetch: (request, identity) => handler.fetch(request, { authInfo: authInfoOf(identity) }),
+    parked: () => continuations.size,
+    async close() {
+      unsubscribe();
+      continuations.close();
+      await handler.close();
+    },
+  };
+}
+
+/**
+ * True when `request` belongs to the 2026-07-28 door: no session id, and the SDK classifies it
+ * as modern (a per-request `_meta` envelope, or a body only the modern path may answer).
+ */
+export async function isModernRequest(request: Request, maxBodyBytes: number): Promise<boolean> {
+  if (request.headers.has("mcp-session-id")) return false;
+  if (request.method !== "POST") return !request.headers.has("last-event-id");
+  return !await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
+}
