@@ -9,7 +9,13 @@ import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
-import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
+import {
+  buildResourceIndex,
+  PassthroughHub,
+  relayTaskStatus,
+  type ResourceIndex,
+  TaskRouter,
+} from "./passthrough/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Something that wants to hear about list changes (one per downstream session). */
@@ -47,6 +53,8 @@ export class Gateway {
   readonly log: Logger;
   /** Pass-through state shared by all sessions (server requests, logging, subscriptions). */
   readonly passthrough: PassthroughHub;
+  /** Tasks created through the gateway, routed to the upstreams that own them. */
+  readonly tasks: TaskRouter = new TaskRouter(this);
   #catalog: Catalog;
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
@@ -62,7 +70,10 @@ export class Gateway {
     this.log = log;
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
-      setup: (upstream, client) => this.passthrough.setupClient(upstream, client),
+      setup: (upstream, client) => {
+        this.passthrough.setupClient(upstream, client);
+        relayTaskStatus(this.tasks, upstream, client);
+      },
     });
     this.passthrough = new PassthroughHub(
       this.pool,

@@ -19,7 +19,7 @@ import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
 import { page } from "./paging.ts";
 import type { SessionLink } from "./passthrough/link.ts";
-import { installPassthrough } from "./passthrough/mod.ts";
+import { installPassthrough, registerTasks, tasksCapability } from "./passthrough/mod.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
 /** Options for {@link createSessionServer}. */
@@ -51,6 +51,7 @@ export function createSessionServer(
   caller: () => Caller,
   options: SessionOptions = {},
 ): Server {
+  const tasks = tasksCapability(gateway);
   const server = new Server(
     { name: NAME, version: VERSION },
     {
@@ -60,6 +61,7 @@ export function createSessionServer(
         resources: { subscribe: true, listChanged: true },
         logging: {},
         completions: {},
+        ...(tasks ? { tasks } : {}),
       },
     },
   );
@@ -83,6 +85,13 @@ export function createSessionServer(
     onWire(() => {
       const { progressToken, ...meta } = req.params._meta ?? {};
       hub.touch(link);
+      if (req.params.task) {
+        return gateway.tasks.create(req.params, caller(), {
+          signal: extra.signal,
+          session: link,
+          requestId: extra.requestId,
+        }) as never;
+      }
       const callOptions: CallOptions = {
         signal: extra.signal,
         session: link,
@@ -128,6 +137,7 @@ export function createSessionServer(
     }));
 
   installPassthrough(server, gateway, link, options.pageSize);
+  if (tasks) registerTasks(server, gateway, link);
   for (const ext of extensions) ext(server, gateway, caller);
 
   const unsubscribe = gateway.subscribe({

@@ -12,6 +12,8 @@ import { registerLogging } from "./logging.ts";
 import { registerResources } from "./resources.ts";
 
 export { PassthroughHub } from "./hub.ts";
+export { TaskRouter } from "./tasks.ts";
+export { registerTasks, relayTaskStatus, tasksCapability } from "./task-handlers.ts";
 export { SessionLink } from "./link.ts";
 export { mostVerbose, relayLog, severity } from "./logging.ts";
 export {
