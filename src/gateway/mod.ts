@@ -10,6 +10,7 @@ export type { CallRecord, ChangeListener, VisibleTool } from "./gateway.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
+export { missingCapability } from "./passthrough/mod.ts";
 export { createSessionServer, extendSessions, sessionLinkOf } from "./session.ts";
 export type { SessionExtension, SessionOptions } from "./session.ts";
 export { LOCAL_CALLER } from "./types.ts";

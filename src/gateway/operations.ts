@@ -2,6 +2,11 @@
  * Era-neutral operations on prompts, resources and completions: what a front door (a 2025
  * session or a 2026-07-28 stateless request) asks of the core, as plain functions of the
  * gateway, the caller and the request's params. Tools go through {@link Gateway.callTool}.
+ * Both front doors call these, so a prompt or a resource is served one way whatever the era.
+ *
+ * `prompts/get` and `resources/read` are recorded in flight like tool calls (when the options
+ * name a session or an MRTR origin), so sampling, elicitation and roots requests an upstream
+ * sends while serving them reach the client that asked.
  */
 import {
   type CompleteRequest,
@@ -22,8 +27,8 @@ import {
   resolveResource,
   resolveTemplate,
   type ResourceTarget,
-} from "./passthrough/mod.ts";
-import type { Caller } from "./types.ts";
+} from "./passthrough/resource-index.ts";
+import type { Caller, CallOptions } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
@@ -32,12 +37,28 @@ export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
   return gateway.catalog.prompts.filter((p) => callerAllows(caller, p.name)).map((p) => p.prompt);
 }
 
+/** Runs `fn` recorded as in flight on `server` when `options` say whom it serves. */
+async function tracked<T>(
+  gateway: Gateway,
+  server: string,
+  options: CallOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const track = options.session !== undefined || options.origin !== undefined;
+  if (track) gateway.passthrough.track(server, options);
+  try {
+    return await fn();
+  } finally {
+    if (track) gateway.passthrough.untrack(server, options);
+  }
+}
+
 /** `prompts/get` by exposed name, sent upstream under the upstream's name. */
 export async function getPrompt(
   gateway: Gateway,
   caller: Caller,
   params: GetPromptRequest["params"],
-  signal?: AbortSignal,
+  options: CallOptions = {},
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !callerAllows(caller, params.name)) {
@@ -45,12 +66,13 @@ export async function getPrompt(
   }
   const upstream = gateway.pool.get(entry.server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await upstream.request(
-    "prompts/get",
-    { ...params, name: entry.upstreamName },
-    GetPromptResultSchema,
-    signal ? { signal } : {},
-  ) as GetPromptResult;
+  return await tracked(gateway, entry.server, options, () =>
+    upstream.request(
+      "prompts/get",
+      { ...params, name: entry.upstreamName },
+      GetPromptResultSchema,
+      options.signal ? { signal: options.signal } : {},
+    )) as GetPromptResult;
 }
 
 /** Where an exposed URI is served, or RESOURCE_NOT_FOUND. */
@@ -68,19 +90,20 @@ export function resourceTarget(gateway: Gateway, uri: string): ResourceTarget {
 export async function readResource(
   gateway: Gateway,
   params: { uri: string; [key: string]: unknown },
-  signal?: AbortSignal,
+  options: CallOptions = {},
 ): Promise<ReadResourceResult> {
   const target = resourceTarget(gateway, params.uri);
   const upstream = gateway.pool.get(target.server);
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await upstream.request(
-    "resources/read",
-    { ...params, uri: target.uri },
-    ReadResourceResultSchema,
-    signal ? { signal } : {},
-  ) as ReadResourceResult;
+  const result = await tracked(gateway, target.server, options, () =>
+    upstream.request(
+      "resources/read",
+      { ...params, uri: target.uri },
+      ReadResourceResultSchema,
+      options.signal ? { signal: options.signal } : {},
+    )) as ReadResourceResult;
   if (params.uri === target.uri) return result;
   const contents = result.contents.map((c) => {
     const uri = c.uri === target.uri

@@ -9,14 +9,13 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
-  GetPromptResultSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError, onWire } from "../shared/errors.ts";
+import { onWire } from "../shared/errors.ts";
 import { NAME, VERSION } from "../version.ts";
-import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
+import { getPrompt, listPrompts } from "./operations.ts";
 import { page } from "./paging.ts";
 import type { SessionLink } from "./passthrough/link.ts";
 import { installPassthrough, registerTasks, tasksCapability } from "./passthrough/mod.ts";
@@ -111,30 +110,25 @@ export function createSessionServer(
 
   server.setRequestHandler(ListPromptsRequestSchema, (req) =>
     onWire(() => {
-      const prompts = gateway.catalog.prompts.filter((p) => callerAllows(caller(), p.name)).map((
-        p,
-      ) => p.prompt);
-      const { items, nextCursor } = page(prompts, req.params?.cursor, options.pageSize);
+      const { items, nextCursor } = page(
+        listPrompts(gateway, caller()),
+        req.params?.cursor,
+        options.pageSize,
+      );
       return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
     }));
 
-  server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
-    onWire(async () => {
-      const entry = gateway.catalog.promptsByName.get(req.params.name);
-      if (!entry || !callerAllows(caller(), req.params.name)) {
-        throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${req.params.name}"`);
-      }
-      const upstream = gateway.pool.get(entry.server);
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-      }
-      return await upstream.request(
-        "prompts/get",
-        { ...req.params, name: entry.upstreamName },
-        GetPromptResultSchema,
-        { signal: extra.signal },
-      ) as never;
-    }));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (req, extra) =>
+      onWire(() =>
+        getPrompt(gateway, caller(), req.params, {
+          signal: extra.signal,
+          session: link,
+          requestId: extra.requestId,
+        })
+      ),
+  );
 
   installPassthrough(server, gateway, link, options.pageSize);
   if (tasks) registerTasks(server, gateway, link);

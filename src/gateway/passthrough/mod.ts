@@ -27,6 +27,7 @@ export {
   unrewriteUri,
 } from "./resource-index.ts";
 export type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
+export { missingCapability } from "./server-requests.ts";
 
 /** Installs every pass-through handler on one session server. */
 export function installPassthrough(

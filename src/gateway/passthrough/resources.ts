@@ -8,16 +8,14 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
-  type ReadResourceResult,
-  ReadResourceResultSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError, onWire } from "../../shared/errors.ts";
+import { onWire } from "../../shared/errors.ts";
 import type { Gateway } from "../gateway.ts";
+import { readResource, resourceTarget } from "../operations.ts";
 import { page } from "../paging.ts";
 import type { SessionLink } from "./link.ts";
-import { exposeUri, resolveResource, type ResourceTarget } from "./resource-index.ts";
 
 /** Installs the resource handlers on a session server. */
 export function registerResources(
@@ -43,60 +41,26 @@ export function registerResources(
     }));
 
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
-    onWire(async () => {
+    onWire(() => {
       hub.touch(link);
-      const target = targetOf(gateway, req.params.uri);
-      const upstream = gateway.pool.get(target.server);
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-      }
-      const result = await upstream.request(
-        "resources/read",
-        { ...req.params, uri: target.uri },
-        ReadResourceResultSchema,
-        { signal: extra.signal },
-      ) as ReadResourceResult;
-      return exposeContents(gateway, target, req.params.uri, result);
+      return readResource(gateway, req.params, {
+        signal: extra.signal,
+        session: link,
+        requestId: extra.requestId,
+      });
     }));
 
   server.setRequestHandler(SubscribeRequestSchema, (req) =>
     onWire(async () => {
       hub.touch(link);
-      await hub.subscribe(link, targetOf(gateway, req.params.uri), req.params.uri);
+      await hub.subscribe(link, resourceTarget(gateway, req.params.uri), req.params.uri);
       return {};
     }));
 
   server.setRequestHandler(UnsubscribeRequestSchema, (req) =>
     onWire(async () => {
       hub.touch(link);
-      await hub.unsubscribe(link, targetOf(gateway, req.params.uri));
+      await hub.unsubscribe(link, resourceTarget(gateway, req.params.uri));
       return {};
     }));
-}
-
-function targetOf(gateway: Gateway, uri: string): ResourceTarget {
-  const target = resolveResource(gateway.resources, uri);
-  if (!target) {
-    throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
-      data: { uri },
-    });
-  }
-  return target;
-}
-
-/** Shows read contents under the URIs the client knows (the requested one for the target). */
-function exposeContents(
-  gateway: Gateway,
-  target: ResourceTarget,
-  requested: string,
-  result: ReadResourceResult,
-): ReadResourceResult {
-  if (requested === target.uri) return result;
-  const contents = result.contents.map((c) => {
-    const uri = c.uri === target.uri
-      ? requested
-      : exposeUri(gateway.resources, target.server, c.uri);
-    return uri === c.uri ? c : { ...c, uri };
-  });
-  return { ...result, contents };
 }

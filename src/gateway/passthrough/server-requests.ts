@@ -85,8 +85,11 @@ function relay(hub: PassthroughHub, upstream: Upstream, req: Request, extra: Ext
   });
 }
 
-/** The capability a client lacks for this request, or `undefined` when it has it. */
-function missingCapability(caps: ClientCapabilities, req: Request): string | undefined {
+/**
+ * The capability a client lacks for this server-to-client request (`"sampling"`,
+ * `"elicitation.url"`, …), or `undefined` when it has it. Both front doors check with it.
+ */
+export function missingCapability(caps: ClientCapabilities, req: Request): string | undefined {
   const params = (req.params ?? {}) as Record<string, unknown>;
   switch (req.method) {
     case "sampling/createMessage":

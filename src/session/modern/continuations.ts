@@ -6,6 +6,12 @@
  * `requestState`), and its retry with `inputResponses` hands the answers to the still-running
  * upstream call and waits for what comes next — the result, or another round.
  *
+ * An upstream may name an input with `_meta["mcp-gateway/inputKey"]` on its request; the key is
+ * kept when free, so a client can answer it up front (`inputResponses` on the first call, the
+ * ephemeral style of the revision). A request for a capability the client did not declare in this
+ * request's envelope is refused to the upstream with -32021 at once, as a 2025 session refuses
+ * it; answers that do not fit the request's result schema are asked for again.
+ *
  * `requestState` is sealed with the SDK's HMAC codec under a per-deployment key and bound to
  * the method and the caller's token, and it names one round of one parked call: a tampered,
  * expired, foreign or replayed state is refused. A parked call nobody continues is cancelled
@@ -13,15 +19,45 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
   type InputRequest,
   inputRequired,
   type RequestStateCodec,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ClientCapabilities,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { missingCapability } from "../../gateway/mod.ts";
 import type { Caller, CallOptions, CallOrigin } from "../../gateway/types.ts";
-import { GatewayError } from "../../shared/errors.ts";
+import { GatewayError, WireError } from "../../shared/errors.ts";
+
+/** The `_meta` key an upstream names its input with. */
+export const INPUT_KEY_META = "mcp-gateway/inputKey";
+/** How long the gateway waits for more requests of the same round once one arrived. */
+const GATHER_MS = 15;
+/** The JSON-RPC code of MissingRequiredClientCapabilityError. */
+const MISSING_CAPABILITY = -32021;
+
+const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean } }> = {
+  "sampling/createMessage": CreateMessageResultSchema,
+  "elicitation/create": ElicitResultSchema,
+  "roots/list": ListRootsResultSchema,
+};
+
+/** True when `response` fits the result schema of `method`. */
+function fits(method: string, response: unknown): boolean {
+  return RESULT_SCHEMAS[method]?.safeParse(response).success ?? true;
+}
+
+/** `"elicitation.url"` → `{ elicitation: { url: {} } }`. */
+function capabilityObject(path: string): Record<string, unknown> {
+  return path.split(".").reduceRight<Record<string, unknown>>((inner, k) => ({ [k]: inner }), {});
+}
 
 interface StatePayload {
   /** The parked call. */
@@ -44,7 +80,9 @@ class Parked implements CallOrigin {
   round = 0;
   #next = 0;
   readonly pending = new Map<string, Pending>();
-  result: Promise<CallToolResult> | undefined;
+  result: Promise<unknown> | undefined;
+  /** Answers the client sent before being asked (first call of an ephemeral flow). */
+  early: Record<string, unknown>;
   #wake: (() => void) | undefined;
   /** The request serving the client right now; progress goes out on it. */
   ctx: ServerContext;
@@ -55,14 +93,36 @@ class Parked implements CallOrigin {
   constructor(ctx: ServerContext, tokenName: string | null) {
     this.ctx = ctx;
     this.tokenName = tokenName;
+    this.early = { ...ctx.mcpReq.inputResponses };
   }
 
   /** Called by the pass-through relay for a server request the upstream sends during the call. */
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const envelope = this.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+    const missing = missingCapability(caps, { method, ...(params ? { params } : {}) });
+    if (missing) {
+      return Promise.reject(
+        new WireError({
+          code: MISSING_CAPABILITY,
+          message: `the client did not declare ${missing}, so it cannot answer ${method}`,
+          data: { requiredCapabilities: capabilityObject(missing) },
+        }),
+      );
+    }
+    const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
+    const wanted = typeof hint === "string" && hint !== "" ? hint : undefined;
+    const key = wanted && !this.pending.has(wanted) ? wanted : `input-${++this.#next}`;
+    if (key in this.early && fits(method, this.early[key])) {
+      const answer = this.early[key];
+      delete this.early[key];
+      return Promise.resolve(answer);
+    }
+    const { _meta: _, ...rest } = params ?? {};
+    const sent = Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
     return new Promise((resolve, reject) => {
-      const key = `input-${++this.#next}`;
       this.pending.set(key, {
-        request: { method, ...(params ? { params } : {}) } as InputRequest,
+        request: { method, params: sent } as InputRequest,
         resolve,
         reject,
       });
@@ -116,15 +176,16 @@ export class Continuations {
   }
 
   /**
-   * Runs a tool call for a modern client, or continues the parked one its `requestState`
-   * names. Answers with the result, or with `input_required` while the upstream waits.
+   * Runs an upstream operation (a tool call, `prompts/get`, `resources/read`) for a modern
+   * client, or continues the parked one its `requestState` names. Answers with the result, or
+   * with `input_required` while the upstream waits for the client.
    */
-  async call(
+  async call<R>(
     ctx: ServerContext,
     caller: Caller,
     options: CallOptions,
-    run: (options: CallOptions) => Promise<CallToolResult>,
-  ): Promise<CallToolResult | ReturnType<typeof inputRequired>> {
+    run: (options: CallOptions) => Promise<R>,
+  ): Promise<R | ReturnType<typeof inputRequired>> {
     const state = ctx.mcpReq.requestState<StatePayload>();
     let parked: Parked;
     if (state && typeof state === "object") {
@@ -160,17 +221,18 @@ export class Continuations {
     parked.ctx = ctx;
     const responses = ctx.mcpReq.inputResponses ?? {};
     for (const [key, pending] of parked.pending) {
-      if (!(key in responses)) continue;
+      // A missing or malformed answer leaves the request pending: the next round asks again.
+      if (!(key in responses) || !fits(pending.request.method, responses[key])) continue;
       parked.pending.delete(key);
       pending.resolve(responses[key]);
     }
     return parked;
   }
 
-  async #answer(
+  async #answer<R>(
     parked: Parked,
     ctx: ServerContext,
-  ): Promise<CallToolResult | ReturnType<typeof inputRequired>> {
+  ): Promise<R | ReturnType<typeof inputRequired>> {
     clearTimeout(parked.timer);
     let settled = false;
     void parked.result!.then(() => (settled = true), () => (settled = true));
@@ -183,9 +245,15 @@ export class Continuations {
       await Promise.race([parked.changed(), parked.result!.then(() => {}, () => {}), aborted]);
       if (ctx.mcpReq.signal.aborted) break;
     }
+    // An upstream often asks several things at once: let the rest of the burst arrive.
+    for (let quiet = false, n = 0; !settled && !quiet && n < 10; n++) {
+      const before = parked.pending.size;
+      await new Promise((r) => setTimeout(r, GATHER_MS));
+      quiet = parked.pending.size === before;
+    }
     if (settled || parked.pending.size === 0) {
       this.#parked.delete(parked.id);
-      const result = await parked.result!;
+      const result = await parked.result! as R;
       await parked.lastNotify;
       return result;
     }

@@ -3,7 +3,8 @@
  * stateless), whose handlers route through the gateway core exactly as a 2025 session's do —
  * the same tool globs, the same catalog, the same call path. The SDK answers `server/discover`,
  * checks the per-request `_meta` envelope and the `Mcp-Method` / `Mcp-Name` headers against
- * the body, stamps `resultType`, and adds the cache fields from `cacheHints`.
+ * the body, stamps `resultType`, and adds the cache fields from `cacheHints`. `tools/call`,
+ * `prompts/get` and `resources/read` may answer `input_required` (see `./continuations.ts`).
  */
 import { type AuthInfo, Server } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
@@ -99,9 +100,11 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
   server.setRequestHandler(
     "prompts/get",
     (req, ctx) =>
-      onWire(() =>
-        getPrompt(gateway, callerOf(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
-      ) as never,
+      onWire(() => {
+        const caller = callerOf(ctx.http?.authInfo);
+        return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
+          getPrompt(gateway, caller, req.params, call));
+      }) as never,
   );
 
   server.setRequestHandler("resources/list", (req) =>
@@ -118,7 +121,15 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler(
     "resources/read",
-    (req, ctx) => onWire(() => readResource(gateway, req.params, ctx.mcpReq.signal)) as never,
+    (req, ctx) =>
+      onWire(() =>
+        options.continuations.call(
+          ctx,
+          callerOf(ctx.http?.authInfo),
+          { signal: ctx.mcpReq.signal },
+          (call) => readResource(gateway, req.params, call),
+        )
+      ) as never,
   );
 
   server.setRequestHandler(
