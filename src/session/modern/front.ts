@@ -3,11 +3,13 @@
  * 'reject'`), beside the 2025 session front door on the same `/mcp`. {@link isModernRequest}
  * decides which door a request takes, with the SDK's own classification, so the two can never
  * disagree; requests that carry a session id skip it (the modern revision has no sessions).
+ * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first.
  */
 import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
 import { messageOf } from "../../shared/errors.ts";
 import { Continuations } from "./continuations.ts";
+import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
 import { authInfoOf, createModernServer, type ModernIdentity } from "./server.ts";
 
 /** Options of {@link createModernFront}. */
@@ -69,7 +71,9 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     },
   });
   return {
-    fetch: (request, identity) => handler.fetch(request, { authInfo: authInfoOf(identity) }),
+    fetch: async (request, identity) =>
+      await refusedParams(gateway, request) ??
+        await handler.fetch(request, { authInfo: authInfoOf(identity) }),
     parked: () => continuations.size,
     async close() {
       unsubscribe();
@@ -87,4 +91,26 @@ export async function isModernRequest(request: Request, maxBodyBytes: number): P
   if (request.headers.has("mcp-session-id")) return false;
   if (request.method !== "POST") return !request.headers.has("last-event-id");
   return !await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
+}
+
+/**
+ * The 400 answer for a `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or
+ * `undefined` to go on. Only calls to a tool with `x-mcp-header` declarations are parsed here.
+ */
+async function refusedParams(gateway: Gateway, request: Request): Promise<Response | undefined> {
+  if (request.method !== "POST" || request.headers.get("mcp-method") !== "tools/call") return;
+  const name = request.headers.get("mcp-name");
+  const entry = name === null ? undefined : gateway.catalog.toolsByName.get(name);
+  if (!entry || declarationsOf(entry.tool).length === 0) return;
+  let body: { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  try {
+    body = await request.clone().json();
+  } catch {
+    return; // the SDK answers a body it cannot parse
+  }
+  if (body?.params?.name !== name) return; // the SDK answers a header that disagrees
+  const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
+  if (!refused) return;
+  const { status, ...error } = refused;
+  return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error }, { status });
 }
