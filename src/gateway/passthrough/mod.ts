@@ -15,6 +15,7 @@ export { PassthroughHub } from "./hub.ts";
 export { TaskRouter } from "./tasks.ts";
 export { registerTasks, relayTaskStatus, tasksCapability } from "./task-handlers.ts";
 export { SessionLink } from "./link.ts";
+export type { ResourceSubscriber } from "./link.ts";
 export { mostVerbose, relayLog, severity } from "./logging.ts";
 export {
   buildResourceIndex,

@@ -3,12 +3,14 @@
  * 'reject'`), beside the 2025 session front door on the same `/mcp`. {@link isModernRequest}
  * decides which door a request takes, with the SDK's own classification, so the two can never
  * disagree; requests that carry a session id skip it (the modern revision has no sessions).
- * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first.
+ * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first;
+ * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
  */
 import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
 import { messageOf } from "../../shared/errors.ts";
 import { Continuations } from "./continuations.ts";
+import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
 import { authInfoOf, createModernServer, type ModernIdentity } from "./server.ts";
 
@@ -56,6 +58,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       onerror: (err) => gateway.log.debug("modern request failed", { error: messageOf(err) }),
     },
   );
+  const feed = new ListenFeed(gateway, (uri) => handler.notify.resourceUpdated(uri));
   const unsubscribe = gateway.subscribe({
     toolsChanged: () => {
       lastChange = Date.now();
@@ -71,9 +74,15 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     },
   });
   return {
-    fetch: async (request, identity) =>
-      await refusedParams(gateway, request) ??
-        await handler.fetch(request, { authInfo: authInfoOf(identity) }),
+    async fetch(request, identity) {
+      const refused = await refusedParams(gateway, request);
+      if (refused) return refused;
+      const uris = await listenedUris(request);
+      // Subscribed before the stream is acknowledged, so no update falls in between.
+      const release = uris.length > 0 ? await feed.open(uris) : undefined;
+      const response = await handler.fetch(request, { authInfo: authInfoOf(identity) });
+      return release ? onEnd(response, release) : response;
+    },
     parked: () => continuations.size,
     async close() {
       unsubscribe();
