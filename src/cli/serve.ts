@@ -29,6 +29,7 @@ import {
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
+import { createModernFront } from "../session/modern/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Scripting } from "../tools/mod.ts";
@@ -161,9 +162,11 @@ export async function startGateway(
   }
   // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
   const statusSessions = new StatusSessions();
+  const modern = createModernFront(gateway, { maxBodyBytes: config.gateway.requestBodyBytes });
   const app = createApp({
     gateway,
     sessions,
+    modern,
     middleware: securityMiddleware(gateway, hostname, statusSessions),
     routes: statusRoutes({
       gateway,
@@ -201,6 +204,7 @@ export async function startGateway(
         const upstreamsStopped = gateway.stop();
         await new Promise((r) => setTimeout(r, 100));
         await sessions.closeAll();
+        await modern.close();
         await http!.close();
         await upstreamsStopped;
         lifecycle.stopped();

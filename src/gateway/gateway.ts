@@ -11,7 +11,13 @@ import { callerAllows } from "./access.ts";
 import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
-import { buildResourceIndex, PassthroughHub, type ResourceIndex } from "./passthrough/mod.ts";
+import {
+  buildResourceIndex,
+  PassthroughHub,
+  relayTaskStatus,
+  type ResourceIndex,
+  TaskRouter,
+} from "./passthrough/mod.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { CallGate } from "./call-gate.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
@@ -57,6 +63,8 @@ export class Gateway {
   readonly log: Logger;
   /** Pass-through state shared by all sessions (server requests, logging, subscriptions). */
   readonly passthrough: PassthroughHub;
+  /** Tasks created through the gateway, routed to the upstreams that own them. */
+  readonly tasks: TaskRouter = new TaskRouter(this);
   #catalog: Catalog;
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
@@ -77,7 +85,10 @@ export class Gateway {
     this.log = log;
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
-      setup: (upstream, client, owner) => this.passthrough.setupClient(upstream, client, owner),
+      setup: (upstream, client, owner) => {
+        this.passthrough.setupClient(upstream, client, owner);
+        relayTaskStatus(this.tasks, upstream, client);
+      },
     });
     this.passthrough = new PassthroughHub(
       this.pool,
@@ -463,7 +474,7 @@ export class Gateway {
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     // The options object is the in-flight record: no allocation beyond what routing needs.
-    if (options.session) this.passthrough.track(target.server, options);
+    if (options.session || options.origin) this.passthrough.track(target.server, options);
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
@@ -486,7 +497,7 @@ export class Gateway {
       if (outage) return outageResult(outage);
       throw err;
     } finally {
-      if (options.session) this.passthrough.untrack(target.server, options);
+      if (options.session || options.origin) this.passthrough.untrack(target.server, options);
     }
   }
 

@@ -14,6 +14,7 @@ export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { outageOf, outageResult } from "./outcome.ts";
 export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
+export { missingCapability } from "./passthrough/mod.ts";
 export { createSessionServer, extendSessions, sessionLinkOf } from "./session.ts";
 export type { SessionExtension, SessionOptions } from "./session.ts";
 export { LOCAL_CALLER } from "./types.ts";

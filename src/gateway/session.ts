@@ -9,17 +9,16 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
-  GetPromptResultSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError, onWire } from "../shared/errors.ts";
+import { onWire } from "../shared/errors.ts";
 import { NAME, VERSION } from "../version.ts";
-import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
+import { getPrompt, listPrompts } from "./operations.ts";
 import { page } from "./paging.ts";
 import type { SessionLink } from "./passthrough/link.ts";
-import { installPassthrough } from "./passthrough/mod.ts";
+import { installPassthrough, registerTasks, tasksCapability } from "./passthrough/mod.ts";
 import { watchScope } from "./rescope.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
@@ -55,6 +54,7 @@ export function createSessionServer(
   caller: () => Caller,
   options: SessionOptions = {},
 ): Server {
+  const tasks = tasksCapability(gateway);
   const server = new Server(
     { name: NAME, version: VERSION },
     {
@@ -64,6 +64,7 @@ export function createSessionServer(
         resources: { subscribe: true, listChanged: true },
         logging: {},
         completions: {},
+        ...(tasks ? { tasks } : {}),
       },
     },
   );
@@ -89,6 +90,13 @@ export function createSessionServer(
     onWire(() => {
       const { progressToken, ...meta } = req.params._meta ?? {};
       hub.touch(link);
+      if (req.params.task) {
+        return gateway.tasks.create(req.params, caller(), {
+          signal: extra.signal,
+          session: link,
+          requestId: extra.requestId,
+        }) as never;
+      }
       const callOptions: CallOptions = {
         signal: extra.signal,
         session: link,
@@ -108,32 +116,28 @@ export function createSessionServer(
 
   server.setRequestHandler(ListPromptsRequestSchema, (req) =>
     onWire(() => {
-      const prompts = gateway.catalog.prompts.filter((p) => callerAllows(caller(), p.name)).map((
-        p,
-      ) => p.prompt);
-      const { items, nextCursor } = page(prompts, req.params?.cursor, options.pageSize);
+      const { items, nextCursor } = page(
+        listPrompts(gateway, caller()),
+        req.params?.cursor,
+        options.pageSize,
+      );
       return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
     }));
 
-  server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
-    onWire(async () => {
-      const entry = gateway.catalog.promptsByName.get(req.params.name);
-      if (!entry || !callerAllows(caller(), req.params.name)) {
-        throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${req.params.name}"`);
-      }
-      const upstream = gateway.pool.get(entry.server);
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-      }
-      return await upstream.request(
-        "prompts/get",
-        { ...req.params, name: entry.upstreamName },
-        GetPromptResultSchema,
-        { signal: extra.signal },
-      ) as never;
-    }));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (req, extra) =>
+      onWire(() =>
+        getPrompt(gateway, caller(), req.params, {
+          signal: extra.signal,
+          session: link,
+          requestId: extra.requestId,
+        })
+      ),
+  );
 
   installPassthrough(server, gateway, link, options.pageSize);
+  if (tasks) registerTasks(server, gateway, link);
   for (const ext of extensions) ext(server, gateway, caller);
 
   const unsubscribe = gateway.subscribe({

@@ -18,6 +18,14 @@ export interface Caller {
 /** A caller with no session and no restrictions (CLI, tests). */
 export const LOCAL_CALLER: Caller = { sessionId: null, tokenName: null, toolGlobs: null };
 
+/**
+ * Where a call came from, as far as an upstream's server-to-client requests are concerned: a
+ * 2026-07-28 client's parked call answers them through `input_required` rounds.
+ */
+export interface CallOrigin {
+  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
+}
+
 /** Per-call options carried from the downstream request. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -40,6 +48,8 @@ export interface CallOptions {
   outagesThrow?: boolean;
   /** Script runs this call is nested in (0 or absent: a client's own call). */
   scriptDepth?: number;
+  /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
+  origin?: CallOrigin;
 }
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */

@@ -9,6 +9,7 @@ import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
 import { plainError } from "./front-door.ts";
 import { readiness } from "./readiness.ts";
+import { isModernRequest, type ModernFront } from "../session/modern/mod.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -20,6 +21,8 @@ export interface AppDeps {
   sessions: SessionRegistry;
   /** Middleware added before the routes (auth, origin checks, rate limits). */
   middleware?: MiddlewareHandler<AppEnv>[];
+  /** The 2026-07-28 front door; without it `/mcp` speaks the 2025 revisions only. */
+  modern?: ModernFront;
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
 }
@@ -59,7 +62,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const who = (c: { get(key: "identity"): RequestIdentity | undefined }) =>
     c.get("identity") ?? ANONYMOUS;
-  app.on(["POST", "GET", "DELETE"], "/mcp", limit, (c) => sessions.handleMcp(c.req.raw, who(c)));
+  const maxBody = gateway.config.gateway.requestBodyBytes;
+  app.on(["POST", "GET", "DELETE"], "/mcp", limit, async (c) => {
+    const modern = deps.modern;
+    if (modern && await isModernRequest(c.req.raw, maxBody)) return modern.fetch(c.req.raw, who(c));
+    return sessions.handleMcp(c.req.raw, who(c));
+  });
   app.get("/sse", (c) => sessions.openSse(who(c), "/message"));
   app.post(
     "/message",

@@ -160,6 +160,8 @@ export function isFastCall(req: Request, msg: unknown): msg is FastCallRequest {
   }
   const p = m.params as Record<string, unknown> | undefined;
   if (!p || typeof p !== "object" || typeof p.name !== "string") return false;
+  // Task-augmented calls create a task upstream: the session server's task path serves them.
+  if (p.task !== undefined) return false;
   if (
     p.arguments !== undefined &&
     (typeof p.arguments !== "object" || p.arguments === null || Array.isArray(p.arguments))

@@ -191,7 +191,14 @@ export class StdioTransport implements Transport {
       return;
     }
     if (this.calls.intercept(msg)) return;
-    this.onmessage?.(msg as JSONRPCMessage);
+    if ("method" in msg) {
+      this.onmessage?.(msg as JSONRPCMessage);
+      return;
+    }
+    // The SDK client handles notifications one microtask late but responses at once, so a
+    // request's last progress notification, read in the same chunk as its answer, would find
+    // its handler already gone. A response waits one microtask, behind what came before it.
+    queueMicrotask(() => this.onmessage?.(msg as JSONRPCMessage));
   }
 
   #onStderr(chunk: Buffer, log: Logger): void {

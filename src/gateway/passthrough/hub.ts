@@ -18,7 +18,7 @@ import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { Upstream, UpstreamPool } from "../../upstream/mod.ts";
 import type { Caller, CallOptions } from "../types.ts";
-import { SessionLink } from "./link.ts";
+import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
 import { registerServerRequests } from "./server-requests.ts";
@@ -35,7 +35,7 @@ export class PassthroughHub {
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
   #clients = new Map<string, Client>();
   /** `server\0uri` → sessions subscribed to it. */
-  #subs = new Map<string, Set<SessionLink>>();
+  #subs = new Map<string, Set<ResourceSubscriber>>();
   #refreshing = new WeakMap<Upstream, { again: boolean }>();
   /** Upstreams that announced a change while still connecting. */
   #pending = new WeakSet<Upstream>();
@@ -67,7 +67,7 @@ export class PassthroughHub {
     if (!this.#sessions.delete(link)) return;
     link.close();
     void this.#pool.isolated.release(link);
-    for (const key of [...link.subscriptions.keys()]) void this.#drop(link, key);
+    this.release(link);
     if (link.level !== undefined) void this.applyLevel();
   }
 
@@ -91,11 +91,14 @@ export class PassthroughHub {
   }
 
   /**
-   * Calls of sessions in flight on `server`, oldest first — cancelled ones and those of closed
-   * sessions included, since the upstream may still be working on them.
+   * Calls in flight on `server` on behalf of a client — a 2025 session's, or a 2026-07-28
+   * client's parked call — oldest first; cancelled ones and those of closed sessions included,
+   * since the upstream may still be working on them.
    */
   callsOn(server: string): CallOptions[] {
-    return (this.#inflight.get(server) ?? []).filter((c) => c.session !== undefined);
+    return (this.#inflight.get(server) ?? []).filter((c) =>
+      c.session !== undefined || c.origin !== undefined
+    );
   }
 
   /** The most recent call of `link` in flight on `server`. */
@@ -179,8 +182,17 @@ export class PassthroughHub {
     );
   }
 
+  /** Drops every subscription `sub` holds (a session closed, a listen stream ended). */
+  release(sub: ResourceSubscriber): void {
+    for (const key of [...sub.subscriptions.keys()]) void this.#drop(sub, key);
+  }
+
   /** Subscribes a session to an upstream resource (one upstream subscription per URI). */
-  async subscribe(link: SessionLink, target: ResourceTarget, exposed: string): Promise<void> {
+  async subscribe(
+    link: ResourceSubscriber,
+    target: ResourceTarget,
+    exposed: string,
+  ): Promise<void> {
     const key = `${target.server}\0${target.uri}`;
     let set = this.#subs.get(key);
     if (!set) {
@@ -206,11 +218,11 @@ export class PassthroughHub {
   }
 
   /** Ends a session's subscription; the last one out unsubscribes upstream. */
-  async unsubscribe(link: SessionLink, target: ResourceTarget): Promise<void> {
+  async unsubscribe(link: ResourceSubscriber, target: ResourceTarget): Promise<void> {
     await this.#drop(link, `${target.server}\0${target.uri}`);
   }
 
-  async #drop(link: SessionLink, key: string): Promise<void> {
+  async #drop(link: ResourceSubscriber, key: string): Promise<void> {
     link.subscriptions.delete(key);
     const set = this.#subs.get(key);
     if (!set?.delete(link) || set.size > 0) return;
@@ -231,9 +243,8 @@ export class PassthroughHub {
     const fallback = exposeUri(this.#index(), server, params.uri);
     for (const link of set) {
       // A token narrowed by a reload no longer hears about a server it cannot reach.
-      if (!link.sees(server)) continue;
-      const uri = link.subscriptions.get(key) ?? fallback;
-      void link.server.sendResourceUpdated({ ...params, uri }).catch(() => {});
+      if (link.sees && !link.sees(server)) continue;
+      link.resourceUpdated({ ...params, uri: link.subscriptions.get(key) ?? fallback });
     }
   }
 

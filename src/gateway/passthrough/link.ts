@@ -7,8 +7,21 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../types.ts";
 
+/**
+ * Whoever holds resource subscriptions through the hub: a 2025 session, or the 2026-07-28
+ * door's `subscriptions/listen` streams as one.
+ */
+export interface ResourceSubscriber {
+  /** Upstream subscription key (`server\0uri`) → the URI the client subscribed with. */
+  readonly subscriptions: Map<string, string>;
+  /** Delivers `notifications/resources/updated` (`uri` already the one the client knows). */
+  resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
+  /** Whether its token reaches `server`; absent: admitted per URI by its front door. */
+  sees?(server: string): boolean;
+}
+
 /** The session side of pass-through; the hub holds one per open downstream session. */
-export class SessionLink {
+export class SessionLink implements ResourceSubscriber {
   /** The session's SDK server: server-to-client requests and notifications go through it. */
   readonly server: Server;
   /** Who the session is (read per use: the HTTP session id arrives after the server exists). */
@@ -39,6 +52,10 @@ export class SessionLink {
   /** True once the session has closed. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  resourceUpdated(params: { uri: string; [key: string]: unknown }): void {
+    void this.server.sendResourceUpdated(params).catch(() => {});
   }
 
   /** Marks the session closed; the hub stops routing to it. */

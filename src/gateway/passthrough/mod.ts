@@ -12,7 +12,10 @@ import { registerLogging } from "./logging.ts";
 import { registerResources } from "./resources.ts";
 
 export { PassthroughHub } from "./hub.ts";
+export { TaskRouter } from "./tasks.ts";
+export { registerTasks, relayTaskStatus, tasksCapability } from "./task-handlers.ts";
 export { SessionLink } from "./link.ts";
+export type { ResourceSubscriber } from "./link.ts";
 export { mostVerbose, relayLog, severity } from "./logging.ts";
 export {
   buildResourceIndex,
@@ -25,6 +28,7 @@ export {
   unrewriteUri,
 } from "./resource-index.ts";
 export type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
+export { missingCapability } from "./server-requests.ts";
 
 /** Installs every pass-through handler on one session server. */
 export function installPassthrough(

@@ -59,6 +59,8 @@ function relay(
       if (roots === "client" && !owner) return { roots: [] };
     }
     const call = owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req);
+    // A 2026-07-28 client's call: the request becomes an input_required round of that call.
+    if (call?.origin) return await call.origin.request(req.method, req.params) as never;
     const session = owner ?? call!.session!;
     const missing = missingCapability(session.capabilities, req);
     if (missing) {
@@ -96,7 +98,8 @@ function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): Call
     );
   }
   const calls = hub.callsOn(upstream.name);
-  const sessions = new Set(calls.map((c) => c.session));
+  // One client per key: a 2025 session, or one 2026-07-28 client's parked call.
+  const sessions = new Set(calls.map((c) => c.session ?? c.origin));
   if (sessions.size === 0) {
     throw refusal(upstream, req, "it arrived outside any tool call of this server");
   }
@@ -111,7 +114,7 @@ function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): Call
   }
   for (let i = calls.length - 1; i >= 0; i--) {
     const call = calls[i]!;
-    if (!call.session!.closed && !call.signal?.aborted) return call;
+    if ((call.origin || !call.session!.closed) && !call.signal?.aborted) return call;
   }
   throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
 }
@@ -129,8 +132,11 @@ function refusal(
   );
 }
 
-/** The capability a client lacks for this request, or `undefined` when it has it. */
-function missingCapability(caps: ClientCapabilities, req: Request): string | undefined {
+/**
+ * The capability a client lacks for this server-to-client request (`"sampling"`,
+ * `"elicitation.url"`, …), or `undefined` when it has it. Both front doors check with it.
+ */
+export function missingCapability(caps: ClientCapabilities, req: Request): string | undefined {
   const params = (req.params ?? {}) as Record<string, unknown>;
   switch (req.method) {
     case "sampling/createMessage":

@@ -1,0 +1,171 @@
+/**
+ * Era-neutral operations on prompts, resources and completions: what a front door (a 2025
+ * session or a 2026-07-28 stateless request) asks of the core, as plain functions of the
+ * gateway, the caller and the request's params. Tools go through {@link Gateway.callTool}.
+ * Both front doors call these, so a prompt or a resource is served one way whatever the era.
+ *
+ * `prompts/get` and `resources/read` are recorded in flight like tool calls (when the options
+ * name a session or an MRTR origin), so sampling, elicitation and roots requests an upstream
+ * sends while serving them reach the client that asked.
+ */
+import {
+  type CompleteRequest,
+  type CompleteResult,
+  CompleteResultSchema,
+  type GetPromptRequest,
+  type GetPromptResult,
+  GetPromptResultSchema,
+  type Prompt,
+  type ReadResourceResult,
+  ReadResourceResultSchema,
+  type Resource,
+  type ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../shared/errors.ts";
+import { callerAllows } from "./access.ts";
+import type { Gateway } from "./gateway.ts";
+import {
+  exposeUri,
+  resolveResource,
+  resolveTemplate,
+  type ResourceTarget,
+} from "./passthrough/resource-index.ts";
+import type { Caller, CallOptions } from "./types.ts";
+
+const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
+
+/** Prompts this caller may list. */
+export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
+  return gateway.catalog.prompts.filter((p) => callerAllows(caller, p.name)).map((p) => p.prompt);
+}
+
+/** Resources this caller sees: those of the servers its token reaches. */
+export function listResources(gateway: Gateway, caller: Caller): Resource[] {
+  const index = gateway.resources;
+  return index.resources.filter((r) => gateway.sees(caller, index.byUri.get(r.uri)!.server));
+}
+
+/** Resource templates this caller sees: those of the servers its token reaches. */
+export function listTemplates(gateway: Gateway, caller: Caller): ResourceTemplate[] {
+  const index = gateway.resources;
+  return index.templates.filter((t) =>
+    gateway.sees(caller, index.byTemplate.get(t.uriTemplate)!.server)
+  );
+}
+
+/** Runs `fn` recorded as in flight on `server` when `options` say whom it serves. */
+async function tracked<T>(
+  gateway: Gateway,
+  server: string,
+  options: CallOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const track = options.session !== undefined || options.origin !== undefined;
+  if (track) gateway.passthrough.track(server, options);
+  try {
+    return await fn();
+  } finally {
+    if (track) gateway.passthrough.untrack(server, options);
+  }
+}
+
+/** `prompts/get` by exposed name, sent upstream under the upstream's name. */
+export async function getPrompt(
+  gateway: Gateway,
+  caller: Caller,
+  params: GetPromptRequest["params"],
+  options: CallOptions = {},
+): Promise<GetPromptResult> {
+  const entry = gateway.catalog.promptsByName.get(params.name);
+  if (!entry || !callerAllows(caller, params.name)) {
+    throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
+  }
+  const upstream = gateway.pool.get(entry.server);
+  if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
+  return await tracked(gateway, entry.server, options, () =>
+    upstream.request(
+      "prompts/get",
+      { ...params, name: entry.upstreamName },
+      GetPromptResultSchema,
+      options.signal ? { signal: options.signal } : {},
+    )) as GetPromptResult;
+}
+
+/**
+ * Where an exposed URI is served, or RESOURCE_NOT_FOUND — also for a server the caller's token
+ * does not reach, answered exactly like an unknown URI so a narrow token learns nothing of it.
+ */
+export function resourceTarget(gateway: Gateway, uri: string, caller: Caller): ResourceTarget {
+  const target = resolveResource(gateway.resources, uri);
+  if (!target || !gateway.sees(caller, target.server)) {
+    throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
+      data: { uri },
+    });
+  }
+  return target;
+}
+
+/** `resources/read` routed by URI; contents come back under the URIs the client knows. */
+export async function readResource(
+  gateway: Gateway,
+  caller: Caller,
+  params: { uri: string; [key: string]: unknown },
+  options: CallOptions = {},
+): Promise<ReadResourceResult> {
+  const target = resourceTarget(gateway, params.uri, caller);
+  const upstream = gateway.pool.get(target.server);
+  if (!upstream) {
+    throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+  }
+  const result = await tracked(gateway, target.server, options, () =>
+    upstream.request(
+      "resources/read",
+      { ...params, uri: target.uri },
+      ReadResourceResultSchema,
+      options.signal ? { signal: options.signal } : {},
+    )) as ReadResourceResult;
+  if (params.uri === target.uri) return result;
+  const contents = result.contents.map((c) => {
+    const uri = c.uri === target.uri
+      ? params.uri
+      : exposeUri(gateway.resources, target.server, c.uri);
+    return uri === c.uri ? c : { ...c, uri };
+  });
+  return { ...result, contents };
+}
+
+/** `completion/complete` routed by its prompt or resource-template reference. */
+export async function complete(
+  gateway: Gateway,
+  caller: Caller,
+  params: CompleteRequest["params"],
+  signal?: AbortSignal,
+): Promise<CompleteResult> {
+  const ref = params.ref;
+  let target: { server: string; ref: typeof ref };
+  if (ref.type === "ref/prompt") {
+    const entry = gateway.catalog.promptsByName.get(ref.name);
+    if (!entry || !callerAllows(caller, ref.name)) {
+      throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
+    }
+    target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };
+  } else {
+    const found = resolveTemplate(gateway.resources, ref.uri);
+    if (!found || !gateway.sees(caller, found.server)) {
+      throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
+    }
+    target = { server: found.server, ref: { ...ref, uri: found.uri } };
+  }
+  const upstream = gateway.pool.get(target.server);
+  if (!upstream?.client) {
+    throw upstream?.unavailable() ??
+      new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+  }
+  if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
+  return await upstream.request(
+    "completion/complete",
+    { ...params, ref: target.ref },
+    CompleteResultSchema,
+    signal ? { signal } : {},
+  ) as CompleteResult;
+}

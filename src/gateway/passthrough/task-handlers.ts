@@ -1,0 +1,62 @@
+/**
+ * The task requests of one 2025 session (`tasks/get`, `tasks/result`, `tasks/list`,
+ * `tasks/cancel`), and upstream task status notifications, wired to the {@link TaskRouter}.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  type ServerCapabilities,
+  TaskStatusNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { onWire } from "../../shared/errors.ts";
+import type { Upstream } from "../../upstream/mod.ts";
+import type { Gateway } from "../gateway.ts";
+import type { SessionLink } from "./link.ts";
+import type { TaskRouter } from "./tasks.ts";
+
+/** The tasks capability the gateway offers: present when some upstream supports tasks. */
+export function tasksCapability(gateway: Gateway): ServerCapabilities["tasks"] | undefined {
+  const any = gateway.pool.all().some((u) => u.client?.getServerCapabilities()?.tasks);
+  return any ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined;
+}
+
+/** Installs the task handlers on a session server that declared the tasks capability. */
+export function registerTasks(server: Server, gateway: Gateway, link: SessionLink): void {
+  const tasks = gateway.tasks;
+  server.setRequestHandler(
+    GetTaskRequestSchema,
+    (req, extra) =>
+      onWire(() => tasks.get(req.params.taskId, link.caller(), extra.signal)) as never,
+  );
+  server.setRequestHandler(
+    GetTaskPayloadRequestSchema,
+    (req, extra) =>
+      onWire(() =>
+        tasks.result(req.params.taskId, link.caller(), {
+          signal: extra.signal,
+          session: link,
+          requestId: extra.requestId,
+        })
+      ) as never,
+  );
+  server.setRequestHandler(
+    ListTasksRequestSchema,
+    (_req, extra) => onWire(() => tasks.list(link.caller(), extra.signal)) as never,
+  );
+  server.setRequestHandler(
+    CancelTaskRequestSchema,
+    (req, extra) =>
+      onWire(() => tasks.cancel(req.params.taskId, link.caller(), extra.signal)) as never,
+  );
+}
+
+/** Relays an upstream's task status notifications to the sessions that own the tasks. */
+export function relayTaskStatus(router: TaskRouter, upstream: Upstream, client: Client): void {
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+    router.status(upstream.name, n.params as never);
+  });
+}

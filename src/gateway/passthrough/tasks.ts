@@ -1,0 +1,194 @@
+/**
+ * Tasks pass-through: a `tools/call` with a `task` parameter creates the task on the upstream
+ * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
+ * upstream. Clients see an opaque random task id per upstream task, bound to the token that
+ * created it, so ids cannot collide across servers nor be guessed or used by another token.
+ * Status notifications go to the session that created the task.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  type CallToolRequest,
+  CancelTaskResultSchema,
+  type CreateTaskResult,
+  CreateTaskResultSchema,
+  GetTaskPayloadResultSchema,
+  GetTaskResultSchema,
+  ListTasksResultSchema,
+  type Task,
+} from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../../shared/errors.ts";
+import type { Gateway } from "../gateway.ts";
+import type { Caller, CallOptions } from "../types.ts";
+import type { SessionLink } from "./link.ts";
+
+interface Owned {
+  readonly server: string;
+  readonly upstreamId: string;
+  readonly tokenName: string | null;
+  readonly session: SessionLink | undefined;
+  expires: number;
+}
+
+/** Longest a task is remembered without a TTL of its own; and at most this many at once. */
+const DEFAULT_TTL_MS = 60 * 60_000;
+const MAX_TASKS = 10_000;
+
+/** Routes task requests to the upstream that owns each task. */
+export class TaskRouter {
+  #gateway: Gateway;
+  #byId = new Map<string, Owned>();
+  /** `server\0upstreamId` → exposed id, for status notifications. */
+  #byUpstream = new Map<string, string>();
+
+  constructor(gateway: Gateway) {
+    this.#gateway = gateway;
+  }
+
+  /** Creates a task upstream for a task-augmented `tools/call`. */
+  async create(
+    params: CallToolRequest["params"],
+    caller: Caller,
+    options: CallOptions,
+  ): Promise<CreateTaskResult> {
+    const target = this.#gateway.resolveTool(params.name, caller);
+    if ("call" in target) {
+      throw new GatewayError("UNSUPPORTED", `tool "${params.name}" does not run as a task`);
+    }
+    const upstream = this.#gateway.pool.get(target.server);
+    if (!upstream) {
+      throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+    }
+    const result = await upstream.request(
+      "tools/call",
+      { ...params, name: target.upstreamName },
+      CreateTaskResultSchema,
+      options.signal ? { signal: options.signal } : {},
+    ) as CreateTaskResult;
+    const id = this.#remember(target.server, result.task, caller, options.session);
+    return { ...result, task: { ...result.task, taskId: id } };
+  }
+
+  /** `tasks/get`. */
+  async get(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
+    const owned = this.#owned(taskId, caller);
+    const task = await this.#upstream(owned).request(
+      "tasks/get",
+      { taskId: owned.upstreamId },
+      GetTaskResultSchema,
+      signal ? { signal } : {},
+    ) as Task;
+    return { ...task, taskId };
+  }
+
+  /**
+   * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
+   * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
+   */
+  async result(taskId: string, caller: Caller, options: CallOptions): Promise<unknown> {
+    const owned = this.#owned(taskId, caller);
+    const hub = this.#gateway.passthrough;
+    hub.track(owned.server, options);
+    try {
+      return await this.#upstream(owned).request(
+        "tasks/result",
+        { taskId: owned.upstreamId },
+        GetTaskPayloadResultSchema,
+        { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
+      );
+    } finally {
+      hub.untrack(owned.server, options);
+    }
+  }
+
+  /** `tasks/cancel`. */
+  async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
+    const owned = this.#owned(taskId, caller);
+    const task = await this.#upstream(owned).request(
+      "tasks/cancel",
+      { taskId: owned.upstreamId },
+      CancelTaskResultSchema,
+      signal ? { signal } : {},
+    ) as Task;
+    return { ...task, taskId };
+  }
+
+  /** `tasks/list`: this token's tasks, as their upstreams report them now. */
+  async list(caller: Caller, signal?: AbortSignal): Promise<{ tasks: Task[] }> {
+    this.#sweep();
+    const mine = [...this.#byId].filter(([, o]) => o.tokenName === caller.tokenName);
+    const servers = new Set(mine.map(([, o]) => o.server));
+    const tasks: Task[] = [];
+    for (const server of servers) {
+      const upstream = this.#gateway.pool.get(server);
+      if (!upstream?.client) continue;
+      const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
+        ...(signal ? { signal } : {}),
+      }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
+      const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
+      for (const [id, o] of mine) {
+        const t = o.server === server ? byUpstream.get(o.upstreamId) : undefined;
+        if (t) tasks.push({ ...t, taskId: id });
+      }
+    }
+    return { tasks };
+  }
+
+  /** An upstream's `notifications/tasks/status`, delivered to the session that made the task. */
+  status(server: string, params: Task & Record<string, unknown>): void {
+    const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
+    const owned = id ? this.#byId.get(id) : undefined;
+    if (!id || !owned?.session || owned.session.closed) return;
+    void owned.session.server.notification({
+      method: "notifications/tasks/status",
+      params: { ...params, taskId: id },
+    }).catch(() => {});
+  }
+
+  #remember(server: string, task: Task, caller: Caller, session: SessionLink | undefined): string {
+    this.#sweep();
+    if (this.#byId.size >= MAX_TASKS) {
+      const oldest = this.#byId.keys().next().value;
+      if (oldest !== undefined) this.#forget(oldest);
+    }
+    const id = randomUUID();
+    const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
+    this.#byId.set(id, {
+      server,
+      upstreamId: task.taskId,
+      tokenName: caller.tokenName,
+      session,
+      expires: Date.now() + ttl + 60_000,
+    });
+    this.#byUpstream.set(`${server}\0${task.taskId}`, id);
+    return id;
+  }
+
+  /** The task `id` names, if this caller's token created it; otherwise "not found". */
+  #owned(id: string, caller: Caller): Owned {
+    const owned = this.#byId.get(id);
+    if (!owned || owned.tokenName !== caller.tokenName || owned.expires < Date.now()) {
+      throw new GatewayError("INVALID_ARGUMENTS", `unknown task "${String(id).slice(0, 80)}"`);
+    }
+    return owned;
+  }
+
+  #upstream(owned: Owned) {
+    const upstream = this.#gateway.pool.get(owned.server);
+    if (!upstream) {
+      throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${owned.server}" is gone`);
+    }
+    return upstream;
+  }
+
+  #forget(id: string): void {
+    const owned = this.#byId.get(id);
+    if (!owned) return;
+    this.#byId.delete(id);
+    this.#byUpstream.delete(`${owned.server}\0${owned.upstreamId}`);
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [id, o] of this.#byId) if (o.expires < now) this.#forget(id);
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * Multi round-trip requests (MRTR) for 2026-07-28 clients. A modern client has no session to
+ * receive server-to-client requests, so when an upstream asks for sampling, elicitation or
+ * roots during a modern client's call, the call is parked here: the client gets an
+ * `input_required` result (the upstream's requests as `inputRequests`, plus a sealed
+ * `requestState`), and its retry with `inputResponses` hands the answers to the still-running
+ * upstream call and waits for what comes next — the result, or another round.
+ *
+ * An upstream may name an input with `_meta["mcp-gateway/inputKey"]` on its request; the key is
+ * kept when free, so a client can answer it up front (`inputResponses` on the first call, the
+ * ephemeral style of the revision). A request for a capability the client did not declare in this
+ * request's envelope is refused to the upstream with -32021 at once, as a 2025 session refuses
+ * it; answers that do not fit the request's result schema are asked for again.
+ *
+ * `requestState` is sealed with the SDK's HMAC codec under a per-deployment key and bound to
+ * the method and the caller's token, and it names one round of one parked call: a tampered,
+ * expired, foreign or replayed state is refused. A parked call nobody continues is cancelled
+ * upstream after `ttlMs`.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  type InputRequest,
+  inputRequired,
+  type RequestStateCodec,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import {
+  type ClientCapabilities,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { missingCapability } from "../../gateway/mod.ts";
+import type { Caller, CallOptions, CallOrigin } from "../../gateway/types.ts";
+import { GatewayError, WireError } from "../../shared/errors.ts";
+
+/** The `_meta` key an upstream names its input with. */
+export const INPUT_KEY_META = "mcp-gateway/inputKey";
+/** How long the gateway waits for more requests of the same round once one arrived. */
+const GATHER_MS = 15;
+/** The JSON-RPC code of MissingRequiredClientCapabilityError. */
+const MISSING_CAPABILITY = -32021;
+
+const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean } }> = {
+  "sampling/createMessage": CreateMessageResultSchema,
+  "elicitation/create": ElicitResultSchema,
+  "roots/list": ListRootsResultSchema,
+};
+
+/** True when `response` fits the result schema of `method`. */
+function fits(method: string, response: unknown): boolean {
+  return RESULT_SCHEMAS[method]?.safeParse(response).success ?? true;
+}
+
+/** `"elicitation.url"` → `{ elicitation: { url: {} } }`. */
+function capabilityObject(path: string): Record<string, unknown> {
+  return path.split(".").reduceRight<Record<string, unknown>>((inner, k) => ({ [k]: inner }), {});
+}
+
+interface StatePayload {
+  /** The parked call. */
+  readonly c: string;
+  /** The round this state answers. */
+  readonly r: number;
+}
+
+interface Pending {
+  readonly request: InputRequest;
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+}
+
+/** One call in flight whose upstream may ask the client for input. */
+class Parked implements CallOrigin {
+  readonly id = randomUUID();
+  readonly tokenName: string | null;
+  readonly abort = new AbortController();
+  round = 0;
+  #next = 0;
+  readonly pending = new Map<string, Pending>();
+  result: Promise<unknown> | undefined;
+  /** Answers the client sent before being asked (first call of an ephemeral flow). */
+  early: Record<string, unknown>;
+  #wake: (() => void) | undefined;
+  /** The request serving the client right now; progress goes out on it. */
+  ctx: ServerContext;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The last progress notification sent: the answer waits for it, so it is never overtaken. */
+  lastNotify: Promise<void> = Promise.resolve();
+
+  constructor(ctx: ServerContext, tokenName: string | null) {
+    this.ctx = ctx;
+    this.tokenName = tokenName;
+    this.early = { ...ctx.mcpReq.inputResponses };
+  }
+
+  /** Called by the pass-through relay for a server request the upstream sends during the call. */
+  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    const envelope = this.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+    const missing = missingCapability(caps, { method, ...(params ? { params } : {}) });
+    if (missing) {
+      return Promise.reject(
+        new WireError({
+          code: MISSING_CAPABILITY,
+          message: `the client did not declare ${missing}, so it cannot answer ${method}`,
+          data: { requiredCapabilities: capabilityObject(missing) },
+        }),
+      );
+    }
+    const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
+    const wanted = typeof hint === "string" && hint !== "" ? hint : undefined;
+    const key = wanted && !this.pending.has(wanted) ? wanted : `input-${++this.#next}`;
+    if (key in this.early && fits(method, this.early[key])) {
+      const answer = this.early[key];
+      delete this.early[key];
+      return Promise.resolve(answer);
+    }
+    const { _meta: _, ...rest } = params ?? {};
+    const sent = Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+    return new Promise((resolve, reject) => {
+      this.pending.set(key, {
+        request: { method, params: sent } as InputRequest,
+        resolve,
+        reject,
+      });
+      this.wake();
+    });
+  }
+
+  /** Resolves when something changed: a server request arrived, or the call settled. */
+  changed(): Promise<void> {
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  wake(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
+/** Options of {@link Continuations}. */
+export interface ContinuationOptions {
+  /** HMAC key for `requestState` (≥ 32 bytes); random per process when absent. */
+  key?: string;
+  /** How long a parked call waits for the client's retry. */
+  ttlMs: number;
+}
+
+/** The parked calls of one gateway. */
+export class Continuations {
+  #codec: RequestStateCodec<StatePayload>;
+  #parked = new Map<string, Parked>();
+  #ttlMs: number;
+
+  constructor(options: ContinuationOptions) {
+    this.#ttlMs = options.ttlMs;
+    this.#codec = createRequestStateCodec<StatePayload>({
+      key: options.key ?? randomBytes(32),
+      ttlSeconds: Math.max(1, Math.ceil(options.ttlMs / 1000)),
+      bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
+    });
+  }
+
+  /** Calls parked right now. */
+  get size(): number {
+    return this.#parked.size;
+  }
+
+  /** The SDK's `requestState.verify` hook: integrity, expiry and binding. */
+  verify(state: string, ctx: ServerContext): Promise<StatePayload> {
+    return this.#codec.verify(state, ctx);
+  }
+
+  /**
+   * Runs an upstream operation (a tool call, `prompts/get`, `resources/read`) for a modern
+   * client, or continues the parked one its `requestState` names. Answers with the result, or
+   * with `input_required` while the upstream waits for the client.
+   */
+  async call<R>(
+    ctx: ServerContext,
+    caller: Caller,
+    options: CallOptions,
+    run: (options: CallOptions) => Promise<R>,
+  ): Promise<R | ReturnType<typeof inputRequired>> {
+    const state = ctx.mcpReq.requestState<StatePayload>();
+    let parked: Parked;
+    if (state && typeof state === "object") {
+      parked = this.#resume(state, caller, ctx);
+    } else {
+      parked = new Parked(ctx, caller.tokenName);
+      this.#parked.set(parked.id, parked);
+      const onprogress = options.onprogress;
+      parked.result = run({
+        ...options,
+        signal: parked.abort.signal,
+        origin: parked,
+        // Progress goes out on whichever request of the flow is serving the client now.
+        ...(onprogress ? { onprogress: (p) => this.#progress(parked, options, p) } : {}),
+      });
+      parked.result.then(() => parked.wake(), () => parked.wake());
+    }
+    return await this.#answer(parked, ctx);
+  }
+
+  #resume(state: StatePayload, caller: Caller, ctx: ServerContext): Parked {
+    const parked = this.#parked.get(state.c);
+    if (!parked) {
+      throw new GatewayError(
+        "INVALID_ARGUMENTS",
+        "the call this request continues is no longer waiting (it finished, timed out or the " +
+          "gateway restarted); send the call again without requestState",
+      );
+    }
+    if (parked.tokenName !== caller.tokenName || state.r !== parked.round) {
+      throw new GatewayError("INVALID_ARGUMENTS", "requestState does not continue this call");
+    }
+    parked.ctx = ctx;
+    const responses = ctx.mcpReq.inputResponses ?? {};
+    for (const [key, pending] of parked.pending) {
+      // A missing or malformed answer leaves the request pending: the next round asks again.
+      if (!(key in responses) || !fits(pending.request.method, responses[key])) continue;
+      parked.pending.delete(key);
+      pending.resolve(responses[key]);
+    }
+    return parked;
+  }
+
+  async #answer<R>(
+    parked: Parked,
+    ctx: ServerContext,
+  ): Promise<R | ReturnType<typeof inputRequired>> {
+    clearTimeout(parked.timer);
+    let settled = false;
+    void parked.result!.then(() => (settled = true), () => (settled = true));
+    // Let answers just handed over reach the upstream before deciding what comes next.
+    for (;;) {
+      if (settled || parked.pending.size > 0) break;
+      const aborted = new Promise<void>((resolve) =>
+        ctx.mcpReq.signal.addEventListener("abort", () => resolve(), { once: true })
+      );
+      await Promise.race([parked.changed(), parked.result!.then(() => {}, () => {}), aborted]);
+      if (ctx.mcpReq.signal.aborted) break;
+    }
+    // An upstream often asks several things at once: let the rest of the burst arrive.
+    for (let quiet = false, n = 0; !settled && !quiet && n < 10; n++) {
+      const before = parked.pending.size;
+      await new Promise((r) => setTimeout(r, GATHER_MS));
+      quiet = parked.pending.size === before;
+    }
+    if (settled || parked.pending.size === 0) {
+      this.#parked.delete(parked.id);
+      const result = await parked.result! as R;
+      await parked.lastNotify;
+      return result;
+    }
+    parked.round++;
+    parked.timer = setTimeout(() => this.#expire(parked), this.#ttlMs);
+    const inputRequests: Record<string, InputRequest> = {};
+    for (const [key, p] of parked.pending) inputRequests[key] = p.request;
+    const requestState = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx);
+    return inputRequired({ inputRequests, requestState });
+  }
+
+  #progress(
+    parked: Parked,
+    options: CallOptions,
+    p: { progress: number; total?: number; message?: string },
+  ): void {
+    const token = options.meta?.progressToken ?? parked.ctx.mcpReq._meta?.progressToken;
+    if (token === undefined) return;
+    parked.lastNotify = parked.ctx.mcpReq.notify({
+      method: "notifications/progress",
+      params: { ...p, progressToken: token as string | number },
+    }).catch(() => {});
+  }
+
+  #expire(parked: Parked): void {
+    this.#parked.delete(parked.id);
+    const err = new GatewayError("UPSTREAM_TIMEOUT", "the client did not continue the call");
+    for (const p of parked.pending.values()) p.reject(err);
+    parked.pending.clear();
+    parked.abort.abort(err);
+  }
+
+  /** Cancels every parked call (shutdown). */
+  close(): void {
+    for (const parked of [...this.#parked.values()]) this.#expire(parked);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The 2026-07-28 front door: the SDK v2's `createMcpHandler` in strict mode (`legacy:
+ * 'reject'`), beside the 2025 session front door on the same `/mcp`. {@link isModernRequest}
+ * decides which door a request takes, with the SDK's own classification, so the two can never
+ * disagree; requests that carry a session id skip it (the modern revision has no sessions).
+ * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first;
+ * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
+ */
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import type { Gateway } from "../../gateway/mod.ts";
+import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
+import { Continuations } from "./continuations.ts";
+import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
+import { resourceTarget } from "../../gateway/operations.ts";
+import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
+import { authInfoOf, createModernServer, type ModernIdentity } from "./server.ts";
+
+/** Options of {@link createModernFront}. */
+export interface ModernFrontOptions {
+  maxBodyBytes: number;
+  pageSize?: number;
+  /** HMAC key sealing MRTR `requestState`; random per process when absent. */
+  stateKey?: string;
+  /** How long a call waiting for a client's `inputResponses` is kept (default 10 min). */
+  continuationTtlMs?: number;
+}
+
+/** The modern door: serves one request, and stops. */
+export interface ModernFront {
+  fetch(request: Request, identity: ModernIdentity): Promise<Response>;
+  /** Calls parked for a client's input right now. */
+  parked(): number;
+  close(): Promise<void>;
+}
+
+/** Longest cache lifetime offered for lists; shorter while the catalog has changed recently. */
+const MAX_TTL_MS = 60_000;
+
+/** Builds the modern door for `gateway`. */
+export function createModernFront(gateway: Gateway, options: ModernFrontOptions): ModernFront {
+  const continuations = new Continuations({
+    ...(options.stateKey ? { key: options.stateKey } : {}),
+    ttlMs: options.continuationTtlMs ?? 600_000,
+  });
+  let lastChange = Date.now();
+  // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
+  // reload or an upstream's list_changed is never hidden for long (listeners are told at once).
+  const ttlMs = () => Math.min(MAX_TTL_MS, Math.floor((Date.now() - lastChange) / 10));
+  const handler = createMcpHandler(
+    () =>
+      createModernServer(gateway, {
+        ttlMs,
+        continuations,
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      }),
+    {
+      legacy: "reject",
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (err) => gateway.log.debug("modern request failed", { error: messageOf(err) }),
+    },
+  );
+  const feed = new ListenFeed(gateway, (uri) => handler.notify.resourceUpdated(uri));
+  const unsubscribe = gateway.subscribe({
+    toolsChanged: () => {
+      lastChange = Date.now();
+      handler.notify.toolsChanged();
+    },
+    promptsChanged: () => {
+      lastChange = Date.now();
+      handler.notify.promptsChanged();
+    },
+    resourcesChanged: () => {
+      lastChange = Date.now();
+      handler.notify.resourcesChanged();
+    },
+  });
+  return {
+    async fetch(request, identity) {
+      const refused = await refusedParams(gateway, request);
+      if (refused) return refused;
+      const uris = await listenedUris(request);
+      // The listen router fans an update out to every stream that named its URI, so a stream
+      // may name only resources of the servers its token reaches: otherwise it is refused whole.
+      const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
+      if (hidden !== undefined) return await unknownResource(request, hidden);
+      // Subscribed before the stream is acknowledged, so no update falls in between.
+      const release = uris.length > 0 ? await feed.open(uris) : undefined;
+      const response = await handler.fetch(request, { authInfo: authInfoOf(identity) });
+      return release ? onEnd(response, release) : response;
+    },
+    parked: () => continuations.size,
+    async close() {
+      unsubscribe();
+      continuations.close();
+      await handler.close();
+    },
+  };
+}
+
+/**
+ * True when `request` belongs to the 2026-07-28 door: no session id, and the SDK classifies it
+ * as modern (a per-request `_meta` envelope, or a body only the modern path may answer).
+ */
+export async function isModernRequest(request: Request, maxBodyBytes: number): Promise<boolean> {
+  if (request.headers.has("mcp-session-id")) return false;
+  if (request.method !== "POST") return !request.headers.has("last-event-id");
+  return !await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
+}
+
+/**
+ * The 400 answer for a `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or
+ * `undefined` to go on. Only calls to a tool with `x-mcp-header` declarations are parsed here.
+ */
+async function refusedParams(gateway: Gateway, request: Request): Promise<Response | undefined> {
+  if (request.method !== "POST" || request.headers.get("mcp-method") !== "tools/call") return;
+  const name = request.headers.get("mcp-name");
+  const entry = name === null ? undefined : gateway.catalog.toolsByName.get(name);
+  if (!entry || declarationsOf(entry.tool).length === 0) return;
+  let body: { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  try {
+    body = await request.clone().json();
+  } catch {
+    return; // the SDK answers a body it cannot parse
+  }
+  if (body?.params?.name !== name) return; // the SDK answers a header that disagrees
+  const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
+  if (!refused) return;
+  const { status, ...error } = refused;
+  return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error }, { status });
+}
+
+/** True when `uri` is a resource of a server this identity's token reaches. */
+function visibleUri(gateway: Gateway, identity: ModernIdentity, uri: string): boolean {
+  const caller = { sessionId: null, tokenName: identity.tokenName, toolGlobs: identity.toolGlobs };
+  try {
+    resourceTarget(gateway, uri, caller);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer to a listen request naming a resource its caller cannot see (as for an unknown). */
+async function unknownResource(request: Request, uri: string): Promise<Response> {
+  const body = await request.clone().json().catch(() => ({})) as { id?: unknown };
+  const error = toJsonRpcError(
+    new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, { data: { uri } }),
+  );
+  return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error });
+}

@@ -1,0 +1,114 @@
+/**
+ * `notifications/resources/updated` on 2026-07-28 `subscriptions/listen` streams. The SDK's
+ * listen router acknowledges a stream, filters and stamps what it publishes, but the resources
+ * live upstream: so the door reads which URIs a stream asks for, holds one hub subscription per
+ * URI for as long as any open stream wants it (the hub in turn holds one upstream subscription
+ * per URI, shared with 2025 sessions), and publishes each upstream update once — the router
+ * fans it out to the streams that asked for that URI.
+ */
+import { type Gateway, LOCAL_CALLER } from "../../gateway/mod.ts";
+import { resourceTarget } from "../../gateway/operations.ts";
+import type { ResourceSubscriber } from "../../gateway/passthrough/mod.ts";
+import { messageOf } from "../../shared/errors.ts";
+
+/** The resource URIs a `subscriptions/listen` request asks updates for, or none. */
+export async function listenedUris(request: Request): Promise<string[]> {
+  if (request.method !== "POST") return [];
+  if (request.headers.get("mcp-method") !== "subscriptions/listen") return [];
+  try {
+    const body = await request.clone().json() as {
+      method?: unknown;
+      params?: { notifications?: { resourceSubscriptions?: unknown } };
+    };
+    const uris = body?.method === "subscriptions/listen"
+      ? body.params?.notifications?.resourceSubscriptions
+      : undefined;
+    return Array.isArray(uris) ? [...new Set(uris.filter((u) => typeof u === "string"))] : [];
+  } catch {
+    return []; // the SDK answers a body it cannot parse
+  }
+}
+
+/** The listen streams of one door, as one subscriber of the hub. */
+export class ListenFeed implements ResourceSubscriber {
+  readonly subscriptions = new Map<string, string>();
+  #gateway: Gateway;
+  #publish: (uri: string) => void;
+  /** Exposed URI → open streams that asked for it. */
+  #streams = new Map<string, number>();
+
+  constructor(gateway: Gateway, publish: (uri: string) => void) {
+    this.#gateway = gateway;
+    this.#publish = publish;
+  }
+
+  resourceUpdated(params: { uri: string }): void {
+    this.#publish(params.uri);
+  }
+
+  /** Subscribes for one stream; returns what ends its share (idempotent). */
+  async open(uris: readonly string[]): Promise<() => void> {
+    await Promise.all(uris.map(async (uri) => {
+      const n = this.#streams.get(uri) ?? 0;
+      this.#streams.set(uri, n + 1);
+      if (n > 0) return;
+      try {
+        // The door admits only URIs the stream's token reaches (`front.ts`).
+        const target = resourceTarget(this.#gateway, uri, LOCAL_CALLER);
+        await this.#gateway.passthrough.subscribe(this, target, uri);
+      } catch (err) {
+        // The stream is acknowledged anyway; it just never hears about a URI nobody serves.
+        this.#gateway.log.debug("listen: resource not subscribed", { uri, error: messageOf(err) });
+      }
+    }));
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      for (const uri of uris) this.#leave(uri);
+    };
+  }
+
+  #leave(uri: string): void {
+    const n = (this.#streams.get(uri) ?? 1) - 1;
+    if (n > 0) {
+      this.#streams.set(uri, n);
+      return;
+    }
+    this.#streams.delete(uri);
+    for (const [key, exposed] of this.subscriptions) {
+      if (exposed !== uri) continue;
+      const i = key.indexOf("\0");
+      const target = { server: key.slice(0, i), uri: key.slice(i + 1) };
+      void this.#gateway.passthrough.unsubscribe(this, target).catch(() => {});
+    }
+  }
+}
+
+/** `response` with `end` called once its body finishes or its reader goes away. */
+export function onEnd(response: Response, end: () => void): Response {
+  if (!response.body) {
+    end();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        end();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}

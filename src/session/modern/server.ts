@@ -1,0 +1,153 @@
+/**
+ * The 2026-07-28 front door's server: one SDK v2 `Server` per HTTP request (the revision is
+ * stateless), whose handlers route through the gateway core exactly as a 2025 session's do —
+ * the same tool globs, the same catalog, the same call path. The SDK answers `server/discover`,
+ * checks the per-request `_meta` envelope and the `Mcp-Method` / `Mcp-Name` headers against
+ * the body, stamps `resultType`, and adds the cache fields from `cacheHints`. `tools/call`,
+ * `prompts/get` and `resources/read` may answer `input_required` (see `./continuations.ts`).
+ */
+import { type AuthInfo, Server } from "@modelcontextprotocol/server";
+import type { Gateway } from "../../gateway/mod.ts";
+import type { Caller, CallOptions } from "../../gateway/types.ts";
+import {
+  complete,
+  getPrompt,
+  listPrompts,
+  listResources,
+  listTemplates,
+  readResource,
+} from "../../gateway/operations.ts";
+import { page } from "../../gateway/paging.ts";
+import { onWire } from "../../shared/errors.ts";
+import { NAME, VERSION } from "../../version.ts";
+import type { Continuations } from "./continuations.ts";
+
+/** The identity auth put on the request, carried through the SDK as `authInfo.extra`. */
+export interface ModernIdentity {
+  readonly tokenName: string | null;
+  readonly toolGlobs: readonly string[] | null;
+}
+
+/** `authInfo` for {@link ModernIdentity} (the SDK passes it to handlers untouched). */
+export function authInfoOf(identity: ModernIdentity): AuthInfo {
+  return { token: "", clientId: identity.tokenName ?? "", scopes: [], extra: { identity } };
+}
+
+function callerOf(authInfo: AuthInfo | undefined): Caller {
+  const identity = authInfo?.extra?.identity as ModernIdentity | undefined;
+  return {
+    sessionId: null,
+    tokenName: identity?.tokenName ?? null,
+    toolGlobs: identity?.toolGlobs ?? null,
+  };
+}
+
+/** Options of {@link createModernServer}. */
+export interface ModernServerOptions {
+  pageSize?: number;
+  /** Cache lifetime of list results and `server/discover`, from how often the catalog changes. */
+  ttlMs: () => number;
+  continuations: Continuations;
+}
+
+/** Builds the per-request server. */
+export function createModernServer(gateway: Gateway, options: ModernServerOptions): Server {
+  const ttlMs = options.ttlMs();
+  const hint = { ttlMs, cacheScope: "private" as const };
+  const server = new Server({ name: NAME, version: VERSION }, {
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      completions: {},
+    },
+    cacheHints: {
+      "tools/list": hint,
+      "prompts/list": hint,
+      "resources/list": hint,
+      "resources/templates/list": hint,
+      "server/discover": hint,
+    },
+    requestState: { verify: (state, ctx) => options.continuations.verify(state, ctx) },
+  });
+  const size = options.pageSize;
+
+  server.setRequestHandler("tools/list", (req, ctx) =>
+    onWire(() => {
+      const tools = gateway.listTools(callerOf(ctx.http?.authInfo));
+      const { items, nextCursor } = page(tools, req.params?.cursor, size);
+      return nextCursor ? { tools: items, nextCursor } : { tools: items };
+    }) as never);
+
+  server.setRequestHandler("tools/call", (req, ctx) =>
+    onWire(() => {
+      const caller = callerOf(ctx.http?.authInfo);
+      const { progressToken, ...meta } = req.params._meta ?? {};
+      const call: CallOptions = { signal: ctx.mcpReq.signal };
+      if (Object.keys(meta).length > 0) call.meta = meta;
+      if (progressToken !== undefined) {
+        call.onprogress = (p) => {
+          void ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { ...p, progressToken },
+          }).catch(() => {});
+        };
+      }
+      return options.continuations.call(ctx, caller, call, (withOrigin) =>
+        gateway.callTool(req.params.name, req.params.arguments, caller, withOrigin));
+    }) as never);
+
+  server.setRequestHandler("prompts/list", (req, ctx) =>
+    onWire(() => {
+      const prompts = listPrompts(gateway, callerOf(ctx.http?.authInfo));
+      const { items, nextCursor } = page(prompts, req.params?.cursor, size);
+      return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+    }) as never);
+
+  server.setRequestHandler(
+    "prompts/get",
+    (req, ctx) =>
+      onWire(() => {
+        const caller = callerOf(ctx.http?.authInfo);
+        return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
+          getPrompt(gateway, caller, req.params, call));
+      }) as never,
+  );
+
+  server.setRequestHandler("resources/list", (req, ctx) =>
+    onWire(() => {
+      const visible = listResources(gateway, callerOf(ctx.http?.authInfo));
+      const { items, nextCursor } = page(visible, req.params?.cursor, size);
+      return nextCursor ? { resources: items, nextCursor } : { resources: items };
+    }) as never);
+
+  server.setRequestHandler("resources/templates/list", (req, ctx) =>
+    onWire(() => {
+      const visible = listTemplates(gateway, callerOf(ctx.http?.authInfo));
+      const { items, nextCursor } = page(visible, req.params?.cursor, size);
+      return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+    }) as never);
+
+  server.setRequestHandler(
+    "resources/read",
+    (req, ctx) =>
+      onWire(() =>
+        options.continuations.call(
+          ctx,
+          callerOf(ctx.http?.authInfo),
+          { signal: ctx.mcpReq.signal },
+          (call) => readResource(gateway, callerOf(ctx.http?.authInfo), req.params, call),
+        )
+      ) as never,
+  );
+
+  server.setRequestHandler(
+    "completion/complete",
+    (req, ctx) =>
+      onWire(() =>
+        complete(gateway, callerOf(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
+      ) as never,
+  );
+
+  return server;
+}
