@@ -475,16 +475,16 @@ export class Gateway {
     const upstream = this.pool.get(target.server);
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (options.session || options.origin) this.passthrough.track(target.server, options);
+    let onDone: (() => void) | undefined;
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
           data: { server: target.server },
         });
       }
-      // `isolation: session`: the call goes to this session's own process of the server.
-      const serving = upstream.config.isolation === "session" && options.session
-        ? await this.passthrough.isolated(upstream, options.session)
-        : upstream;
+      // `isolation: session`: the call goes to its caller's own process of the server.
+      const { upstream: serving, done } = await this.passthrough.serving(upstream, options);
+      onDone = done;
       return await serving.callTool(target.upstreamName, args, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onprogress
@@ -498,6 +498,7 @@ export class Gateway {
       throw err;
     } finally {
       if (options.session || options.origin) this.passthrough.untrack(target.server, options);
+      onDone?.();
     }
   }
 

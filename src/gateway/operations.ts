@@ -30,6 +30,7 @@ import {
   resolveTemplate,
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
+import type { Upstream } from "../upstream/mod.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
@@ -53,19 +54,27 @@ export function listTemplates(gateway: Gateway, caller: Caller): ResourceTemplat
   );
 }
 
-/** Runs `fn` recorded as in flight on `server` when `options` say whom it serves. */
+/**
+ * Runs `fn` on the process that serves `upstream` for this caller (its own one for a server
+ * with `isolation: session`), recorded as in flight on the server when `options` say whom it
+ * serves, so the upstream's requests meanwhile reach that client.
+ */
 async function tracked<T>(
   gateway: Gateway,
-  server: string,
+  upstream: Upstream,
   options: CallOptions,
-  fn: () => Promise<T>,
+  fn: (serving: Upstream) => Promise<T>,
 ): Promise<T> {
   const track = options.session !== undefined || options.origin !== undefined;
-  if (track) gateway.passthrough.track(server, options);
+  if (track) gateway.passthrough.track(upstream.name, options);
+  let done: (() => void) | undefined;
   try {
-    return await fn();
+    const serving = await gateway.passthrough.serving(upstream, options);
+    done = serving.done;
+    return await fn(serving.upstream);
   } finally {
-    if (track) gateway.passthrough.untrack(server, options);
+    if (track) gateway.passthrough.untrack(upstream.name, options);
+    done?.();
   }
 }
 
@@ -82,8 +91,8 @@ export async function getPrompt(
   }
   const upstream = gateway.pool.get(entry.server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await tracked(gateway, entry.server, options, () =>
-    upstream.request(
+  return await tracked(gateway, upstream, options, (serving) =>
+    serving.request(
       "prompts/get",
       { ...params, name: entry.upstreamName },
       GetPromptResultSchema,
@@ -117,8 +126,8 @@ export async function readResource(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await tracked(gateway, target.server, options, () =>
-    upstream.request(
+  const result = await tracked(gateway, upstream, options, (serving) =>
+    serving.request(
       "resources/read",
       { ...params, uri: target.uri },
       ReadResourceResultSchema,

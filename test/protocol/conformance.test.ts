@@ -86,9 +86,18 @@ describe("the official conformance suite through the gateway", () => {
   let gw: TestGateway;
   const dirs: string[] = [];
   before(async () => {
+    // The fixture's sampling, elicitation and roots reach exactly the client that asked: each
+    // session (2025) or request flow (2026-07-28) gets its own process of it, with its own roots.
+    // The list-change triggers live on a shared instance, whose list_changed every client hears.
     gw = await startTestGateway(`
 servers:
-  conformance: ${nodeServer("conformance.mjs", "prefix: false")}
+  conformance: ${
+      nodeServer(
+        "conformance.mjs",
+        'prefix: false, isolation: session, roots: client, maxSessions: 64, tools: { deny: ["test_trigger_*"] }',
+      )
+    }
+  triggers: ${nodeServer("conformance.mjs", 'prefix: false, tools: { allow: ["test_trigger_*"] }')}
 `);
   });
   after(async () => {

@@ -17,7 +17,7 @@ import {
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { Upstream, UpstreamPool } from "../../upstream/mod.ts";
-import type { Caller, CallOptions } from "../types.ts";
+import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
@@ -112,20 +112,35 @@ export class PassthroughHub {
   }
 
   /**
-   * The session's own process of a session-isolated server (started on its first call). A
-   * closed session gets none: it could never be stopped.
+   * The process that serves a call to `shared` for whoever the call is for: for a server with
+   * `isolation: session`, the caller's own process — a 2025 session's (started on its first
+   * call, stopped when the session closes) or a 2026-07-28 request flow's (an MRTR flow is the
+   * revision's unit of a client's work: started for the call, stopped when it ends). Otherwise,
+   * and for calls with no client behind them (the CLI), the shared process. `done` ends a
+   * flow's process once the call is over.
    */
-  async isolated(shared: Upstream, link: SessionLink): Promise<Upstream> {
-    if (link.closed) {
-      throw new GatewayError(
-        "UPSTREAM_UNAVAILABLE",
-        `the session closed, so it has no process of server "${shared.name}"`,
-        { data: { server: shared.name } },
-      );
+  async serving(
+    shared: Upstream,
+    options: CallOptions,
+  ): Promise<{ upstream: Upstream; done?: () => void }> {
+    if (shared.config.isolation !== "session") return { upstream: shared };
+    const link = options.session;
+    if (link) {
+      if (link.closed) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `the session closed, so it has no process of server "${shared.name}"`,
+          { data: { server: shared.name } },
+        );
+      }
+      const own = await this.#pool.isolated.acquire(shared.config, link);
+      if (link.closed) void this.#pool.isolated.release(link);
+      return { upstream: own };
     }
-    const own = await this.#pool.isolated.acquire(shared.config, link);
-    if (link.closed) void this.#pool.isolated.release(link);
-    return own;
+    const origin = options.origin;
+    if (!origin) return { upstream: shared };
+    const own = await this.#pool.isolated.acquire(shared.config, origin);
+    return { upstream: own, done: () => void this.#pool.isolated.release(origin) };
   }
 
   /**
@@ -138,6 +153,11 @@ export class PassthroughHub {
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
         relayLog([owner], upstream.name, n.params);
       });
+      return;
+    }
+    if (owner) {
+      // A 2026-07-28 request flow's own process: its requests become that flow's rounds.
+      registerServerRequests(this, upstream, client, owner as CallOrigin);
       return;
     }
     registerServerRequests(this, upstream, client);

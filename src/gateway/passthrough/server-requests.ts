@@ -21,18 +21,21 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
-import type { CallOptions } from "../types.ts";
+import type { CallOptions, CallOrigin } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
-import type { SessionLink } from "./link.ts";
+import { SessionLink } from "./link.ts";
 
 type Extra = RequestHandlerExtra<never, never>;
 
-/** Installs the three relays on an upstream client; `owner` is set for a session's own process. */
+/**
+ * Installs the three relays on an upstream client; `owner` is set for a session's own process,
+ * or for a 2026-07-28 request flow's own process (a {@link CallOrigin}).
+ */
 export function registerServerRequests(
   hub: PassthroughHub,
   upstream: Upstream,
   client: Client,
-  owner?: SessionLink,
+  owner?: SessionLink | CallOrigin,
 ): void {
   const handle = (req: Request, extra: unknown) =>
     relay(hub, upstream, owner, req, extra as Extra) as never;
@@ -47,7 +50,7 @@ export function registerServerRequests(
 function relay(
   hub: PassthroughHub,
   upstream: Upstream,
-  owner: SessionLink | undefined,
+  owner: SessionLink | CallOrigin | undefined,
   req: Request,
   extra: Extra,
 ) {
@@ -57,6 +60,10 @@ function relay(
       if (Array.isArray(roots)) return { roots: roots.map((r) => ({ ...r })) };
       // The shared instance of a `roots: client` server serves no session: it gets no roots.
       if (roots === "client" && !owner) return { roots: [] };
+    }
+    // A request flow's own process: everything it asks becomes a round of that flow.
+    if (owner && !(owner instanceof SessionLink)) {
+      return await owner.request(req.method, req.params) as never;
     }
     const call = owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req);
     // A 2026-07-28 client's call: the request becomes an input_required round of that call.
