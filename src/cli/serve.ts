@@ -18,6 +18,7 @@ import {
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
+import { Cluster } from "../cluster/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { bootGateway, readConfig } from "./boot.ts";
@@ -133,25 +134,41 @@ export async function startGateway(
         })(),
     };
   }
-  const modern = createModernFront(gateway, { maxBodyBytes: config.gateway.requestBodyBytes });
+  // --- cluster (issue 14): shared limits, MRTR relay and membership through Redis.
+  const cluster = config.gateway.cluster
+    ? new Cluster(config.gateway.cluster, {
+      url: config.gateway.cluster.advertise ?? `http://${hostPort(http!)}`,
+      phase: () => lifecycle.phase,
+      upstreams: () => gateway.pool.all().map((u) => ({ name: u.name, state: u.state })),
+      startedAt,
+    }, createLogger("cluster"))
+    : null;
+  cluster?.start();
+  // --- end cluster
+  const modern = createModernFront(gateway, {
+    maxBodyBytes: config.gateway.requestBodyBytes,
+    ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
+  });
   const app = createApp({
     gateway,
     sessions,
     modern,
-    middleware: securityMiddleware(gateway, hostname),
+    middleware: securityMiddleware(gateway, hostname, cluster?.limiter),
     routes: (app) => {
-      app.get(
-        "/metrics",
-        (c) => c.body(metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }),
-      );
-      app.get("/", (c) =>
+      app.get("/metrics", (c) =>
+        c.body(metrics.render() + (cluster?.metrics() ?? ""), 200, {
+          "content-type": PROMETHEUS_CONTENT_TYPE,
+        }));
+      app.get("/", async (c) =>
         c.html(renderStatusPage({
           gateway,
           recentCalls: () => journal.recent(),
           sessions: () => sessions.counts(),
           phase: () => lifecycle.phase,
           startedAt,
+          ...(cluster ? { instances: await cluster.membership.list() } : {}),
         })));
+      if (cluster) app.get("/cluster", async (c) => c.json(await cluster.status()));
     },
   });
   lifecycle.ready((req) => app.fetch(req));
@@ -173,11 +190,16 @@ export async function startGateway(
         await new Promise((r) => setTimeout(r, 100));
         await sessions.closeAll();
         await modern.close();
+        await cluster?.stop();
         await http!.close();
         await upstreamsStopped;
         lifecycle.stopped();
       })(),
   };
+}
+
+function hostPort(http: HttpServer): string {
+  return `${http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname}:${http.port}`;
 }
 
 /**

@@ -84,6 +84,16 @@ export function normaliseConfig(
       maxSessions: g.limits?.sessions ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
+      cluster: g.cluster
+        ? {
+          redisUrl: g.cluster.redis,
+          timeoutMs: ms(g.cluster.timeout, 500),
+          stateKey: g.cluster.stateKey ?? null,
+          instance: g.cluster.instance ?? null,
+          advertise: g.cluster.advertise ?? null,
+          heartbeatMs: ms(g.cluster.heartbeat, 2000),
+        }
+        : null,
     },
     servers,
     scripting: {

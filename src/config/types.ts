@@ -110,6 +110,8 @@ export interface GatewayConfig {
     readonly maxSessions: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
+    /** Several instances sharing Redis; `null` = everything in-process. */
+    readonly cluster: ClusterConfig | null;
   };
   readonly servers: readonly ServerConfig[];
   readonly scripting: {
@@ -121,4 +123,15 @@ export interface GatewayConfig {
     readonly limits: ScriptLimitsConfig;
     readonly tools: readonly InlineMacroConfig[];
   };
+}
+
+/** `gateway.cluster`: instances sharing one Redis. */
+export interface ClusterConfig {
+  readonly redisUrl: string;
+  readonly timeoutMs: number;
+  /** Shared HMAC key for MRTR `requestState`; `null` = derived from the Redis URL. */
+  readonly stateKey: string | null;
+  readonly instance: string | null;
+  readonly advertise: string | null;
+  readonly heartbeatMs: number;
 }

@@ -16,6 +16,13 @@ export interface StatusSources {
   /** `starting`, `ready` or `draining`. */
   phase: () => string;
   startedAt: number;
+  /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
+  instances?: readonly {
+    id: string;
+    url: string;
+    phase: string;
+    upstreams: readonly { name: string; state: string }[];
+  }[];
 }
 
 const STYLE = `
@@ -86,6 +93,7 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
       )}
           </tbody>
         </table>
+        ${s.instances ? renderInstances(s.instances) : ""}
         <h2>Recent calls</h2>
         <table id="calls">
           <thead>
@@ -123,6 +131,38 @@ export function renderStatusPage(s: StatusSources): ReturnType<typeof html> {
         </table>
       </body>
     </html>
+  `;
+}
+
+function renderInstances(list: NonNullable<StatusSources["instances"]>): ReturnType<typeof html> {
+  return html`
+    <h2>Instances</h2>
+    <table id="instances">
+      <thead>
+        <tr>
+          <th>Instance</th>
+          <th>URL</th>
+          <th>Phase</th>
+          <th>Upstreams</th>
+        </tr>
+      </thead>
+      <tbody>
+    ${list.map((i) =>
+      html`
+        <tr data-instance="${i.id}">
+          <td>${i.id}</td>
+          <td>${i.url}</td>
+          <td>${i.phase}</td>
+          <td>${i.upstreams.map((u) =>
+            html`
+              <span class="state ${u.state}">${u.name}</span>
+            `
+          )}</td>
+        </tr>
+      `
+    )}
+      </tbody>
+    </table>
   `;
 }
 

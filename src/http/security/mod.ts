@@ -8,7 +8,7 @@ import type { AppEnv } from "../app.ts";
 import { bearerAuth } from "./auth.ts";
 import { isLoopback } from "./exposure.ts";
 import { originGuard } from "./origin.ts";
-import { rateLimit } from "./rate-limit.ts";
+import { rateLimit, type RateLimitOptions } from "./rate-limit.ts";
 
 export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
 export type { BearerAuthOptions } from "./auth.ts";
@@ -25,6 +25,7 @@ export type { Rate, RateLimitOptions } from "./rate-limit.ts";
 export function securityMiddleware(
   gateway: Gateway,
   listenHost: string,
+  sharedBuckets?: RateLimitOptions["shared"],
 ): MiddlewareHandler<AppEnv>[] {
   const log = gateway.log.child("security");
   const g = () => gateway.config.gateway;
@@ -36,6 +37,10 @@ export function securityMiddleware(
       log,
     }),
     bearerAuth({ tokens: () => g().tokens, required: !isLoopback(listenHost), log }),
-    rateLimit({ rate: () => g().rateLimit, log }),
+    rateLimit({
+      rate: () => g().rateLimit,
+      log,
+      ...(sharedBuckets ? { shared: sharedBuckets } : {}),
+    }),
   ];
 }

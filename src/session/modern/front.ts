@@ -18,6 +18,18 @@ export interface ModernFrontOptions {
   stateKey?: string;
   /** How long a call waiting for a client's `inputResponses` is kept (default 10 min). */
   continuationTtlMs?: number;
+  /** Cluster hook: relays a continuation whose parked call another instance holds. */
+  relay?: ModernRelay;
+}
+
+/** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
+export interface ModernRelay {
+  /** This instance's id, written in front of every `requestState` minted here. */
+  readonly owner: string;
+  /** Serves `request` through its owner when it continues a call held elsewhere, else null. */
+  forward(request: Request, identity: ModernIdentity): Promise<Response | null>;
+  /** Serves continuations other instances forward here. */
+  attach(serve: (request: Request, identity: ModernIdentity) => Promise<Response>): void;
 }
 
 /** The modern door: serves one request, and stops. */
@@ -36,6 +48,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   const continuations = new Continuations({
     ...(options.stateKey ? { key: options.stateKey } : {}),
     ttlMs: options.continuationTtlMs ?? 600_000,
+    ...(options.relay ? { owner: options.relay.owner } : {}),
   });
   let lastChange = Date.now();
   // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
@@ -68,8 +81,16 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       handler.notify.resourcesChanged();
     },
   });
+  const local = (request: Request, identity: ModernIdentity) =>
+    handler.fetch(request, { authInfo: authInfoOf(identity) });
+  // Cluster hook: continuations of calls parked on another instance go there.
+  const relay = options.relay;
+  relay?.attach(local);
   return {
-    fetch: (request, identity) => handler.fetch(request, { authInfo: authInfoOf(identity) }),
+    fetch: relay
+      ? async (request, identity) =>
+        (await relay.forward(request, identity)) ?? local(request, identity)
+      : local,
     parked: () => continuations.size,
     async close() {
       unsubscribe();
