@@ -218,11 +218,15 @@ servers:
       assert.ok(s.sessionLost <= 1 && s.reinitialised === s.sessionLost, `${s.name}: re-init`);
       lost += s.failed;
     }
-    // Calls lost are a fraction of the clients; the rest never noticed the kill.
-    assert.ok(lost <= 20, `${lost} calls lost`);
+    // A lost call was on the killed instance: about a third of the 40 clients had one there,
+    // at most two each (checked above); most clients never noticed the kill.
+    assert.ok(lost <= 30, `${lost} calls lost`);
     const reinit = clients.reduce((n, s) => n + s.reinitialised, 0);
     assert.ok(reinit >= 1, "legacy clients pinned to the killed instance re-initialised");
     assert.ok(total > 200, `only ${total} calls completed`);
+    if (process.env.CLUSTER_STATS) {
+      console.log(JSON.stringify({ completed: total, lost, reinit, ms: LOAD_MS }));
+    }
 
     // The parked call's owner is gone: its retry elsewhere is refused at once, not held.
     const t0 = Date.now();
