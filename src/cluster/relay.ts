@@ -99,6 +99,7 @@ export class Relay {
       return null;
     }
     const body = await request.clone().text();
+    if (!body.includes('"requestState"')) return null;
     let parsed: { id?: unknown; params?: { requestState?: unknown } };
     try {
       parsed = JSON.parse(body);

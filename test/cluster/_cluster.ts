@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
+import { Redis } from "ioredis";
 import { join } from "node:path";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { ROOT } from "../_helpers/gateway.ts";
@@ -210,4 +211,28 @@ export async function metric(
   const text = await (await fetch(`${url}/metrics`, { headers })).text();
   const line = text.split("\n").find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(" ")[1]) : undefined;
+}
+
+/** How many times Redis ran each command so far (`INFO commandstats`): the round trips. */
+export async function redisCalls(port: number): Promise<Record<string, number>> {
+  const redis = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await redis.connect();
+    const out: Record<string, number> = {};
+    for (const m of (await redis.info("commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) {
+      out[m[1]!] = Number(m[2]);
+    }
+    return out;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Calls of `commands` between two {@link redisCalls} snapshots. */
+export function callsBetween(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  ...commands: string[]
+): number {
+  return commands.reduce((n, c) => n + (after[c] ?? 0) - (before[c] ?? 0), 0);
 }
