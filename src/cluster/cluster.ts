@@ -87,7 +87,15 @@ export class Cluster {
 
   /** Prometheus lines for this instance's `/metrics`. */
   metrics(): string {
-    return this.link.metrics();
+    const c = this.relay.counts;
+    return this.link.metrics() + [
+      "# HELP mcp_gateway_cluster_relayed_total MRTR continuations relayed, by side and outcome.",
+      "# TYPE mcp_gateway_cluster_relayed_total counter",
+      `mcp_gateway_cluster_relayed_total{side="forwarded"} ${c.forwarded}`,
+      `mcp_gateway_cluster_relayed_total{side="served"} ${c.served}`,
+      `mcp_gateway_cluster_relayed_total{side="owner_gone"} ${c.ownerGone}`,
+      "",
+    ].join("\n");
   }
 
   async stop(): Promise<void> {

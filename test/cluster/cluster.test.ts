@@ -44,7 +44,11 @@ const PER_MINUTE = 30;
 const LOAD_MS = 9_000;
 const CALL_TIMEOUT_MS = 5_000;
 
-const SAMPLING = { role: "assistant", content: { type: "text", text: "sampled" }, model: "m" };
+const SAMPLING = {
+  role: "assistant" as const,
+  content: { type: "text" as const, text: "sampled" },
+  model: "m",
+};
 
 describe("several gateways behind HAProxy sharing Redis", {
   skip: SKIP ? `cluster tests skipped: ${SKIP}` : false,
@@ -173,6 +177,36 @@ servers:
     const done = retry.body.result as { resultType: string };
     assert.equal(done?.resultType, "complete", JSON.stringify(retry.body));
     assert.match(textOf(done), /sampled/);
+
+    // The SDK client retries by itself through the balancer, which spreads the rounds.
+    const client = new ModernClient({ name: "mrtr", version: "1.0.0" }, {
+      capabilities: { sampling: {} },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    client.setRequestHandler(
+      "sampling/createMessage",
+      () => ({ ...SAMPLING, stopReason: "endTurn" }),
+    );
+    await client.connect(
+      new ModernTransport(new URL(`${lbUrl}/mcp`), { requestInit: { headers: AUTH } }),
+    );
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await client.callTool({
+          name: "everything__trigger-sampling-request",
+          arguments: { prompt: "hi", maxTokens: 5 },
+        });
+        assert.match(textOf(r), /sampled/);
+      }
+    } finally {
+      await client.close();
+    }
+    let forwarded = 0;
+    for (const gw of gws) {
+      forwarded +=
+        (await metric(gw.url, 'mcp_gateway_cluster_relayed_total{side="forwarded"}', AUTH))!;
+    }
+    assert.ok(forwarded >= 2, `${forwarded} continuations relayed`);
   });
 
   it("40 clients through HAProxy survive one instance killed with SIGKILL", async () => {
