@@ -37,6 +37,8 @@ import {
 } from "./_cluster.ts";
 
 const SKIP = missingTools();
+// Bun does not print a skipped suite's reason: say it once here.
+if (SKIP) console.warn(`test/cluster/cluster.test.ts skipped: ${SKIP}`);
 const TOKEN = "cluster-0123456789abcdef";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const PER_MINUTE = 30;
