@@ -285,28 +285,6 @@ servers:
     assert.match(String((orphan.body.error as { message: string })?.message), /is gone.*again/);
   });
 
-  it("SIGTERM drains an instance: its call in flight finishes, clients never notice", async () => {
-    const draining = gws[1]!;
-    const slow = rawCall(draining.url, { name: "echo__slow", arguments: { ms: 1_500 } }, TOKEN);
-    const end = Date.now() + 4_000;
-    const load = Promise.all([
-      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 200 + i, end)),
-      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 200 + i, end)),
-    ]);
-    await new Promise((r) => setTimeout(r, 800));
-    process.kill(draining.pid, "SIGTERM");
-    const done = await slow;
-    assert.match(textOf(done.body.result), /slept/, JSON.stringify(done.body));
-    for (const s of await load) {
-      assert.equal(s.failed, 0, `${s.name}: ${s.errors.join("; ")}`);
-      assert.equal(s.wrong, 0);
-      // A 2025 session on the drained instance moves: 404 elsewhere, then a new session.
-      assert.ok(s.sessionLost <= 1 && s.reinitialised === s.sessionLost);
-    }
-    await draining.exited;
-    gws = gws.filter((g) => g !== draining);
-  });
-
   it("Redis stopped and restarted mid-run: serving goes on, degraded state in /metrics", async () => {
     const end = Date.now() + 6_000;
     const load = Promise.all([
@@ -353,6 +331,28 @@ servers:
       5_000,
       "membership after Redis returned",
     );
+  });
+
+  it("SIGTERM drains an instance: its call in flight finishes, clients never notice", async () => {
+    const draining = gws[1]!;
+    const slow = rawCall(draining.url, { name: "echo__slow", arguments: { ms: 1_500 } }, TOKEN);
+    const end = Date.now() + 4_000;
+    const load = Promise.all([
+      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 200 + i, end)),
+      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 200 + i, end)),
+    ]);
+    await new Promise((r) => setTimeout(r, 800));
+    process.kill(draining.pid, "SIGTERM");
+    const done = await slow;
+    assert.match(textOf(done.body.result), /slept/, JSON.stringify(done.body));
+    for (const s of await load) {
+      assert.equal(s.failed, 0, `${s.name}: ${s.errors.join("; ")}`);
+      assert.equal(s.wrong, 0);
+      // A 2025 session on the drained instance moves: 404 elsewhere, then a new session.
+      assert.ok(s.sessionLost <= 1 && s.reinitialised === s.sessionLost);
+    }
+    await draining.exited;
+    gws = gws.filter((g) => g !== draining);
   });
 });
 
