@@ -2,8 +2,9 @@
  * Three gateway processes sharing one `redis-server` behind HAProxy with the shipped
  * `deploy/haproxy.cfg`, all on loopback: membership, a rate limit shared across instances, an
  * MRTR continuation retried on another instance, 40 clients of both protocol eras calling
- * through the balancer while one instance is killed with SIGKILL, and Redis stopped and
- * restarted under load. Skipped with a message when haproxy or redis-server is missing.
+ * through the balancer while one instance is killed with SIGKILL, Redis stopped and restarted
+ * under load, and one instance drained with SIGTERM under load. Skipped with a message when
+ * haproxy or redis-server is missing.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -14,8 +15,6 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
 import { EVERYTHING } from "../passthrough/_helpers.ts";
 import {
@@ -35,6 +34,7 @@ import {
   startRedis,
   until,
 } from "./_cluster.ts";
+import { CALL_TIMEOUT_MS, legacyLoad, type LoadStats, modernLoad } from "./_load.ts";
 
 const SKIP = missingTools();
 // Bun does not print a skipped suite's reason: say it once here.
@@ -44,7 +44,6 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 const PER_MINUTE = 30;
 /** Calls each load client makes at most; the run also ends after LOAD_MS. */
 const LOAD_MS = 9_000;
-const CALL_TIMEOUT_MS = 5_000;
 
 const SAMPLING = {
   role: "assistant" as const,
@@ -227,8 +226,8 @@ servers:
     const end = Date.now() + LOAD_MS;
     let killedAt = 0;
     const stats = await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => modernLoad(lbUrl, i, end)),
-      ...Array.from({ length: 20 }, (_, i) => legacyLoad(lbUrl, i, end)),
+      ...Array.from({ length: 20 }, (_, i) => modernLoad(lbUrl, i, end, AUTH)),
+      ...Array.from({ length: 20 }, (_, i) => legacyLoad(lbUrl, i, end, AUTH)),
       (async () => {
         await new Promise((r) => setTimeout(r, LOAD_MS / 3));
         // A SIGKILLed gateway cannot stop its upstreams; its supervisor (systemd's cgroup)
@@ -288,8 +287,8 @@ servers:
   it("Redis stopped and restarted mid-run: serving goes on, degraded state in /metrics", async () => {
     const end = Date.now() + 6_000;
     const load = Promise.all([
-      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 100 + i, end)),
-      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 100 + i, end)),
+      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 100 + i, end, AUTH)),
+      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 100 + i, end, AUTH)),
     ]);
     await new Promise((r) => setTimeout(r, 1_000));
     await redis.kill();
@@ -338,8 +337,8 @@ servers:
     const slow = rawCall(draining.url, { name: "echo__slow", arguments: { ms: 1_500 } }, TOKEN);
     const end = Date.now() + 4_000;
     const load = Promise.all([
-      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 200 + i, end)),
-      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 200 + i, end)),
+      ...Array.from({ length: 3 }, (_, i) => modernLoad(lbUrl, 200 + i, end, AUTH)),
+      ...Array.from({ length: 3 }, (_, i) => legacyLoad(lbUrl, 200 + i, end, AUTH)),
     ]);
     await new Promise((r) => setTimeout(r, 800));
     process.kill(draining.pid, "SIGTERM");
@@ -355,117 +354,3 @@ servers:
     gws = gws.filter((g) => g !== draining);
   });
 });
-
-/** What one load client saw. */
-interface LoadStats {
-  name: string;
-  attempts: number;
-  ok: number;
-  wrong: number;
-  failed: number;
-  failedAt: number[];
-  sessionLost: number;
-  reinitialised: number;
-  longestMs: number;
-  errors: string[];
-}
-
-function newStats(name: string): LoadStats {
-  return {
-    name,
-    attempts: 0,
-    ok: 0,
-    wrong: 0,
-    failed: 0,
-    failedAt: [],
-    sessionLost: 0,
-    reinitialised: 0,
-    longestMs: 0,
-    errors: [],
-  };
-}
-
-async function callLoop(
-  s: LoadStats,
-  end: number,
-  call: (text: string) => Promise<unknown>,
-  onError: (err: unknown) => Promise<boolean>,
-): Promise<LoadStats> {
-  for (let n = 0; Date.now() < end && n < 10_000; n++) {
-    const text = `${s.name}-${n}`;
-    const t0 = Date.now();
-    s.attempts++;
-    try {
-      const r = await call(text);
-      if (textOf(r) === JSON.stringify({ text })) s.ok++;
-      else s.wrong++;
-    } catch (err) {
-      if (!await onError(err)) {
-        s.failed++;
-        s.failedAt.push(t0);
-        s.errors.push(String((err as Error).message).slice(0, 120));
-      }
-    }
-    s.longestMs = Math.max(s.longestMs, Date.now() - t0);
-  }
-  return s;
-}
-
-async function modernLoad(url: string, i: number, end: number): Promise<LoadStats> {
-  const client = new ModernClient({ name: `modern-${i}`, version: "1.0.0" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  });
-  await client.connect(
-    new ModernTransport(new URL(`${url}/mcp`), { requestInit: { headers: AUTH } }),
-  );
-  try {
-    return await callLoop(
-      newStats(`modern-${i}`),
-      end,
-      (text) =>
-        client.callTool({ name: "echo__echo", arguments: { text } }, {
-          timeout: CALL_TIMEOUT_MS,
-        }),
-      () => Promise.resolve(false),
-    );
-  } finally {
-    await client.close().catch(() => {});
-  }
-}
-
-async function legacyConnect(url: string, i: number): Promise<Client> {
-  const client = new Client({ name: `legacy-${i}`, version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: { headers: AUTH },
-    }),
-  );
-  return client;
-}
-
-async function legacyLoad(url: string, i: number, end: number): Promise<LoadStats> {
-  let client = await legacyConnect(url, i);
-  const s = newStats(`legacy-${i}`);
-  try {
-    return await callLoop(
-      s,
-      end,
-      (text) =>
-        client.callTool({ name: "echo__echo", arguments: { text } }, undefined, {
-          timeout: CALL_TIMEOUT_MS,
-        }),
-      async (err) => {
-        // The session lived on the killed instance: the balancer sent it elsewhere, which
-        // does not know it and answers 404; start a new session through the balancer.
-        if ((err as { code?: unknown }).code !== 404) return false;
-        s.sessionLost++;
-        await client.close().catch(() => {});
-        client = await legacyConnect(url, i);
-        s.reinitialised++;
-        return true;
-      },
-    );
-  } finally {
-    await client.close().catch(() => {});
-  }
-}
