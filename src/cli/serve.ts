@@ -30,6 +30,7 @@ import {
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
+import { Cluster } from "../cluster/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Scripting } from "../tools/mod.ts";
@@ -162,17 +163,35 @@ export async function startGateway(
   }
   // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
   const statusSessions = new StatusSessions();
-  const modern = createModernFront(gateway, { maxBodyBytes: config.gateway.requestBodyBytes });
+  // --- cluster (issue 14): shared limits, MRTR relay and membership through Redis.
+  const cluster = config.gateway.cluster
+    ? new Cluster(config.gateway.cluster, {
+      url: config.gateway.cluster.advertise ?? `http://${hostPort(http!)}`,
+      phase: () => lifecycle.phase,
+      upstreams: () => gateway.pool.all().map((u) => ({ name: u.name, state: u.state })),
+      startedAt,
+    }, createLogger("cluster"))
+    : null;
+  cluster?.start();
+  // --- end cluster
+  const modern = createModernFront(gateway, {
+    maxBodyBytes: config.gateway.requestBodyBytes,
+    ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
+  });
   const app = createApp({
     gateway,
     sessions,
     modern,
-    middleware: securityMiddleware(gateway, hostname, statusSessions),
+    middleware: securityMiddleware(gateway, hostname, statusSessions, cluster?.limiter),
     routes: statusRoutes({
       gateway,
       sessions: statusSessions,
-      metrics: { render: () => metrics.render(), contentType: PROMETHEUS_CONTENT_TYPE },
-      snapshot: () =>
+      metrics: {
+        render: () => metrics.render() + (cluster?.metrics() ?? ""),
+        contentType: PROMETHEUS_CONTENT_TYPE,
+      },
+      ...(cluster ? { cluster: () => cluster.status() } : {}),
+      snapshot: async () =>
         statusSnapshot({
           gateway,
           recentCalls: () => journal.recent(),
@@ -180,6 +199,7 @@ export async function startGateway(
           sessions: () => sessions.counts(),
           phase: () => lifecycle.phase,
           startedAt,
+          ...(cluster ? { instances: await cluster.membership.list() } : {}),
         }),
       page: async (snapshot, signedInAs) =>
         String(await renderStatusPage(snapshot, { signedInAs })),
@@ -205,11 +225,16 @@ export async function startGateway(
         await new Promise((r) => setTimeout(r, 100));
         await sessions.closeAll();
         await modern.close();
+        await cluster?.stop();
         await http!.close();
         await upstreamsStopped;
         lifecycle.stopped();
       })(),
   };
+}
+
+function hostPort(http: HttpServer): string {
+  return `${http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname}:${http.port}`;
 }
 
 /**

@@ -115,6 +115,16 @@ export function normaliseConfig(
           flushMs: ms(g.telemetry.flush, 1000),
         }
         : null,
+      cluster: g.cluster
+        ? {
+          redisUrl: g.cluster.redis,
+          timeoutMs: ms(g.cluster.timeout, 500),
+          stateKey: g.cluster.stateKey ?? null,
+          instance: g.cluster.instance ?? null,
+          advertise: g.cluster.advertise ?? null,
+          heartbeatMs: ms(g.cluster.heartbeat, 2000),
+        }
+        : null,
     },
     servers,
     scripting: {

@@ -245,6 +245,19 @@ export const configSchema = z.strictObject({
         .describe("Headers sent with every export (an API key)."),
       flush: duration.optional().describe("Longest wait before buffered spans are sent (1s)."),
     }).optional().describe("OpenTelemetry traces; off when absent."),
+    cluster: z.strictObject({
+      redis: z.string().regex(/^rediss?:\/\/\S+$/, {
+        error: "expected a redis:// or rediss:// URL",
+      }).describe("Redis shared by every instance: rate limits, MRTR relay, membership."),
+      timeout: duration.optional().describe("Longest wait on Redis before going local (500ms)."),
+      stateKey: z.string().min(32, { error: "expected at least 32 characters" }).optional()
+        .describe("HMAC key sealing MRTR requestState; the same on every instance."),
+      instance: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, {
+        error: "expected 1-64 letters, digits, '_' or '-'",
+      }).optional().describe("This instance's name (default: host name, process id)."),
+      advertise: z.string().optional().describe("URL other instances and the status list show."),
+      heartbeat: duration.optional().describe("Membership heartbeat interval (2s)."),
+    }).optional(),
   }).optional(),
   servers: z.record(name, server, { error: "expected a map of server name to server" }).optional(),
   scripting: z.strictObject({

@@ -171,6 +171,8 @@ export interface GatewayConfig {
     readonly drainTimeoutMs: number;
     /** OpenTelemetry traces; `null` = off. */
     readonly telemetry: TelemetryConfig | null;
+    /** Several instances sharing Redis; `null` = everything in-process. */
+    readonly cluster: ClusterConfig | null;
   };
   readonly servers: readonly ServerConfig[];
   readonly scripting: {
@@ -182,4 +184,15 @@ export interface GatewayConfig {
     readonly limits: ScriptLimitsConfig;
     readonly tools: readonly InlineMacroConfig[];
   };
+}
+
+/** `gateway.cluster`: instances sharing one Redis. */
+export interface ClusterConfig {
+  readonly redisUrl: string;
+  readonly timeoutMs: number;
+  /** Shared HMAC key for MRTR `requestState`; `null` = derived from the Redis URL. */
+  readonly stateKey: string | null;
+  readonly instance: string | null;
+  readonly advertise: string | null;
+  readonly heartbeatMs: number;
 }

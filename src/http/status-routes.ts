@@ -1,6 +1,6 @@
 /**
  * The operator routes: `GET /` (status page, or the sign-in form), `GET /status.json` (the same
- * data as JSON), `GET /metrics`, and `POST /login` / `POST /logout` for the status-page cookie.
+ * data as JSON), `GET /metrics`, `GET /cluster` (the live instances, with a cluster), and `POST /login` / `POST /logout` for the status-page cookie.
  * With auth on, each answers admin tokens only (403 with a JSON error otherwise); the renderers
  * come from the ops room, so this file only decides who gets what.
  */
@@ -23,7 +23,9 @@ export interface StatusRoutesDeps<S> {
   /** Prometheus text and its content type. */
   metrics: { render(): string; contentType: string };
   /** The status snapshot (`/status.json`). */
-  snapshot: () => S;
+  snapshot: () => S | Promise<S>;
+  /** Every live instance of a cluster (`/cluster`); absent without one. */
+  cluster?: () => Promise<unknown>;
   /** The HTML page for a snapshot; `signedInAs` is set when opened through the cookie. */
   page: (snapshot: S, signedInAs: string | null) => Body;
   /** The sign-in form, with why the last attempt failed. */
@@ -52,16 +54,23 @@ export function statusRoutes<S>(deps: StatusRoutesDeps<S>): (app: Hono<AppEnv>) 
       gate(c, "/metrics");
       return c.body(deps.metrics.render(), 200, { "content-type": deps.metrics.contentType });
     });
-    app.get("/status.json", (c) => {
+    app.get("/status.json", async (c) => {
       gate(c, "/status.json");
-      return c.json(deps.snapshot());
+      return c.json(await deps.snapshot());
     });
+    const cluster = deps.cluster;
+    if (cluster) {
+      app.get("/cluster", async (c) => {
+        gate(c, "/cluster");
+        return c.json(await cluster());
+      });
+    }
     app.get("/", async (c) => {
       if (gate(c, "the status page") === "sign-in") {
         return c.html(await deps.loginPage(), 401);
       }
       const who = c.get("identity");
-      return c.html(await deps.page(deps.snapshot(), who?.browser ? who.tokenName : null));
+      return c.html(await deps.page(await deps.snapshot(), who?.browser ? who.tokenName : null));
     });
     app.post("/login", bodyLimit({ maxSize: LOGIN_BODY_MAX }), async (c) => {
       const tokens = gateway.config.gateway.tokens;

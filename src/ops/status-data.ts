@@ -19,6 +19,16 @@ export interface StatusSources {
   /** `starting`, `ready` or `draining`. */
   phase: () => string;
   startedAt: number;
+  /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
+  instances?: readonly InstanceStatus[];
+}
+
+/** One live instance of a cluster. */
+export interface InstanceStatus {
+  id: string;
+  url: string;
+  phase: string;
+  upstreams: readonly { name: string; state: string }[];
 }
 
 /** One upstream server as the status page shows it. */
@@ -69,6 +79,8 @@ export interface StatusSnapshot {
   calls: CallStatus[];
   /** Macro and execute runs, newest first. */
   scripts: ScriptStatus[];
+  /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
+  instances?: readonly InstanceStatus[];
 }
 
 /** One finished script run. */
@@ -145,5 +157,6 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     macros,
     calls,
     scripts,
+    ...(s.instances ? { instances: s.instances } : {}),
   };
 }

@@ -119,6 +119,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
     )}
           </tbody>
         </table>
+        ${s.instances ? renderInstances(s.instances) : ""}
         <h2>Recent calls</h2>
         <table id="calls">
           <thead>
@@ -179,6 +180,38 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
         </table>
       </body>
     </html>
+  `;
+}
+
+function renderInstances(list: NonNullable<StatusSnapshot["instances"]>): Html {
+  return html`
+    <h2>Instances</h2>
+    <table id="instances">
+      <thead>
+        <tr>
+          <th>Instance</th>
+          <th>URL</th>
+          <th>Phase</th>
+          <th>Upstreams</th>
+        </tr>
+      </thead>
+      <tbody>
+    ${list.map((i) =>
+      html`
+        <tr data-instance="${i.id}">
+          <td>${i.id}</td>
+          <td>${i.url}</td>
+          <td>${i.phase}</td>
+          <td>${i.upstreams.map((u) =>
+            html`
+              <span class="state ${u.state}">${u.name}</span>
+            `
+          )}</td>
+        </tr>
+      `
+    )}
+      </tbody>
+    </table>
   `;
 }
 

@@ -12,7 +12,7 @@ import { bearerAuth } from "./auth.ts";
 import { isLoopback } from "./exposure.ts";
 import { oauthChallenge, oauthFallback, protectedResourceMetadata } from "./oauth/mod.ts";
 import { originGuard } from "./origin.ts";
-import { rateLimit } from "./rate-limit.ts";
+import { rateLimit, type RateLimitOptions } from "./rate-limit.ts";
 import { STATUS_PATHS, statusAccess } from "./status-access.ts";
 import { StatusSessions } from "./status-session.ts";
 
@@ -47,6 +47,7 @@ export function securityMiddleware(
   gateway: Gateway,
   listenHost: string,
   statusSessions: StatusSessions = new StatusSessions(),
+  sharedBuckets?: RateLimitOptions["shared"],
 ): MiddlewareHandler<AppEnv>[] {
   const log = gateway.log.child("security");
   const g = () => gateway.config.gateway;
@@ -70,7 +71,11 @@ export function securityMiddleware(
       statusSessions,
       () => g().tokens,
     ),
-    rateLimit({ rate: () => g().rateLimit, log }),
+    rateLimit({
+      rate: () => g().rateLimit,
+      log,
+      ...(sharedBuckets ? { shared: sharedBuckets } : {}),
+    }),
   ];
 }
 

@@ -37,6 +37,8 @@ export interface RateLimitOptions {
   /** The live `gateway.auth.rateLimit` (`null` = unlimited). */
   rate: () => Rate | null;
   log: Logger;
+  /** Cluster hook: buckets shared by every instance (`src/cluster/`); local ones when absent. */
+  shared?: { take(key: string, rate: Rate): Promise<{ ok: boolean; retryAfterS: number }> };
 }
 
 /**
@@ -49,7 +51,10 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> 
     const rate = options.rate();
     const name = c.get("identity")?.tokenName ?? null;
     if (rate !== null && name !== null) {
-      const waitMs = buckets.take(name, rate);
+      const shared = options.shared ? await options.shared.take(name, rate) : null;
+      const waitMs = shared
+        ? (shared.ok ? 0 : shared.retryAfterS * 1000)
+        : buckets.take(name, rate);
       if (waitMs > 0) {
         const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
         options.log.debug("rate limited", { tokenName: name, retryAfter });

@@ -17,6 +17,7 @@ export const STATUS_PATHS: ReadonlySet<string> = new Set([
   "/",
   "/status.json",
   "/metrics",
+  "/cluster",
   "/login",
   "/logout",
 ]);

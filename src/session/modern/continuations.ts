@@ -148,6 +148,8 @@ export interface ContinuationOptions {
   key?: string;
   /** How long a parked call waits for the client's retry. */
   ttlMs: number;
+  /** Cluster hook: this instance's id, written as `<owner>~` before every state it mints. */
+  owner?: string;
 }
 
 /** The parked calls of one gateway. */
@@ -155,9 +157,11 @@ export class Continuations {
   #codec: RequestStateCodec<StatePayload>;
   #parked = new Map<string, Parked>();
   #ttlMs: number;
+  #owner: string | undefined;
 
   constructor(options: ContinuationOptions) {
     this.#ttlMs = options.ttlMs;
+    this.#owner = options.owner;
     this.#codec = createRequestStateCodec<StatePayload>({
       key: options.key ?? randomBytes(32),
       ttlSeconds: Math.max(1, Math.ceil(options.ttlMs / 1000)),
@@ -172,7 +176,8 @@ export class Continuations {
 
   /** The SDK's `requestState.verify` hook: integrity, expiry and binding. */
   verify(state: string, ctx: ServerContext): Promise<StatePayload> {
-    return this.#codec.verify(state, ctx);
+    // Cluster hook: the owner prefix only routes the retry; the seal after it is what counts.
+    return this.#codec.verify(state.slice(state.indexOf("~") + 1), ctx);
   }
 
   /**
@@ -261,7 +266,8 @@ export class Continuations {
     parked.timer = setTimeout(() => this.#expire(parked), this.#ttlMs);
     const inputRequests: Record<string, InputRequest> = {};
     for (const [key, p] of parked.pending) inputRequests[key] = p.request;
-    const requestState = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx);
+    const sealed = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx);
+    const requestState = this.#owner ? `${this.#owner}~${sealed}` : sealed;
     return inputRequired({ inputRequests, requestState });
   }
 

@@ -23,6 +23,18 @@ export interface ModernFrontOptions {
   stateKey?: string;
   /** How long a call waiting for a client's `inputResponses` is kept (default 10 min). */
   continuationTtlMs?: number;
+  /** Cluster hook: relays a continuation whose parked call another instance holds. */
+  relay?: ModernRelay;
+}
+
+/** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
+export interface ModernRelay {
+  /** This instance's id, written in front of every `requestState` minted here. */
+  readonly owner: string;
+  /** Serves `request` through its owner when it continues a call held elsewhere, else null. */
+  forward(request: Request, identity: ModernIdentity): Promise<Response | null>;
+  /** Serves continuations other instances forward here. */
+  attach(serve: (request: Request, identity: ModernIdentity) => Promise<Response>): void;
 }
 
 /** The modern door: serves one request, and stops. */
@@ -41,6 +53,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   const continuations = new Continuations({
     ...(options.stateKey ? { key: options.stateKey } : {}),
     ttlMs: options.continuationTtlMs ?? 600_000,
+    ...(options.relay ? { owner: options.relay.owner } : {}),
   });
   let lastChange = Date.now();
   // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
@@ -74,20 +87,27 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       handler.notify.resourcesChanged();
     },
   });
+  const local = async (request: Request, identity: ModernIdentity): Promise<Response> => {
+    const refused = await refusedParams(gateway, request);
+    if (refused) return refused;
+    const uris = await listenedUris(request);
+    // The listen router fans an update out to every stream that named its URI, so a stream
+    // may name only resources of the servers its token reaches: otherwise it is refused whole.
+    const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
+    if (hidden !== undefined) return await unknownResource(request, hidden);
+    // Subscribed before the stream is acknowledged, so no update falls in between.
+    const release = uris.length > 0 ? await feed.open(uris) : undefined;
+    const response = await handler.fetch(request, { authInfo: authInfoOf(identity) });
+    return release ? onEnd(response, release) : response;
+  };
+  // Cluster hook: continuations of calls parked on another instance go there.
+  const relay = options.relay;
+  relay?.attach(local);
   return {
-    async fetch(request, identity) {
-      const refused = await refusedParams(gateway, request);
-      if (refused) return refused;
-      const uris = await listenedUris(request);
-      // The listen router fans an update out to every stream that named its URI, so a stream
-      // may name only resources of the servers its token reaches: otherwise it is refused whole.
-      const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
-      if (hidden !== undefined) return await unknownResource(request, hidden);
-      // Subscribed before the stream is acknowledged, so no update falls in between.
-      const release = uris.length > 0 ? await feed.open(uris) : undefined;
-      const response = await handler.fetch(request, { authInfo: authInfoOf(identity) });
-      return release ? onEnd(response, release) : response;
-    },
+    fetch: relay
+      ? async (request, identity) =>
+        (await relay.forward(request, identity)) ?? local(request, identity)
+      : local,
     parked: () => continuations.size,
     async close() {
       unsubscribe();

@@ -3,5 +3,5 @@
  * core, with multi round-trip requests for upstreams that ask the client for input.
  */
 export { createModernFront, isModernRequest } from "./front.ts";
-export type { ModernFront, ModernFrontOptions } from "./front.ts";
+export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
 export type { ModernIdentity } from "./server.ts";

@@ -1,0 +1,104 @@
+/**
+ * Per-token rate limits shared by every instance: one token bucket per key in Redis, taken
+ * atomically by one Lua script per request (one round trip), timed by Redis's own clock so
+ * instances with skewed clocks agree. While Redis is unreachable each instance falls back to
+ * its own buckets — the limit then holds per instance, not per deployment, which is the price
+ * of never refusing service because the shared store is down.
+ */
+import type { Redis } from "ioredis";
+import type { RedisLink } from "./redis.ts";
+
+/** A rate: `perMinute` sustained, up to `burst` at once. */
+export interface BucketRate {
+  readonly perMinute: number;
+  readonly burst: number;
+}
+
+/** The answer of one take: allowed, or how many whole seconds until it would be. */
+export interface TakeResult {
+  readonly ok: boolean;
+  readonly retryAfterS: number;
+}
+
+/** Where buckets live: Redis, or this process. */
+export interface BucketStore {
+  take(key: string, rate: BucketRate): Promise<TakeResult>;
+}
+
+/** Takes one from bucket KEYS[1]; returns 0 when allowed, else the ms until one is. */
+const TAKE = `
+local perMs = tonumber(ARGV[1]) / 60000
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / perMs) end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / perMs) + 1000)
+return wait
+`;
+
+type WithTake = Redis & {
+  mcpgwTake(key: string, perMinute: number, burst: number): Promise<number>;
+};
+
+/** Buckets in this process only. */
+export class LocalBuckets implements BucketStore {
+  #buckets = new Map<string, { tokens: number; at: number }>();
+
+  take(key: string, rate: BucketRate, now = Date.now()): Promise<TakeResult> {
+    const perMs = rate.perMinute / 60_000;
+    const b = this.#buckets.get(key) ?? { tokens: rate.burst, at: now };
+    b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) * perMs);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return Promise.resolve({ ok: true, retryAfterS: 0 });
+    }
+    return Promise.resolve(resultOf(Math.ceil((1 - b.tokens) / perMs)));
+  }
+}
+
+function resultOf(waitMs: number): TakeResult {
+  return waitMs <= 0
+    ? { ok: true, retryAfterS: 0 }
+    : { ok: false, retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)) };
+}
+
+/** Buckets in Redis, with {@link LocalBuckets} while the link is degraded. */
+export class SharedRateLimiter implements BucketStore {
+  readonly #link: RedisLink;
+  readonly #redis: WithTake;
+  readonly #local = new LocalBuckets();
+  readonly #prefix: string;
+  /** Redis round trips made (bench and tests read it). */
+  roundTrips = 0;
+
+  constructor(link: RedisLink, prefix: string) {
+    this.#link = link;
+    this.#prefix = prefix;
+    link.command.defineCommand("mcpgwTake", { numberOfKeys: 1, lua: TAKE });
+    this.#redis = link.command as WithTake;
+  }
+
+  async take(key: string, rate: BucketRate): Promise<TakeResult> {
+    if (this.#link.degraded) return this.#local.take(key, rate);
+    try {
+      this.roundTrips++;
+      const waitMs = await this.#redis.mcpgwTake(
+        `${this.#prefix}rate:${key}`,
+        rate.perMinute,
+        rate.burst,
+      );
+      return resultOf(Number(waitMs));
+    } catch (err) {
+      this.#link.failed(err);
+      return this.#local.take(key, rate);
+    }
+  }
+}
