@@ -76,7 +76,7 @@ describe("several gateways behind HAProxy sharing Redis", {
 gateway:
   auth:
     tokens:
-      - { name: limited, token: ${TOKEN} }
+      - { name: limited, token: ${TOKEN}, admin: true }
 ${rateLimit ? `    rateLimit: { perMinute: ${PER_MINUTE}, burst: ${PER_MINUTE} }` : ""}
   cluster:
     redis: redis://127.0.0.1:${redisPort}

@@ -18,7 +18,7 @@ describe("a gateway whose Redis is down", () => {
     gw = await startTestGateway(`
 gateway:
   auth:
-    tokens: [{ name: t, token: ${TOKEN} }]
+    tokens: [{ name: t, token: ${TOKEN}, admin: true }]
     rateLimit: { perMinute: 60, burst: 5 }
   cluster:
     redis: redis://127.0.0.1:${await freePort()}
