@@ -30,7 +30,7 @@ import {
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
-import { Cluster } from "../cluster/mod.ts";
+import type { Cluster } from "../cluster/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Scripting } from "../tools/mod.ts";
@@ -164,8 +164,9 @@ export async function startGateway(
   // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
   const statusSessions = new StatusSessions();
   // --- cluster (issue 14): shared limits, MRTR relay and membership through Redis.
-  const cluster = config.gateway.cluster
-    ? new Cluster(config.gateway.cluster, {
+  // The Redis client is loaded only when a cluster is configured.
+  const cluster: Cluster | null = config.gateway.cluster
+    ? new (await import("../cluster/mod.ts")).Cluster(config.gateway.cluster, {
       url: config.gateway.cluster.advertise ?? `http://${hostPort(http!)}`,
       phase: () => lifecycle.phase,
       upstreams: () => gateway.pool.all().map((u) => ({ name: u.name, state: u.state })),

@@ -41,9 +41,24 @@ export function malformed(request: Request): string | null {
   return null;
 }
 
+/**
+ * An HTTP/1.0 request may come without `Host` — health checkers send such probes (HAProxy's
+ * default `option httpchk` does). Some runtimes then hand over a relative URL (`/readyz`); a
+ * `GET` or `HEAD` like that is read as addressed to this server, anything else stays malformed.
+ */
+function withoutHost(request: Request): Request {
+  if (request.headers.has("host")) return request;
+  if (request.method !== "GET" && request.method !== "HEAD") return request;
+  if (URL.canParse(request.url)) return request;
+  // The path, whatever the runtime put before it (nothing, or a scheme with an empty host).
+  const path = /^(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*)?(\/[^\s]*)$/.exec(request.url)?.[1];
+  return path ? new Request(new URL(path, "http://localhost"), request) : request;
+}
+
 /** Wraps the server's fetch handler with the checks above and a last-resort error answer. */
 export function frontDoor(handler: Fetch, log: Logger): (request: Request) => Promise<Response> {
-  return async function frontDoor(request) {
+  return async function frontDoor(incoming) {
+    const request = withoutHost(incoming);
     const problem = malformed(request);
     if (problem !== null) return plainError(400, -32600, `Bad Request: ${problem}`);
     try {
