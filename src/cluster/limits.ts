@@ -6,6 +6,7 @@
  * of never refusing service because the shared store is down.
  */
 import type { Redis } from "ioredis";
+import { TokenBuckets } from "../shared/token-buckets.ts";
 import type { RedisLink } from "./redis.ts";
 
 /** A rate: `perMinute` sustained, up to `burst` at once. */
@@ -46,21 +47,12 @@ type WithTake = Redis & {
   mcpgwTake(key: string, perMinute: number, burst: number): Promise<number>;
 };
 
-/** Buckets in this process only. */
+/** Buckets in this process only (the same buckets as a single instance's). */
 export class LocalBuckets implements BucketStore {
-  #buckets = new Map<string, { tokens: number; at: number }>();
+  #buckets = new TokenBuckets();
 
   take(key: string, rate: BucketRate, now = Date.now()): Promise<TakeResult> {
-    const perMs = rate.perMinute / 60_000;
-    const b = this.#buckets.get(key) ?? { tokens: rate.burst, at: now };
-    b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) * perMs);
-    b.at = now;
-    this.#buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return Promise.resolve({ ok: true, retryAfterS: 0 });
-    }
-    return Promise.resolve(resultOf(Math.ceil((1 - b.tokens) / perMs)));
+    return Promise.resolve(resultOf(this.#buckets.take(key, rate, now)));
   }
 }
 

@@ -7,30 +7,8 @@ import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AppEnv } from "../app.ts";
 
-/** A rate: `perMinute` sustained, up to `burst` at once. */
-export interface Rate {
-  readonly perMinute: number;
-  readonly burst: number;
-}
-
-/** Token buckets keyed by token name. */
-export class TokenBuckets {
-  #buckets = new Map<string, { tokens: number; at: number }>();
-
-  /** Takes one request from `key`'s bucket; returns 0 when allowed, else the ms until one is. */
-  take(key: string, rate: Rate, now = Date.now()): number {
-    const perMs = rate.perMinute / 60_000;
-    const b = this.#buckets.get(key) ?? { tokens: rate.burst, at: now };
-    b.tokens = Math.min(rate.burst, b.tokens + (now - b.at) * perMs);
-    b.at = now;
-    this.#buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil((1 - b.tokens) / perMs);
-  }
-}
+export { type Rate, TokenBuckets } from "../../shared/token-buckets.ts";
+import { type Rate, TokenBuckets } from "../../shared/token-buckets.ts";
 
 /** Options for {@link rateLimit}. */
 export interface RateLimitOptions {
