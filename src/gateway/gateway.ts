@@ -473,32 +473,29 @@ export class Gateway {
     options: CallOptions,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
-    // The options object is the in-flight record: no allocation beyond what routing needs.
-    if (options.session || options.origin) this.passthrough.track(target.server, options);
-    let onDone: (() => void) | undefined;
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
           data: { server: target.server },
         });
       }
-      // `isolation: session`: the call goes to its caller's own process of the server.
-      const { upstream: serving, done } = await this.passthrough.serving(upstream, options);
-      onDone = done;
-      return await serving.callTool(target.upstreamName, args, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress
-          ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
-          : {}),
-        ...(options.meta ? { meta: options.meta } : {}),
-      });
+      // Tracked in flight, on the caller's own process of an `isolation: session` server.
+      return await this.passthrough.serve(
+        upstream,
+        options,
+        (serving) =>
+          serving.callTool(target.upstreamName, args, {
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.onprogress
+              ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
+              : {}),
+            ...(options.meta ? { meta: options.meta } : {}),
+          }),
+      );
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);
       throw err;
-    } finally {
-      if (options.session || options.origin) this.passthrough.untrack(target.server, options);
-      onDone?.();
     }
   }
 

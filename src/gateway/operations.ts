@@ -30,7 +30,6 @@ import {
   resolveTemplate,
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
-import type { Upstream } from "../upstream/mod.ts";
 import type { Caller, CallOptions } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
@@ -54,30 +53,6 @@ export function listTemplates(gateway: Gateway, caller: Caller): ResourceTemplat
   );
 }
 
-/**
- * Runs `fn` on the process that serves `upstream` for this caller (its own one for a server
- * with `isolation: session`), recorded as in flight on the server when `options` say whom it
- * serves, so the upstream's requests meanwhile reach that client.
- */
-async function tracked<T>(
-  gateway: Gateway,
-  upstream: Upstream,
-  options: CallOptions,
-  fn: (serving: Upstream) => Promise<T>,
-): Promise<T> {
-  const track = options.session !== undefined || options.origin !== undefined;
-  if (track) gateway.passthrough.track(upstream.name, options);
-  let done: (() => void) | undefined;
-  try {
-    const serving = await gateway.passthrough.serving(upstream, options);
-    done = serving.done;
-    return await fn(serving.upstream);
-  } finally {
-    if (track) gateway.passthrough.untrack(upstream.name, options);
-    done?.();
-  }
-}
-
 /** `prompts/get` by exposed name, sent upstream under the upstream's name. */
 export async function getPrompt(
   gateway: Gateway,
@@ -91,7 +66,7 @@ export async function getPrompt(
   }
   const upstream = gateway.pool.get(entry.server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await tracked(gateway, upstream, options, (serving) =>
+  return await gateway.passthrough.serve(upstream, options, (serving) =>
     serving.request(
       "prompts/get",
       { ...params, name: entry.upstreamName },
@@ -126,7 +101,7 @@ export async function readResource(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await tracked(gateway, upstream, options, (serving) =>
+  const result = await gateway.passthrough.serve(upstream, options, (serving) =>
     serving.request(
       "resources/read",
       { ...params, uri: target.uri },

@@ -112,14 +112,36 @@ export class PassthroughHub {
   }
 
   /**
-   * The process that serves a call to `shared` for whoever the call is for: for a server with
-   * `isolation: session`, the caller's own process — a 2025 session's (started on its first
-   * call, stopped when the session closes) or a 2026-07-28 request flow's (an MRTR flow is the
-   * revision's unit of a client's work: started for the call, stopped when it ends). Otherwise,
-   * and for calls with no client behind them (the CLI), the shared process. `done` ends a
-   * flow's process once the call is over.
+   * Runs `fn` on the process that serves a request to `shared` for whoever it is for, recorded
+   * as in flight on the server while it runs when a client is behind it (a 2025 session or a
+   * 2026-07-28 request flow), so the upstream's sampling, elicitation and roots requests
+   * meanwhile reach that client. For a server with `isolation: session` the process is the
+   * caller's own — a session's (started on its first call, stopped when the session closes) or
+   * a request flow's (an MRTR flow is the revision's unit of a client's work: started for the
+   * request, stopped when it ends); otherwise, and for requests with no client behind them (the
+   * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
    */
-  async serving(
+  async serve<T>(
+    shared: Upstream,
+    options: CallOptions,
+    fn: (serving: Upstream) => Promise<T>,
+  ): Promise<T> {
+    const track = options.session !== undefined || options.origin !== undefined;
+    // The options object is the in-flight record: no allocation beyond what routing needs.
+    if (track) this.track(shared.name, options);
+    let done: (() => void) | undefined;
+    try {
+      const serving = await this.#serving(shared, options);
+      done = serving.done;
+      return await fn(serving.upstream);
+    } finally {
+      if (track) this.untrack(shared.name, options);
+      done?.();
+    }
+  }
+
+  /** The process {@link serve} runs on, and what ends it when it is a request flow's own. */
+  async #serving(
     shared: Upstream,
     options: CallOptions,
   ): Promise<{ upstream: Upstream; done?: () => void }> {
