@@ -198,13 +198,14 @@ export class Continuations {
     } else {
       parked = new Parked(ctx, caller.tokenName);
       this.#parked.set(parked.id, parked);
-      const onprogress = options.onprogress;
+      // A client that asked for progress gets it on whichever request of the flow is serving
+      // it now (each retry carries its own progress token).
+      const wantsProgress = ctx.mcpReq._meta?.progressToken !== undefined;
       parked.result = run({
         ...options,
         signal: parked.abort.signal,
         origin: parked,
-        // Progress goes out on whichever request of the flow is serving the client now.
-        ...(onprogress ? { onprogress: (p) => this.#progress(parked, options, p) } : {}),
+        ...(wantsProgress ? { onprogress: (p) => this.#progress(parked, p) } : {}),
       });
       parked.result.then(() => parked.wake(), () => parked.wake());
     }
@@ -271,12 +272,8 @@ export class Continuations {
     return inputRequired({ inputRequests, requestState });
   }
 
-  #progress(
-    parked: Parked,
-    options: CallOptions,
-    p: { progress: number; total?: number; message?: string },
-  ): void {
-    const token = options.meta?.progressToken ?? parked.ctx.mcpReq._meta?.progressToken;
+  #progress(parked: Parked, p: { progress: number; total?: number; message?: string }): void {
+    const token = parked.ctx.mcpReq._meta?.progressToken;
     if (token === undefined) return;
     parked.lastNotify = parked.ctx.mcpReq.notify({
       method: "notifications/progress",

@@ -82,17 +82,10 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
   server.setRequestHandler("tools/call", (req, ctx) =>
     onWire(() => {
       const caller = callerOf(ctx.http?.authInfo);
-      const { progressToken, ...meta } = req.params._meta ?? {};
+      // Progress is relayed by the continuation, on whichever request of the flow is current.
+      const { progressToken: _, ...meta } = req.params._meta ?? {};
       const call: CallOptions = { signal: ctx.mcpReq.signal };
       if (Object.keys(meta).length > 0) call.meta = meta;
-      if (progressToken !== undefined) {
-        call.onprogress = (p) => {
-          void ctx.mcpReq.notify({
-            method: "notifications/progress",
-            params: { ...p, progressToken },
-          }).catch(() => {});
-        };
-      }
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
         gateway.callTool(req.params.name, req.params.arguments, caller, withOrigin));
     }) as never);
