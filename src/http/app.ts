@@ -9,7 +9,7 @@ import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
 import { plainError } from "./front-door.ts";
 import { readiness } from "./readiness.ts";
-import { isModernRequest, type ModernFront } from "../session/modern/mod.ts";
+import { classify, type ModernFront } from "../session/modern/mod.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -65,7 +65,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const maxBody = gateway.config.gateway.requestBodyBytes;
   app.on(["POST", "GET", "DELETE"], "/mcp", limit, async (c) => {
     const modern = deps.modern;
-    if (modern && await isModernRequest(c.req.raw, maxBody)) return modern.fetch(c.req.raw, who(c));
+    if (modern) {
+      const door = await classify(c.req.raw, maxBody);
+      if (door.modern) return modern.fetch(c.req.raw, who(c), door.body);
+    }
     return sessions.handleMcp(c.req.raw, who(c));
   });
   app.get("/sse", (c) => sessions.openSse(who(c), "/message"));

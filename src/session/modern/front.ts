@@ -39,7 +39,8 @@ export interface ModernRelay {
 
 /** The modern door: serves one request, and stops. */
 export interface ModernFront {
-  fetch(request: Request, identity: ModernIdentity): Promise<Response>;
+  /** Serves one request; `body` is its JSON body when {@link classify} has already read it. */
+  fetch(request: Request, identity: ModernIdentity, body?: unknown): Promise<Response>;
   /** Calls parked for a client's input right now. */
   parked(): number;
   close(): Promise<void>;
@@ -87,17 +88,26 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       handler.notify.resourcesChanged();
     },
   });
-  const local = async (request: Request, identity: ModernIdentity): Promise<Response> => {
-    const refused = await refusedParams(gateway, request);
+  const local = async (
+    request: Request,
+    identity: ModernIdentity,
+    parsed?: unknown,
+  ): Promise<Response> => {
+    // The body is read once: the classifier's reading, else here (a relayed continuation).
+    const body = parsed ?? (request.method === "POST" ? await jsonOf(request) : undefined);
+    const refused = refusedParams(gateway, request, body);
     if (refused) return refused;
-    const uris = await listenedUris(request);
+    const uris = listenedUris(request, body);
     // The listen router fans an update out to every stream that named its URI, so a stream
     // may name only resources of the servers its token reaches: otherwise it is refused whole.
     const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
-    if (hidden !== undefined) return await unknownResource(request, hidden);
+    if (hidden !== undefined) return unknownResource(body, hidden);
     // Subscribed before the stream is acknowledged, so no update falls in between.
     const release = uris.length > 0 ? await feed.open(uris) : undefined;
-    const response = await handler.fetch(request, { authInfo: authInfoOf(identity) });
+    const response = await handler.fetch(request, {
+      authInfo: authInfoOf(identity),
+      ...(body === undefined ? {} : { parsedBody: body }),
+    });
     return release ? onEnd(response, release) : response;
   };
   // Cluster hook: continuations of calls parked on another instance go there.
@@ -105,8 +115,8 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   relay?.attach(local);
   return {
     fetch: relay
-      ? async (request, identity) =>
-        (await relay.forward(request, identity)) ?? local(request, identity)
+      ? async (request, identity, body) =>
+        (await relay.forward(request, identity)) ?? local(request, identity, body)
       : local,
     parked: () => continuations.size,
     async close() {
@@ -117,32 +127,44 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   };
 }
 
+/** Which door a request takes, with its JSON body when reading it was needed to decide. */
+export type Door = { modern: false } | { modern: true; body?: unknown };
+
 /**
- * True when `request` belongs to the 2026-07-28 door: no session id, and the SDK classifies it
- * as modern (a per-request `_meta` envelope, or a body only the modern path may answer).
+ * Which door `request` belongs to: the 2026-07-28 one when it has no session id and the SDK
+ * classifies it as modern (a per-request `_meta` envelope, or a body only the modern path may
+ * answer). A POST's body is read here once and handed on, so neither the SDK's classifier nor
+ * the modern door parses it again; a body that is not JSON is left to the SDK to answer.
  */
-export async function isModernRequest(request: Request, maxBodyBytes: number): Promise<boolean> {
-  if (request.headers.has("mcp-session-id")) return false;
-  if (request.method !== "POST") return !request.headers.has("last-event-id");
-  return !await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
+export async function classify(request: Request, maxBodyBytes: number): Promise<Door> {
+  if (request.headers.has("mcp-session-id")) return { modern: false };
+  if (request.method !== "POST") return { modern: !request.headers.has("last-event-id") };
+  const body = await jsonOf(request);
+  const legacy = await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes });
+  return legacy ? { modern: false } : { modern: true, ...(body === undefined ? {} : { body }) };
+}
+
+/** The JSON body of `request` read from a clone (the request stays readable), if it parses. */
+async function jsonOf(request: Request): Promise<unknown> {
+  try {
+    return await request.clone().json();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The 400 answer for a `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or
  * `undefined` to go on. Only calls to a tool with `x-mcp-header` declarations are parsed here.
  */
-async function refusedParams(gateway: Gateway, request: Request): Promise<Response | undefined> {
+function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Response | undefined {
   if (request.method !== "POST" || request.headers.get("mcp-method") !== "tools/call") return;
   const name = request.headers.get("mcp-name");
   const entry = name === null ? undefined : gateway.catalog.toolsByName.get(name);
   if (!entry || declarationsOf(entry.tool).length === 0) return;
-  let body: { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  try {
-    body = await request.clone().json();
-  } catch {
-    return; // the SDK answers a body it cannot parse
-  }
-  if (body?.params?.name !== name) return; // the SDK answers a header that disagrees
+  const body = parsed as { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  // A body that is not JSON, or a header that disagrees with it, is the SDK's to answer.
+  if (body?.params?.name !== name) return;
   const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
   if (!refused) return;
   const { status, ...error } = refused;
@@ -161,10 +183,10 @@ function visibleUri(gateway: Gateway, identity: ModernIdentity, uri: string): bo
 }
 
 /** The answer to a listen request naming a resource its caller cannot see (as for an unknown). */
-async function unknownResource(request: Request, uri: string): Promise<Response> {
-  const body = await request.clone().json().catch(() => ({})) as { id?: unknown };
+function unknownResource(body: unknown, uri: string): Response {
+  const id = (body as { id?: unknown } | undefined)?.id ?? null;
   const error = toJsonRpcError(
     new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, { data: { uri } }),
   );
-  return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error });
+  return Response.json({ jsonrpc: "2.0", id, error });
 }

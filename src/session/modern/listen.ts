@@ -11,22 +11,18 @@ import { resourceTarget } from "../../gateway/operations.ts";
 import type { ResourceSubscriber } from "../../gateway/passthrough/mod.ts";
 import { messageOf } from "../../shared/errors.ts";
 
-/** The resource URIs a `subscriptions/listen` request asks updates for, or none. */
-export async function listenedUris(request: Request): Promise<string[]> {
+/** The resource URIs a `subscriptions/listen` request (with its parsed `body`) asks for, or none. */
+export function listenedUris(request: Request, body: unknown): string[] {
   if (request.method !== "POST") return [];
   if (request.headers.get("mcp-method") !== "subscriptions/listen") return [];
-  try {
-    const body = await request.clone().json() as {
-      method?: unknown;
-      params?: { notifications?: { resourceSubscriptions?: unknown } };
-    };
-    const uris = body?.method === "subscriptions/listen"
-      ? body.params?.notifications?.resourceSubscriptions
-      : undefined;
-    return Array.isArray(uris) ? [...new Set(uris.filter((u) => typeof u === "string"))] : [];
-  } catch {
-    return []; // the SDK answers a body it cannot parse
-  }
+  const listen = body as {
+    method?: unknown;
+    params?: { notifications?: { resourceSubscriptions?: unknown } };
+  } | undefined;
+  const uris = listen?.method === "subscriptions/listen"
+    ? listen.params?.notifications?.resourceSubscriptions
+    : undefined;
+  return Array.isArray(uris) ? [...new Set(uris.filter((u) => typeof u === "string"))] : [];
 }
 
 /** The listen streams of one door, as one subscriber of the hub. */

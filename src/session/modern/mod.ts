@@ -2,6 +2,7 @@
  * @module The 2026-07-28 (stateless) front door: SDK v2 per-request servers over the gateway
  * core, with multi round-trip requests for upstreams that ask the client for input.
  */
-export { createModernFront, isModernRequest } from "./front.ts";
+export { classify, createModernFront } from "./front.ts";
+export type { Door } from "./front.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
 export type { ModernIdentity } from "./server.ts";
