@@ -4,7 +4,8 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
-import { createSessionServer, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
+import { type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
+import { createSessionServer } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
   createApp,
@@ -143,7 +144,7 @@ export async function startGateway(
   };
 
   if (options.stdio) {
-    const server = createSessionServer(gateway, () => LOCAL_CALLER);
+    const { server } = createSessionServer(gateway, () => LOCAL_CALLER);
     await server.connect(new StdioServerTransport());
     lifecycle.ready(() => new Response(null, { status: 404 }));
     let stopping: Promise<void> | undefined;

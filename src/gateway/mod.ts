@@ -1,6 +1,6 @@
 /**
- * @module The gateway core: aggregated catalog and naming, routing of calls, and the per-session
- * MCP server that serves it downstream.
+ * @module The gateway core: aggregated catalog and naming, routing of calls, the upstream pool and
+ * the pass-through state. The front doors in `src/session/` sit on it; it never imports them.
  */
 export { callerAllows, configuredToken, liveCaller, sameGlobs } from "./access.ts";
 export type { Identity } from "./access.ts";
@@ -15,7 +15,5 @@ export { outageOf, outageResult } from "./outcome.ts";
 export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
 export { missingCapability } from "./passthrough/mod.ts";
-export { createSessionServer, extendSessions, sessionLinkOf } from "./session.ts";
-export type { SessionExtension, SessionOptions } from "./session.ts";
 export { LOCAL_CALLER } from "./types.ts";
 export type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";

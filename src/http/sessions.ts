@@ -7,14 +7,9 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
-import {
-  type Caller,
-  configuredToken,
-  createSessionServer,
-  type Gateway,
-  liveCaller,
-  sessionLinkOf,
-} from "../gateway/mod.ts";
+import { type Caller, configuredToken, type Gateway, liveCaller } from "../gateway/mod.ts";
+import type { SessionLink } from "../gateway/passthrough/mod.ts";
+import { createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
@@ -26,6 +21,7 @@ interface Session {
   readonly id: string;
   readonly kind: "streamable-http" | "sse";
   readonly server: Server;
+  readonly link: SessionLink;
   readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
   /** Requests in flight and open streams; a session is never idle while any remain. */
@@ -110,8 +106,8 @@ export class SessionRegistry {
         const refused = batchRefusal(body, this.#gateway.config.gateway.maxBatch);
         if (refused) return refused;
         if (isFastCall(req, body)) {
-          const link = sessionLinkOf(s.server);
-          if (link) this.#gateway.passthrough.touch(link);
+          const link = s.link;
+          this.#gateway.passthrough.touch(link);
           return await s.fast.run(body, {
             gateway: this.#gateway,
             caller: callerOf(this.#gateway, s.id, who),
@@ -164,6 +160,7 @@ export class SessionRegistry {
           id,
           kind: "streamable-http",
           server,
+          link,
           transport,
           tokenName: who.tokenName,
           activity,
@@ -176,7 +173,7 @@ export class SessionRegistry {
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
-    const server = createSessionServer(
+    const { server, link } = createSessionServer(
       this.#gateway,
       () => callerOf(this.#gateway, transport.sessionId ?? null, who),
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
@@ -204,7 +201,7 @@ export class SessionRegistry {
     const share = this.#shareRefusal(who);
     if (share) return share;
     const transport = new SseSessionTransport(messagePath);
-    const server = createSessionServer(
+    const { server, link } = createSessionServer(
       this.#gateway,
       () => callerOf(this.#gateway, transport.sessionId, who),
     );
@@ -212,6 +209,7 @@ export class SessionRegistry {
       id: transport.sessionId,
       kind: "sse",
       server,
+      link,
       transport,
       tokenName: who.tokenName,
       // The event stream alone does not keep a legacy session alive (it is open for the

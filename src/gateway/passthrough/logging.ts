@@ -5,15 +5,11 @@
  * whose token reaches that server.
  * The message is tagged with its server: `logger` becomes `<server>` or `<server>/<logger>`.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type LoggingLevel,
   LoggingLevelSchema,
   type LoggingMessageNotification,
-  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { onWire } from "../../shared/errors.ts";
-import type { PassthroughHub } from "./hub.ts";
 import type { SessionLink } from "./link.ts";
 
 const SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((l, i) => [l, i]));
@@ -51,15 +47,4 @@ export function relayLog(
     void s.server.notification({ method: "notifications/message", params: tagged })
       .catch(() => {});
   }
-}
-
-/** Replaces the SDK's own `logging/setLevel` handler: remember, then forward upstream. */
-export function registerLogging(server: Server, hub: PassthroughHub, link: SessionLink): void {
-  server.setRequestHandler(SetLevelRequestSchema, (req) =>
-    onWire(async () => {
-      hub.touch(link);
-      link.level = req.params.level;
-      await hub.applyLevel();
-      return {};
-    }));
 }

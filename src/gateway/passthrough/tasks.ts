@@ -6,6 +6,7 @@
  * Status notifications go to the session that created the task.
  */
 import { randomUUID } from "node:crypto";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolRequest,
   CancelTaskResultSchema,
@@ -15,8 +16,10 @@ import {
   GetTaskResultSchema,
   ListTasksResultSchema,
   type Task,
+  TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
+import type { Upstream } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { Caller, CallOptions } from "../types.ts";
 import type { SessionLink } from "./link.ts";
@@ -191,4 +194,11 @@ export class TaskRouter {
     const now = Date.now();
     for (const [id, o] of this.#byId) if (o.expires < now) this.#forget(id);
   }
+}
+
+/** Relays an upstream's task status notifications to the sessions that own the tasks. */
+export function relayTaskStatus(router: TaskRouter, upstream: Upstream, client: Client): void {
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+    router.status(upstream.name, n.params as never);
+  });
 }

@@ -1,8 +1,7 @@
 /**
  * The task requests of one 2025 session (`tasks/get`, `tasks/result`, `tasks/list`,
- * `tasks/cancel`), and upstream task status notifications, wired to the {@link TaskRouter}.
+ * `tasks/cancel`), wired to the gateway's task router.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CancelTaskRequestSchema,
@@ -10,13 +9,10 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   type ServerCapabilities,
-  TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { onWire } from "../../shared/errors.ts";
-import type { Upstream } from "../../upstream/mod.ts";
-import type { Gateway } from "../gateway.ts";
-import type { SessionLink } from "./link.ts";
-import type { TaskRouter } from "./tasks.ts";
+import type { Gateway } from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 
 /** The tasks capability the gateway offers: present when some upstream supports tasks. */
 export function tasksCapability(gateway: Gateway): ServerCapabilities["tasks"] | undefined {
@@ -52,11 +48,4 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
     (req, extra) =>
       onWire(() => tasks.cancel(req.params.taskId, link.caller(), extra.signal)) as never,
   );
-}
-
-/** Relays an upstream's task status notifications to the sessions that own the tasks. */
-export function relayTaskStatus(router: TaskRouter, upstream: Upstream, client: Client): void {
-  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
-    router.status(upstream.name, n.params as never);
-  });
 }

@@ -12,15 +12,16 @@ import {
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { onWire } from "../shared/errors.ts";
-import { NAME, VERSION } from "../version.ts";
-import type { Gateway } from "./gateway.ts";
-import { getPrompt, listPrompts } from "./operations.ts";
-import { page } from "./paging.ts";
-import type { SessionLink } from "./passthrough/link.ts";
-import { installPassthrough, registerTasks, tasksCapability } from "./passthrough/mod.ts";
+import type { Gateway } from "../../gateway/mod.ts";
+import { getPrompt, listPrompts } from "../../gateway/operations.ts";
+import { page } from "../../gateway/paging.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { Caller, CallOptions } from "../../gateway/types.ts";
+import { onWire } from "../../shared/errors.ts";
+import { NAME, VERSION } from "../../version.ts";
+import { installPassthrough } from "./install.ts";
 import { watchScope } from "./rescope.ts";
-import type { Caller, CallOptions } from "./types.ts";
+import { registerTasks, tasksCapability } from "./tasks.ts";
 
 /** Options for {@link createSessionServer}. */
 export interface SessionOptions {
@@ -28,21 +29,11 @@ export interface SessionOptions {
   pageSize?: number;
 }
 
-/** Hooks for rooms that extend a session (pass-through of resources, logging, sampling...). */
-export type SessionExtension = (server: Server, gateway: Gateway, caller: () => Caller) => void;
-
-const extensions: SessionExtension[] = [];
-
-/** Registers an extension applied to every new session server. */
-export function extendSessions(ext: SessionExtension): void {
-  extensions.push(ext);
-}
-
-const links = new WeakMap<Server, SessionLink>();
-
-/** The pass-through link of a session server (the HTTP fast path routes calls with it). */
-export function sessionLinkOf(server: Server): SessionLink | undefined {
-  return links.get(server);
+/** One session's server, and its attachment to the core's pass-through state. */
+export interface SessionServer {
+  readonly server: Server;
+  /** Routes the session's calls, log levels and subscriptions (the HTTP fast path uses it). */
+  readonly link: SessionLink;
 }
 
 /**
@@ -53,7 +44,7 @@ export function createSessionServer(
   gateway: Gateway,
   caller: () => Caller,
   options: SessionOptions = {},
-): Server {
+): SessionServer {
   const tasks = tasksCapability(gateway);
   const server = new Server(
     { name: NAME, version: VERSION },
@@ -73,7 +64,6 @@ export function createSessionServer(
   const link = hub.attach(server, caller);
   // Resources, completions and log messages follow the servers the token reaches now.
   link.sees = (name) => gateway.sees(caller(), name);
-  links.set(server, link);
   server.oninitialized = () => hub.touch(link);
 
   server.setRequestHandler(ListToolsRequestSchema, (req) =>
@@ -138,7 +128,6 @@ export function createSessionServer(
 
   installPassthrough(server, gateway, link, options.pageSize);
   if (tasks) registerTasks(server, gateway, link);
-  for (const ext of extensions) ext(server, gateway, caller);
 
   const unsubscribe = gateway.subscribe({
     toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
@@ -153,5 +142,5 @@ export function createSessionServer(
     hub.detach(link);
     prevClose?.();
   };
-  return server;
+  return { server, link };
 }

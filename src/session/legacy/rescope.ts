@@ -8,10 +8,9 @@
  * `resources/list_changed`.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { callerAllows, configuredToken, sameGlobs } from "./access.ts";
-import type { Gateway } from "./gateway.ts";
-import type { SessionLink } from "./passthrough/link.ts";
-import type { Caller } from "./types.ts";
+import { callerAllows, configuredToken, type Gateway, sameGlobs } from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { Caller } from "../../gateway/types.ts";
 
 /** Watches reloads and catalog changes for `server`'s token; returns how to stop watching. */
 export function watchScope(

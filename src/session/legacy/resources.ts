@@ -12,11 +12,16 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "../../gateway/mod.ts";
+import {
+  listResources,
+  listTemplates,
+  readResource,
+  resourceTarget,
+} from "../../gateway/operations.ts";
+import { page } from "../../gateway/paging.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 import { onWire } from "../../shared/errors.ts";
-import type { Gateway } from "../gateway.ts";
-import { listResources, listTemplates, readResource, resourceTarget } from "../operations.ts";
-import { page } from "../paging.ts";
-import type { SessionLink } from "./link.ts";
 
 /** Installs the resource handlers on a session server. */
 export function registerResources(

@@ -5,10 +5,10 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "../../gateway/mod.ts";
+import { complete } from "../../gateway/operations.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 import { onWire } from "../../shared/errors.ts";
-import type { Gateway } from "../gateway.ts";
-import { complete } from "../operations.ts";
-import type { SessionLink } from "./link.ts";
 
 /** Installs the completion handler on a session server. */
 export function registerCompletions(server: Server, gateway: Gateway, link: SessionLink): void {
