@@ -4,13 +4,13 @@
  * command sets it after building); fails if that file is missing.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { fixture, httpClient, textOf } from "./_helpers/gateway.ts";
+import { binaryInEmptyDir, startGatewayProcess, stopProcess } from "./_helpers/process.ts";
 
 const BINARY = process.env.MCPGW_BINARY;
 
@@ -25,40 +25,24 @@ describe("the compiled binary", {
 
   before(async () => {
     assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
-    dir = mkdtempSync(join(tmpdir(), "mcpgw-bin-"));
-    exe = join(dir, "mcp-gateway");
-    copyFileSync(BINARY!, exe);
-    spawnSync("chmod", ["+x", exe]);
+    ({ dir, exe } = binaryInEmptyDir(BINARY!, "mcpgw-bin-"));
     writeFileSync(
       join(dir, "gateway.yaml"),
       `servers:\n  echo: { command: node, args: [${JSON.stringify(fixture("echo.mjs"))}] }\n`,
     );
-    child = spawn(exe, ["--listen", "127.0.0.1:0", "--log-level", "info"], {
+    ({ child, url } = await startGatewayProcess(exe, [
+      "--listen",
+      "127.0.0.1:0",
+      "--log-level",
+      "info",
+    ], {
       cwd: dir,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      const timer = setTimeout(() => reject(new Error(`no listening line:\n${err}`)), 20_000);
-      child!.stderr!.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child!.once("exit", (code) => reject(new Error(`binary exited with ${code}:\n${err}`)));
-    });
+    }));
   });
 
   after(async () => {
     await client?.close();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once("exit", r));
-      process.kill(child.pid!, "SIGTERM");
-      await exited;
-    }
+    await stopProcess(child);
   });
 
   it("prints its version from an empty folder", () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { execute, resultOf } from "./_setup.ts";
+import { authedHttpClient } from "../security/_http.ts";
 
 const WIDE = "wide-token-0123456789abcdef";
 const NARROW = "narrow-token-0123456789abcdef";
@@ -20,24 +20,14 @@ scripting:
   execute: true
 `;
 
-async function clientWith(base: string, token: string): Promise<Client> {
-  const client = new Client({ name: "execute-scopes", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
-
 describe("execute: per-token tool scopes apply inside scripts", () => {
   let gw: TestGateway;
   let wide: Client;
   let narrow: Client;
   before(async () => {
     gw = await startTestGateway(YAML);
-    wide = await clientWith(gw.url, WIDE);
-    narrow = await clientWith(gw.url, NARROW);
+    wide = await authedHttpClient(gw.url, WIDE);
+    narrow = await authedHttpClient(gw.url, NARROW);
   });
   after(async () => {
     await wide?.close();

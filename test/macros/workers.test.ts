@@ -2,10 +2,10 @@
 // token's runaway scripts beside another token's quick one. All driven from clients.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { nodeServer, type TestGateway, textOf } from "../_helpers/gateway.ts";
 import { startWithMacros } from "./_setup.ts";
+import { authedHttpClient } from "../security/_http.ts";
 
 const SCALE = `
 mcp.tool {
@@ -41,16 +41,6 @@ scripting:
   limits: { workers: 1 }
 `;
 
-async function clientWith(base: string, token: string): Promise<Client> {
-  const client = new Client({ name: "workers", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
-
 const call = (client: Client, name: string, args: Record<string, unknown>) =>
   client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
 
@@ -60,8 +50,8 @@ describe("script workers", () => {
   let b: Client;
   before(async () => {
     gw = await startWithMacros(YAML, { "macros/scale.lua": SCALE });
-    a = await clientWith(gw.url, A);
-    b = await clientWith(gw.url, B);
+    a = await authedHttpClient(gw.url, A);
+    b = await authedHttpClient(gw.url, B);
   });
   after(async () => {
     await a?.close();

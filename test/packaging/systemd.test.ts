@@ -5,7 +5,7 @@
  * macro. Uses the compiled binary when MCPGW_BINARY names it, else the source entry point.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import {
   copyFileSync,
   mkdirSync,
@@ -20,6 +20,7 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { httpClient, ROOT, textOf } from "../_helpers/gateway.ts";
+import { startGatewayProcess, stopProcess } from "../_helpers/process.ts";
 
 const UNIT = join(ROOT, "packaging/mcp-gateway.service");
 const hasAnalyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
@@ -79,33 +80,16 @@ describe("the example config installed as the README says", () => {
     for (const f of readdirSync(join(ROOT, "macros")).filter((f) => f.endsWith(".lua"))) {
       copyFileSync(join(ROOT, "macros", f), join(confDir, "macros", f));
     }
-    child = spawn(cmd!, [...pre, "--config", config, "--listen", "127.0.0.1:0"], {
-      cwd: confDir,
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      const timer = setTimeout(() => reject(new Error(`not ready:\n${err}`)), 30_000);
-      child!.stderr!.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
-        if (m && /"msg":"ready"/.test(err)) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child!.once("exit", (code) => reject(new Error(`exited with ${code}:\n${err}`)));
-    });
+    ({ child, url } = await startGatewayProcess(
+      cmd!,
+      [...pre, "--config", config, "--listen", "127.0.0.1:0"],
+      { cwd: confDir, env, ready: true, timeoutMs: 30_000 },
+    ));
   });
 
   after(async () => {
     await client?.close();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once("exit", r));
-      process.kill(child.pid!, "SIGTERM");
-      await exited;
-    }
+    await stopProcess(child);
   });
 
   it("passes check", () => {

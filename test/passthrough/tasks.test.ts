@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
@@ -16,20 +15,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
 import { EVERYTHING, untilTool } from "./_helpers.ts";
+import { authedHttpClient } from "../security/_http.ts";
 
 const TOKEN_A = "tasks-token-a-0123456789";
 const TOKEN_B = "tasks-token-b-0123456789";
 const TOOL = "everything__simulate-research-query";
-
-async function connect(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "tasks-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 describe("tasks through the gateway", () => {
   let gw: TestGateway;
@@ -45,9 +35,9 @@ gateway:
 servers:
   everything: ${EVERYTHING}
 `);
-    a = await connect(gw.url, TOKEN_A);
+    a = await authedHttpClient(gw.url, TOKEN_A);
     await untilTool(a, TOOL);
-    b = await connect(gw.url, TOKEN_B);
+    b = await authedHttpClient(gw.url, TOKEN_B);
   });
   after(async () => {
     await a?.close();

@@ -4,12 +4,12 @@
  * token call a tool. Runs when MCPGW_BINARY names the build; fails if that file is missing.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
+import { binaryInEmptyDir, startGatewayProcess, stopProcess } from "../_helpers/process.ts";
 import { startProvider, type TestProvider } from "./_oidc.ts";
 import { authedHttpClient } from "./_http.ts";
 
@@ -27,41 +27,25 @@ describe("OAuth in the compiled binary", {
   before(async () => {
     assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
     provider = await startProvider([AGENT], "tools:echo");
-    const dir = mkdtempSync(join(tmpdir(), "mcpgw-oauth-bin-"));
-    const exe = join(dir, "mcp-gateway");
-    copyFileSync(BINARY!, exe);
-    chmodSync(exe, 0o755);
+    const { dir, exe } = binaryInEmptyDir(BINARY!, "mcpgw-oauth-bin-");
     writeFileSync(
       join(dir, "gateway.yaml"),
       `gateway:\n  auth:\n    oauth:\n      issuer: ${provider.issuer}\n` +
         `      audience: ${AUDIENCE}\n      scopes: { "tools:echo": ["echo__echo"] }\n` +
         `servers:\n  echo: ${nodeServer("echo.mjs")}\n`,
     );
-    child = spawn(exe, ["--listen", "127.0.0.1:0", "--log-level", "info"], {
+    ({ child, url } = await startGatewayProcess(exe, [
+      "--listen",
+      "127.0.0.1:0",
+      "--log-level",
+      "info",
+    ], {
       cwd: dir,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      const timer = setTimeout(() => reject(new Error(`no listening line:\n${err}`)), 20_000);
-      child!.stderr!.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child!.once("exit", (code) => reject(new Error(`binary exited with ${code}:\n${err}`)));
-    });
+    }));
   });
 
   after(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once("exit", r));
-      process.kill(child.pid!, "SIGTERM");
-      await exited;
-    }
+    await stopProcess(child);
     await provider?.stop();
   });
 
