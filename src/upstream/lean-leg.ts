@@ -1,0 +1,103 @@
+/**
+ * The lean leg to a stdio upstream: each request is written straight to the child and its
+ * answer (and its progress) taken off the line before the SDK client sees it, skipping the
+ * SDK's per-message work (schema checks of every message, handler maps) on the hot path.
+ * Server-to-client requests and other notifications still reach the SDK client. Ids and
+ * progress tokens are strings (`gw-1`, …), apart from the SDK's numeric ids.
+ */
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../shared/errors.ts";
+import type { CallLeg, LegOptions, Progress } from "./caller.ts";
+import { closed, malformed, unavailable, UpstreamRpcError } from "./failure.ts";
+
+/** Messages a caller takes off a stdio line before the SDK client sees them. */
+export interface LineTap {
+  /** True when the message was this tap's (it is then not passed on). */
+  message(msg: Record<string, unknown>): boolean;
+  /** The connection ended. */
+  closed(): void;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(err: unknown): void;
+  onprogress: ((progress: Progress) => void) | undefined;
+}
+
+const PREFIX = "gw-";
+
+/** The lean requests of one stdio connection. */
+export class LeanLeg implements CallLeg, LineTap {
+  readonly kind = "lean";
+  #pending = new Map<string, Pending>();
+  #next = 0;
+  readonly #server: string;
+  readonly #write: (message: JSONRPCMessage) => Promise<void>;
+
+  constructor(server: string, write: (message: JSONRPCMessage) => Promise<void>) {
+    this.#server = server;
+    this.#write = write;
+  }
+
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    { signal, onprogress }: LegOptions,
+  ): Promise<unknown> {
+    const id = `${PREFIX}${++this.#next}`;
+    return new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { method, resolve, reject, onprogress });
+      signal.addEventListener("abort", () => {
+        if (!this.#pending.delete(id)) return;
+        this.#notify({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String(signal.reason) },
+        });
+        reject(signal.reason);
+      }, { once: true });
+      const sent = onprogress
+        ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
+        : params;
+      this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage).catch((err) => {
+        // A write to a dead pipe (EPIPE, a closed stdin): the connection is gone.
+        if (!this.#pending.delete(id)) return;
+        reject(unavailable(this.#server, `could not be reached (${messageOf(err)})`));
+      });
+    });
+  }
+
+  message(msg: Record<string, unknown>): boolean {
+    if (msg.method === "notifications/progress") return this.#progress(msg.params);
+    const id = msg.id;
+    if (typeof id !== "string" || !id.startsWith(PREFIX) || "method" in msg) return false;
+    const p = this.#pending.get(id);
+    if (!p) return true; // a late answer to a call that timed out or was cancelled
+    this.#pending.delete(id);
+    const error = msg.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (error === undefined) p.resolve(msg.result);
+    else if (error && typeof error.code === "number" && typeof error.message === "string") {
+      p.reject(new UpstreamRpcError(this.#server, error as { code: number; message: string }));
+    } else p.reject(malformed(this.#server, p.method, "an error without a code and message"));
+    return true;
+  }
+
+  #progress(params: unknown): boolean {
+    const { progressToken, ...progress } = (params ?? {}) as Record<string, unknown>;
+    if (typeof progressToken !== "string" || !progressToken.startsWith(PREFIX)) return false;
+    const report = this.#pending.get(progressToken)?.onprogress;
+    if (report && typeof progress.progress === "number") report(progress as Progress);
+    return true; // ours, even when late: the SDK client would only complain of an unknown token
+  }
+
+  closed(): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(closed(this.#server));
+  }
+
+  #notify(message: JSONRPCMessage): void {
+    this.#write(message).catch(() => {});
+  }
+}
