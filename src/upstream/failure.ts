@@ -75,6 +75,11 @@ export function unavailable(
   });
 }
 
+/** The connection had already ended when the call was made. */
+export function notConnected(server: string): GatewayError {
+  return unavailable(server, "is not connected");
+}
+
 /** The connection ended while the call waited for its answer. */
 export function closed(server: string): GatewayError {
   return new GatewayError(

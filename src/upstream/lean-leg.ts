@@ -8,7 +8,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
-import { closed, malformed, unavailable, UpstreamRpcError } from "./failure.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
 
 /** Messages a caller takes off a stdio line before the SDK client sees them. */
 export interface LineTap {
@@ -27,11 +27,22 @@ interface Pending {
 
 const PREFIX = "gw-";
 
+interface RpcError {
+  code?: number;
+  message?: string;
+  data?: unknown;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 /** The lean requests of one stdio connection. */
 export class LeanLeg implements CallLeg, LineTap {
   readonly kind = "lean";
   #pending = new Map<string, Pending>();
   #next = 0;
+  #ended = false;
   readonly #server: string;
   readonly #write: (message: JSONRPCMessage) => Promise<void>;
 
@@ -45,6 +56,7 @@ export class LeanLeg implements CallLeg, LineTap {
     params: Record<string, unknown> | undefined,
     { signal, onprogress }: LegOptions,
   ): Promise<unknown> {
+    if (this.#ended) return Promise.reject(notConnected(this.#server));
     const id = `${PREFIX}${++this.#next}`;
     return new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { method, resolve, reject, onprogress });
@@ -74,12 +86,18 @@ export class LeanLeg implements CallLeg, LineTap {
     if (typeof id !== "string" || !id.startsWith(PREFIX) || "method" in msg) return false;
     const p = this.#pending.get(id);
     if (!p) return true; // a late answer to a call that timed out or was cancelled
-    this.#pending.delete(id);
-    const error = msg.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-    if (error === undefined) p.resolve(msg.result);
-    else if (error && typeof error.code === "number" && typeof error.message === "string") {
-      p.reject(new UpstreamRpcError(this.#server, error as { code: number; message: string }));
-    } else p.reject(malformed(this.#server, p.method, "an error without a code and message"));
+    // What the SDK client would not take as an answer it drops, and so does this leg: the
+    // two callers agree on every upstream behaviour (test/upstream/caller-parity.test.ts).
+    const { result, error } = msg as { result?: unknown; error?: RpcError };
+    if (isObject(result)) {
+      this.#pending.delete(id);
+      p.resolve(result);
+    } else if (
+      isObject(error) && Number.isInteger(error.code) && typeof error.message === "string"
+    ) {
+      this.#pending.delete(id);
+      p.reject(new UpstreamRpcError(this.#server, error as Required<RpcError>));
+    }
     return true;
   }
 
@@ -92,6 +110,7 @@ export class LeanLeg implements CallLeg, LineTap {
   }
 
   closed(): void {
+    this.#ended = true;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) p.reject(closed(this.#server));

@@ -14,7 +14,7 @@ import {
 import type { UpstreamCaller } from "./caller.ts";
 import { schemaCheck } from "./request-options.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { UpstreamCatalog } from "./upstream.ts";
+import type { UpstreamCatalog } from "./types.ts";
 
 const MAX_PAGES = 10_000;
 

@@ -21,4 +21,4 @@ export type { UpstreamReason } from "./failure.ts";
 export { framed } from "./frame.ts";
 export type { UpstreamRequestOptions } from "./request-options.ts";
 export { Upstream } from "./upstream.ts";
-export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./upstream.ts";
+export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./types.ts";

@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { messageOf } from "../shared/errors.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
-import { closed, unavailable, UpstreamRpcError } from "./failure.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
 
 /** Any result: the frame checks its shape, so the SDK need not parse it a second time. */
 const ANY_RESULT = z.custom<unknown>(() => true);
@@ -33,6 +33,7 @@ export class SdkLeg implements CallLeg {
     params: Record<string, unknown> | undefined,
     { signal, onprogress }: LegOptions,
   ): Promise<unknown> {
+    if (!this.#client.transport) throw notConnected(this.#server); // closed, or never connected
     try {
       return await this.#client.request({ method, params } as never, ANY_RESULT, {
         // The SDK sends String(signal.reason) upstream in notifications/cancelled.

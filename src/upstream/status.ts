@@ -1,5 +1,5 @@
 /** An upstream's state in words, for errors and `/readyz`. */
-import type { UpstreamState } from "./upstream.ts";
+import type { UpstreamState } from "./types.ts";
 
 /** What {@link statusText} reads. */
 export interface StatusFacts {

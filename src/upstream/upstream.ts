@@ -6,13 +6,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type {
-  CallToolResult,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/mod.ts";
 import { type GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -20,32 +14,18 @@ import { Backoff } from "./backoff.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
 import { ExitRecord } from "./exit-record.ts";
 import { reasonOf, unavailable } from "./failure.ts";
-import { chain, describeStartError } from "./failures.ts";
+import { describeStartError, watchEnd } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
 import { meaningful } from "./reason.ts";
 import { callerOptions, type UpstreamRequestOptions } from "./request-options.ts";
 import { statusText } from "./status.ts";
 import type { ProcessExit } from "./stdio.ts";
-
-/** Where an upstream is in its life. */
-export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
-
-/** Everything an upstream offers, read in full at connect and on `list_changed`. */
-export interface UpstreamCatalog {
-  tools: Tool[];
-  prompts: Prompt[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-}
-
-/** Callbacks the pool wires up; `setup` lets pass-through register handlers on each client. */
-export interface UpstreamHooks {
-  onCatalog(upstream: Upstream): void;
-  onState(upstream: Upstream): void;
-  setup?(upstream: Upstream, client: Client): void;
-}
-
-const EMPTY: UpstreamCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+import {
+  EMPTY_CATALOG,
+  type UpstreamCatalog,
+  type UpstreamHooks,
+  type UpstreamState,
+} from "./types.ts";
 
 /** A single configured upstream server. */
 export class Upstream {
@@ -54,7 +34,7 @@ export class Upstream {
   #hooks: UpstreamHooks;
   #conn: Connection | undefined;
   #state: UpstreamState;
-  #catalog: UpstreamCatalog = EMPTY;
+  #catalog: UpstreamCatalog = EMPTY_CATALOG;
   #lastError: string | null = null;
   #backoff: Backoff;
   #upSince = 0;
@@ -174,13 +154,7 @@ export class Upstream {
         return;
       }
       this.#conn = conn;
-      let why: string | undefined;
-      const prevError = conn.transport.onerror;
-      conn.transport.onerror = (err) => {
-        why = messageOf(err); // e.g. "server process exited with code 1", reported before close
-        prevError?.(err);
-      };
-      conn.transport.onclose = chain(conn.transport.onclose, () => {
+      watchEnd(conn.transport, (why) => {
         if (this.#state === "starting") closedEarly = true;
         else this.#onClosed(generation, why);
       });
