@@ -13,6 +13,11 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
+import type { UpstreamCaller } from "./caller.ts";
+import { unavailable } from "./failure.ts";
+import { framed } from "./frame.ts";
+import { LeanLeg } from "./lean-leg.ts";
+import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
 /** What the gateway tells upstreams it can do: it relays these to the calling client. */
@@ -34,11 +39,13 @@ export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
   };
 }
 
-/** A connected client and the transport kind that worked. */
+/** A connected client, the transport kind that worked, and the caller chosen for it. */
 export interface Connection {
   client: Client;
   transport: Transport;
   kind: "stdio" | "streamable-http" | "sse";
+  /** Every request to this upstream goes through it (chosen here, once per connection). */
+  caller: UpstreamCaller;
 }
 
 /** One connect attempt as its owner controls it. */
@@ -61,15 +68,14 @@ export async function connectUpstream(
   if (server.kind === "stdio") {
     const transport = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
     attempt.onTransport?.(transport);
-    return { ...(await handshake(server, transport, setup, attempt.signal)), kind: "stdio" };
+    const connected = await handshake(server, transport, setup, attempt.signal);
+    return { ...connected, kind: "stdio", caller: leanCaller(server.name, transport) };
   }
   if (server.transport !== "sse") {
     try {
       const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
-      return {
-        ...(await handshake(server, transport, setup, attempt.signal)),
-        kind: "streamable-http",
-      };
+      const connected = await handshake(server, transport, setup, attempt.signal);
+      return { ...connected, kind: "streamable-http", caller: sdkCaller(server.name, connected) };
     } catch (err) {
       if (
         server.transport === "streamable-http" || !mayBeLegacySse(err) || attempt.signal?.aborted
@@ -87,11 +93,24 @@ export async function connectUpstream(
         }),
     },
   });
-  return { ...(await handshake(server, transport, setup, attempt.signal)), kind: "sse" };
+  const connected = await handshake(server, transport, setup, attempt.signal);
+  return { ...connected, kind: "sse", caller: sdkCaller(server.name, connected) };
+}
+
+/** The lean caller of a stdio child: its answers are taken off the line before the SDK's. */
+export function leanCaller(server: string, transport: StdioTransport): UpstreamCaller {
+  const leg = new LeanLeg(server, (m) => transport.send(m));
+  transport.tap = leg;
+  return framed(leg, server);
+}
+
+/** The caller through the SDK client's `request` (HTTP and SSE upstreams). */
+export function sdkCaller(server: string, connected: { client: Client }): UpstreamCaller {
+  return framed(new SdkLeg(server, connected.client), server);
 }
 
 function stoppedError(server: ServerConfig): GatewayError {
-  return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server.name}" was stopped`);
+  return unavailable(server.name, "was stopped");
 }
 
 function httpOptions(server: HttpServerConfig) {
