@@ -1,5 +1,5 @@
 /** Reading upstream lists: every page, guarding against servers whose cursors never end. */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "./client.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { UpstreamCatalog } from "./upstream.ts";
 
@@ -36,7 +36,7 @@ export async function readAllPages<T>(
 
 /** Everything an upstream offers, read in full (every page) at connect and on `list_changed`. */
 export async function readCatalog(
-  client: Client,
+  client: UpstreamClient,
   server: string,
   timeout: number,
 ): Promise<UpstreamCatalog> {

@@ -3,7 +3,7 @@
  * in-flight calls at once and restart with capped exponential backoff. An HTTP upstream whose
  * connection is lost is reconnected on the next call (a remote server restarts on its own).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "./client.ts";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
@@ -39,7 +39,7 @@ export interface UpstreamCatalog {
 export interface UpstreamHooks {
   onCatalog(upstream: Upstream): void;
   onState(upstream: Upstream): void;
-  setup?(upstream: Upstream, client: Client): void;
+  setup?(upstream: Upstream, client: UpstreamClient): void;
 }
 
 /**
@@ -66,6 +66,7 @@ export class Upstream {
   #nextRetryAt = 0;
   #generation = 0;
   #kind: Connection["kind"] | null = null;
+  #era: Connection["era"] | null = null;
   #starting: Promise<void> | undefined;
   #inFlight = 0;
   /** The current connect attempt; aborting it kills what it started. */
@@ -129,6 +130,10 @@ export class Upstream {
   get kind(): Connection["kind"] | null {
     return this.#kind;
   }
+  /** Protocol era the last successful connection negotiated (`legacy` 2025, `modern` 2026-07-28). */
+  get era(): Connection["era"] | null {
+    return this.#era;
+  }
   /** Requests sent upstream and not yet answered (graceful drain waits for these). */
   get inFlight(): number {
     return this.#inFlight;
@@ -138,7 +143,7 @@ export class Upstream {
     return this.#state === "up" ? this.#upSince : null;
   }
   /** The connected SDK client, for pass-through of requests the gateway does not interpret. */
-  get client(): Client | undefined {
+  get client(): UpstreamClient | undefined {
     return this.#state === "up" ? this.#conn?.client : undefined;
   }
 
@@ -195,6 +200,7 @@ export class Upstream {
       this.#lastError = null;
       this.#gaveUp = false;
       this.#kind = conn.kind;
+      this.#era = conn.era;
       this.#setState("up");
       this.#hooks.onCatalog(this);
     } catch (err) {
@@ -279,7 +285,7 @@ export class Upstream {
   }
 
   /** Sends any request upstream with this server's timeout and clear failure errors. */
-  async request<S extends Parameters<Client["request"]>[1]>(
+  async request<S extends Parameters<UpstreamClient["request"]>[1]>(
     method: string,
     params: Record<string, unknown> | undefined,
     schema: S,
@@ -287,7 +293,7 @@ export class Upstream {
   ): Promise<unknown> {
     this.#inFlight++;
     try {
-      const send = (client: Client) =>
+      const send = (client: UpstreamClient) =>
         client.request({ method, params } as never, schema, {
           timeout: this.config.timeoutMs,
           ...options,
@@ -330,7 +336,7 @@ export class Upstream {
    * on its own schedule, and the call that noticed should not fail for it. Concurrent callers
    * share one attempt; a failed attempt counts as one failure of the restart policy.
    */
-  async #reconnect(client: Client, why: string): Promise<Client | undefined> {
+  async #reconnect(client: UpstreamClient, why: string): Promise<UpstreamClient | undefined> {
     const conn = this.#conn;
     if (conn && conn.client === client) {
       this.log.info("connection lost; reconnecting", { error: why });
@@ -345,7 +351,7 @@ export class Upstream {
   }
 
   /** Drops a connection that failed under a call, unless it was already replaced. */
-  #lost(client: Client, reason: string): void {
+  #lost(client: UpstreamClient, reason: string): void {
     const conn = this.#conn;
     if (!conn || conn.client !== client) return;
     this.#generation++; // its onclose must not report the failure a second time
@@ -458,7 +464,11 @@ export class Upstream {
     this.#state = state;
     if (state === "down") this.log.warn("upstream down", fields);
     else if (state === "up") {
-      this.log.info("upstream up", { kind: this.kind, tools: this.#catalog.tools.length });
+      this.log.info("upstream up", {
+        kind: this.kind,
+        era: this.#era,
+        tools: this.#catalog.tools.length,
+      });
     } else if (state === "stopped" && from !== "stopped") this.log.info("upstream stopped");
     if (state !== from || state === "down") this.#hooks.onState(this);
   }

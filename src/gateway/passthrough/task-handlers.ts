@@ -2,7 +2,6 @@
  * The task requests of one 2025 session (`tasks/get`, `tasks/result`, `tasks/list`,
  * `tasks/cancel`), and upstream task status notifications, wired to the {@link TaskRouter}.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CancelTaskRequestSchema,
@@ -13,7 +12,7 @@ import {
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { onWire } from "../../shared/errors.ts";
-import type { Upstream } from "../../upstream/mod.ts";
+import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { SessionLink } from "./link.ts";
 import type { TaskRouter } from "./tasks.ts";
@@ -55,7 +54,11 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
 }
 
 /** Relays an upstream's task status notifications to the sessions that own the tasks. */
-export function relayTaskStatus(router: TaskRouter, upstream: Upstream, client: Client): void {
+export function relayTaskStatus(
+  router: TaskRouter,
+  upstream: Upstream,
+  client: UpstreamClient,
+): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
     router.status(upstream.name, n.params as never);
   });
