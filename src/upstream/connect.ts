@@ -15,8 +15,13 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
+import type { UpstreamCaller } from "./caller.ts";
 import type { ProtocolEra, UpstreamClient } from "./client.ts";
+import { unavailable } from "./failure.ts";
+import { framed } from "./frame.ts";
+import { LeanLeg } from "./lean-leg.ts";
 import { connectModern, modernHttpTransport, notModern, ProbeTransport } from "./modern/mod.ts";
+import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
 /** What the gateway tells upstreams it can do: it relays these to the calling client. */
@@ -38,12 +43,17 @@ export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
   };
 }
 
-/** A connected client, the transport kind that worked and the protocol era it speaks. */
+/**
+ * A connected client, the transport kind that worked, the protocol era it speaks, and the
+ * caller chosen for it.
+ */
 export interface Connection {
   client: UpstreamClient;
   transport: Transport;
   kind: "stdio" | "streamable-http" | "sse";
   era: ProtocolEra;
+  /** Every request to this upstream goes through it (chosen here, once per connection). */
+  caller: UpstreamCaller;
 }
 
 /** One connect attempt as its owner controls it. */
@@ -145,7 +155,8 @@ async function connectStdio(
     transport = probe.release();
     log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
   }
-  return { ...(await handshake(server, transport, setup, opened)), kind: "stdio", era: "legacy" };
+  const connected = await handshake(server, transport, setup, opened);
+  return { ...connected, kind: "stdio", era: "legacy", caller: leanCaller(server.name, transport) };
 }
 
 async function connectHttp(
@@ -168,10 +179,12 @@ async function connectHttp(
   if (server.transport !== "sse") {
     try {
       const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
+      const connected = await handshake(server, transport, setup, opened);
       return {
-        ...(await handshake(server, transport, setup, opened)),
+        ...connected,
         kind: "streamable-http",
         era: "legacy",
+        caller: sdkCaller(server.name, connected),
       };
     } catch (err) {
       if (
@@ -190,11 +203,24 @@ async function connectHttp(
         }),
     },
   });
-  return { ...(await handshake(server, transport, setup, opened)), kind: "sse", era: "legacy" };
+  const connected = await handshake(server, transport, setup, opened);
+  return { ...connected, kind: "sse", era: "legacy", caller: sdkCaller(server.name, connected) };
+}
+
+/** The lean caller of a stdio child: its answers are taken off the line before the SDK's. */
+export function leanCaller(server: string, transport: StdioTransport): UpstreamCaller {
+  const leg = new LeanLeg(server, (m) => transport.send(m));
+  transport.tap = leg;
+  return framed(leg, server);
+}
+
+/** The caller through the SDK client's `request` (HTTP and SSE upstreams). */
+export function sdkCaller(server: string, connected: { client: Client }): UpstreamCaller {
+  return framed(new SdkLeg(server, connected.client), server);
 }
 
 function stoppedError(server: ServerConfig): GatewayError {
-  return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server.name}" was stopped`);
+  return unavailable(server.name, "was stopped");
 }
 
 function httpOptions(server: HttpServerConfig) {

@@ -1,7 +1,7 @@
 /** Small judgments about upstream failures, kept apart from the lifecycle that uses them. */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ServerConfig } from "../config/mod.ts";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError, messageOf } from "../shared/errors.ts";
+import { messageOf } from "../shared/errors.ts";
 
 /** Calls `first`, then `second`. */
 export function chain(first: (() => void) | undefined, second: () => void): () => void {
@@ -11,19 +11,18 @@ export function chain(first: (() => void) | undefined, second: () => void): () =
   };
 }
 
-/** Anything but an answer from the server (JSON-RPC error, timeout) or a result-schema miss. */
-export function isTransportFailure(err: unknown): boolean {
-  return !(err instanceof McpError) && !(err instanceof GatewayError) &&
-    !Array.isArray((err as { issues?: unknown }).issues);
-}
-
-/** True when a failed HTTP request surely never reached a live session (safe to resend). */
-export function notDelivered(err: unknown): boolean {
-  if ((err as { code?: unknown }).code === 404) return true;
-  const text = `${messageOf(err)} ${messageOf((err as { cause?: unknown }).cause ?? "")} ${
-    String((err as { code?: unknown }).code ?? "")
-  } ${String((err as { cause?: { code?: unknown } }).cause?.code ?? "")}`;
-  return /ECONNREFUSED|ConnectionRefused|Connection refused/i.test(text);
+/**
+ * Calls `onEnd` once the transport closes, with the error it reported just before (e.g.
+ * `server process exited with code 1`), if any.
+ */
+export function watchEnd(transport: Transport, onEnd: (why: string | undefined) => void): void {
+  let why: string | undefined;
+  const prevError = transport.onerror;
+  transport.onerror = (err) => {
+    why = messageOf(err);
+    prevError?.(err);
+  };
+  transport.onclose = chain(transport.onclose, () => onEnd(why));
 }
 
 /** A start failure in an operator's words (`command not found: …`). */

@@ -1,7 +1,20 @@
 /** Reading upstream lists: every page, guarding against servers whose cursors never end. */
-import type { UpstreamClient } from "./client.ts";
+import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import {
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamCaller } from "./caller.ts";
+import { schemaCheck } from "./request-options.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { UpstreamCatalog } from "./upstream.ts";
+import type { UpstreamCatalog } from "./types.ts";
 
 const MAX_PAGES = 10_000;
 
@@ -36,38 +49,30 @@ export async function readAllPages<T>(
 
 /** Everything an upstream offers, read in full (every page) at connect and on `list_changed`. */
 export async function readCatalog(
-  client: UpstreamClient,
+  caller: UpstreamCaller,
+  caps: ServerCapabilities,
   server: string,
-  timeout: number,
+  timeoutMs: number,
 ): Promise<UpstreamCatalog> {
-  const caps = client.getServerCapabilities() ?? {};
   const what = (kind: string) => `${server}: ${kind}`;
-  const opts = { timeout };
-  const at = (cursor: string | undefined) => (cursor ? { cursor } : undefined);
+  const page = <T>(method: string, schema: AnySchema, key: string) =>
+    readAllPages<T>(async (cursor) => {
+      const r = await caller.call(method, cursor ? { cursor } : undefined, {
+        timeoutMs,
+        check: schemaCheck(schema),
+      }) as Record<string, unknown>;
+      return { items: r[key] as T[], nextCursor: r.nextCursor as string | undefined };
+    }, what(method));
   const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-    caps.tools
-      ? readAllPages(async (c) => {
-        const r = await client.listTools(at(c), opts);
-        return { items: r.tools, nextCursor: r.nextCursor };
-      }, what("tools/list"))
-      : [],
-    caps.prompts
-      ? readAllPages(async (c) => {
-        const r = await client.listPrompts(at(c), opts);
-        return { items: r.prompts, nextCursor: r.nextCursor };
-      }, what("prompts/list"))
-      : [],
+    caps.tools ? page<Tool>("tools/list", ListToolsResultSchema, "tools") : [],
+    caps.prompts ? page<Prompt>("prompts/list", ListPromptsResultSchema, "prompts") : [],
+    caps.resources ? page<Resource>("resources/list", ListResourcesResultSchema, "resources") : [],
     caps.resources
-      ? readAllPages(async (c) => {
-        const r = await client.listResources(at(c), opts);
-        return { items: r.resources, nextCursor: r.nextCursor };
-      }, what("resources/list"))
-      : [],
-    caps.resources
-      ? readAllPages(async (c) => {
-        const r = await client.listResourceTemplates(at(c), opts);
-        return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-      }, what("resources/templates/list")).catch(() => [])
+      ? page<ResourceTemplate>(
+        "resources/templates/list",
+        ListResourceTemplatesResultSchema,
+        "resourceTemplates",
+      ).catch(() => [])
       : [],
   ]);
   return { tools, prompts, resources, resourceTemplates };

@@ -9,5 +9,17 @@ export { SessionUpstreams } from "./isolated.ts";
 export { UpstreamPool } from "./pool.ts";
 export type { PoolEvents } from "./pool.ts";
 export { killTree, StdioTransport } from "./stdio.ts";
+export type {
+  CallerOptions,
+  CallLeg,
+  LegOptions,
+  Progress,
+  ResultCheck,
+  UpstreamCaller,
+} from "./caller.ts";
+export { reasonOf, UPSTREAM_REASONS, UpstreamRpcError } from "./failure.ts";
+export type { UpstreamReason } from "./failure.ts";
+export { framed } from "./frame.ts";
+export type { UpstreamRequestOptions } from "./request-options.ts";
 export { Upstream } from "./upstream.ts";
-export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./upstream.ts";
+export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./types.ts";

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../shared/log.ts";
-import { LeanCalls } from "./lean-calls.ts";
+import type { LineTap } from "./lean-leg.ts";
 import { release, track } from "./reaper.ts";
 import { StderrTail } from "./stderr-tail.ts";
 
@@ -43,8 +43,8 @@ export class StdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  /** Lean `tools/call` requests answered on this connection (see lean-calls.ts). */
-  readonly calls = new LeanCalls((m) => this.send(m));
+  /** Takes the lean caller's answers and progress off the line first (see lean-leg.ts). */
+  tap: LineTap | undefined;
   readonly #opts: StdioTransportOptions;
   #child: ChildProcess | undefined;
   #chunks: Buffer[] = [];
@@ -60,7 +60,7 @@ export class StdioTransport implements Transport {
 
   /** Fails lean calls at once, then tells the SDK client. */
   #ended(): void {
-    this.calls.failAll(this.#opts.name ?? this.#opts.command);
+    this.tap?.closed();
     this.onclose?.();
   }
 
@@ -192,7 +192,7 @@ export class StdioTransport implements Transport {
       });
       return;
     }
-    if (this.calls.intercept(msg)) return;
+    if (this.tap?.message(msg as Record<string, unknown>)) return;
     if ("method" in msg) {
       this.onmessage?.(msg as JSONRPCMessage);
       return;

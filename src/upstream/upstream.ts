@@ -1,54 +1,31 @@
 /**
- * One upstream server's lifecycle: connect, read its catalog, serve calls, and on a crash fail
- * in-flight calls at once and restart with capped exponential backoff. An HTTP upstream whose
- * connection is lost is reconnected on the next call (a remote server restarts on its own).
+ * One upstream server's lifecycle: connect, read its catalog, serve calls through the caller
+ * its connection chose, and on a crash fail in-flight calls at once and restart with capped
+ * exponential backoff. An HTTP upstream whose connection is lost is reconnected on the next
+ * call (a remote server restarts on its own).
  */
-import type { UpstreamClient } from "./client.ts";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/mod.ts";
-import { GatewayError, messageOf } from "../shared/errors.ts";
+import { type GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
+import { Backoff } from "./backoff.ts";
+import type { UpstreamClient } from "./client.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
-import { type ProcessExit, StdioTransport } from "./stdio.ts";
-import { chain, describeStartError, isTransportFailure, notDelivered } from "./failures.ts";
+import { ExitRecord } from "./exit-record.ts";
+import { reasonOf, unavailable } from "./failure.ts";
+import { describeStartError, watchEnd } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
-import { downReason, meaningful } from "./reason.ts";
-
-/** Where an upstream is in its life. */
-export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
-
-/** Everything an upstream offers, read in full at connect and on `list_changed`. */
-export interface UpstreamCatalog {
-  tools: Tool[];
-  prompts: Prompt[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-}
-
-/** Callbacks the pool wires up; `setup` lets pass-through register handlers on each client. */
-export interface UpstreamHooks {
-  onCatalog(upstream: Upstream): void;
-  onState(upstream: Upstream): void;
-  setup?(upstream: Upstream, client: UpstreamClient): void;
-}
-
-/**
- * Tool results pass through as the upstream sent them: re-validating every result with the
- * SDK's zod schema costs CPU on the hot path, and the downstream client validates anyway.
- */
-const PASS_THROUGH_RESULT = z.custom<CallToolResult>((v) => typeof v === "object" && v !== null);
-
-const EMPTY: UpstreamCatalog = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+import { meaningful } from "./reason.ts";
+import { callerOptions, type UpstreamRequestOptions } from "./request-options.ts";
+import { statusText } from "./status.ts";
+import type { ProcessExit } from "./stdio.ts";
+import {
+  EMPTY_CATALOG,
+  type UpstreamCatalog,
+  type UpstreamHooks,
+  type UpstreamState,
+} from "./types.ts";
 
 /** A single configured upstream server. */
 export class Upstream {
@@ -57,13 +34,10 @@ export class Upstream {
   #hooks: UpstreamHooks;
   #conn: Connection | undefined;
   #state: UpstreamState;
-  #catalog: UpstreamCatalog = EMPTY;
+  #catalog: UpstreamCatalog = EMPTY_CATALOG;
   #lastError: string | null = null;
-  #restarts = 0;
-  #failures = 0;
+  #backoff: Backoff;
   #upSince = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #nextRetryAt = 0;
   #generation = 0;
   #kind: Connection["kind"] | null = null;
   #era: Connection["era"] | null = null;
@@ -72,10 +46,7 @@ export class Upstream {
   /** The current connect attempt; aborting it kills what it started. */
   #attempt: AbortController | undefined;
   /** The stdio process of the latest attempt: its stderr and exit explain a failure. */
-  #proc: StdioTransport | undefined;
-  #tail: string[] = [];
-  #lastExit: ProcessExit | null = null;
-  #gaveUp = false;
+  #exits = new ExitRecord();
   /** Shutdown began or stopped: nothing new is started, no restart is scheduled. */
   #halted = false;
 
@@ -84,6 +55,7 @@ export class Upstream {
     this.log = log.child(config.name);
     this.#hooks = hooks;
     this.#state = config.enabled ? "starting" : "disabled";
+    this.#backoff = new Backoff(config.restart);
   }
 
   get name(): string {
@@ -104,35 +76,39 @@ export class Upstream {
    * starting process's when it wrote any, else those of the process that failed last.
    */
   get stderrTail(): readonly string[] {
-    const live = this.#proc?.stderrTail;
-    return live && live.length > 0 ? live : this.#tail;
+    return this.#exits.stderrTail;
   }
   /** How the process that failed last exited by itself (`null`: it did not, or never ran). */
   get lastExit(): ProcessExit | null {
-    return this.#lastExit;
+    return this.#exits.lastExit;
   }
   /** When the next restart is due (epoch ms), or `null` when none is scheduled. */
   get nextRetryAt(): number | null {
-    return this.#state === "down" && this.#nextRetryAt > 0 ? this.#nextRetryAt : null;
+    const at = this.#backoff.nextRetryAt;
+    return this.#state === "down" && at > 0 ? at : null;
   }
   /** True once `restart.maxRestarts` consecutive failures made it stop retrying. */
   get gaveUp(): boolean {
-    return this.#gaveUp;
+    return this.#backoff.gaveUp;
   }
   /** Consecutive failures so far (reset after it stayed up `restart.resetAfter`). */
   get failures(): number {
-    return this.#failures;
+    return this.#backoff.failures;
   }
   get restarts(): number {
-    return this.#restarts;
+    return this.#backoff.restarts;
   }
-  /** Transport kind of the last successful connection (kept while down, for the status page). */
-  get kind(): Connection["kind"] | null {
-    return this.#kind;
+  /** Which caller serves the current connection (`lean`, `sdk`), or `null` while none is up. */
+  get callerKind(): string | null {
+    return this.#state === "up" ? this.#conn?.caller.kind ?? null : null;
   }
   /** Protocol era the last successful connection negotiated (`legacy` 2025, `modern` 2026-07-28). */
   get era(): Connection["era"] | null {
     return this.#era;
+  }
+  /** Transport kind of the last successful connection (kept while down, for the status page). */
+  get kind(): Connection["kind"] | null {
+    return this.#kind;
   }
   /** Requests sent upstream and not yet answered (graceful drain waits for these). */
   get inFlight(): number {
@@ -160,7 +136,7 @@ export class Upstream {
 
   async #connect(): Promise<void> {
     const generation = ++this.#generation;
-    clearTimeout(this.#timer);
+    this.#backoff.cancel();
     const stale = this.#conn;
     this.#conn = undefined;
     if (stale) await stale.client.close().catch(() => {});
@@ -170,35 +146,29 @@ export class Upstream {
     let closedEarly = false;
     const attempt = new AbortController();
     this.#attempt = attempt;
-    this.#proc = undefined;
+    this.#exits.proc = undefined;
     try {
       conn = await connectUpstream(
         this.config,
         this.log,
         (client) => this.#hooks.setup?.(this, client),
-        { signal: attempt.signal, onTransport: (t) => (this.#proc = t) },
+        { signal: attempt.signal, onTransport: (t) => (this.#exits.proc = t) },
       );
       if (generation !== this.#generation) {
         await conn.transport.close().catch(() => {});
         return;
       }
       this.#conn = conn;
-      let why: string | undefined;
-      const prevError = conn.transport.onerror;
-      conn.transport.onerror = (err) => {
-        why = messageOf(err); // e.g. "server process exited with code 1", reported before close
-        prevError?.(err);
-      };
-      conn.transport.onclose = chain(conn.transport.onclose, () => {
+      watchEnd(conn.transport, (why) => {
         if (this.#state === "starting") closedEarly = true;
         else this.#onClosed(generation, why);
       });
-      this.#catalog = await readCatalog(conn.client, this.name, this.config.timeoutMs);
+      this.#catalog = await this.#read(conn);
       // A server that dies while its catalog is read is not up, even if every list was empty.
       if (closedEarly) throw new Error("the server exited during start-up");
       this.#upSince = Date.now();
       this.#lastError = null;
-      this.#gaveUp = false;
+      this.#backoff.up();
       this.#kind = conn.kind;
       this.#era = conn.era;
       this.#setState("up");
@@ -207,7 +177,7 @@ export class Upstream {
       if (generation !== this.#generation) return;
       await conn?.transport.close().catch(() => {});
       this.#conn = undefined;
-      this.#fail(this.#explain(describeStartError(this.config, err)));
+      this.#fail(this.#exits.explain(describeStartError(this.config, err)));
     } finally {
       if (this.#attempt === attempt) this.#attempt = undefined;
     }
@@ -216,8 +186,7 @@ export class Upstream {
   /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
   halt(): void {
     this.#halted = true;
-    clearTimeout(this.#timer);
-    this.#nextRetryAt = 0;
+    this.#backoff.cancel();
   }
 
   /**
@@ -237,95 +206,63 @@ export class Upstream {
 
   /** Re-reads the whole catalog (after `list_changed`). */
   async refresh(): Promise<void> {
-    const client = this.client;
-    if (!client) return;
+    const conn = this.#state === "up" ? this.#conn : undefined;
+    if (!conn) return;
     try {
-      this.#catalog = await readCatalog(client, this.name, this.config.timeoutMs);
+      this.#catalog = await this.#read(conn);
       this.#hooks.onCatalog(this);
     } catch (err) {
       this.log.warn("catalog refresh failed", { error: messageOf(err) });
     }
   }
 
-  /** Calls a tool by its upstream name. `isError` results resolve; transport failures reject. */
+  #read(conn: Connection): Promise<UpstreamCatalog> {
+    const caps = conn.client.getServerCapabilities() ?? {};
+    return readCatalog(conn.caller, caps, this.name, this.config.timeoutMs);
+  }
+
+  /** Calls a tool by its upstream name. `isError` results resolve; failures reject. */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
-    options: RequestOptions & { meta?: Record<string, unknown> } = {},
+    options: UpstreamRequestOptions = {},
   ): Promise<CallToolResult> {
-    const params = {
-      name,
-      arguments: args ?? {},
-      ...(options.meta ? { _meta: options.meta } : {}),
-    };
-    const transport = this.#conn?.transport;
-    if (transport instanceof StdioTransport && this.#state === "up" && !options.onprogress) {
-      return this.#lean(transport, params, options);
-    }
-    return this.request("tools/call", params, PASS_THROUGH_RESULT, options) as Promise<
-      CallToolResult
-    >;
+    // Tool results pass through as the upstream sent them (any object): re-validating every
+    // result costs CPU on the hot path, and the downstream client validates anyway.
+    const params = { name, arguments: args ?? {} };
+    return this.request("tools/call", params, undefined, options) as Promise<CallToolResult>;
   }
 
-  async #lean(
-    transport: StdioTransport,
-    params: Record<string, unknown>,
-    options: RequestOptions,
-  ): Promise<CallToolResult> {
-    this.#inFlight++;
-    try {
-      return await transport.calls.call(params, {
-        server: this.name,
-        timeoutMs: options.timeout ?? this.config.timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-    } finally {
-      this.#inFlight--;
-    }
-  }
-
-  /** Sends any request upstream with this server's timeout and clear failure errors. */
-  async request<S extends Parameters<UpstreamClient["request"]>[1]>(
+  /**
+   * Sends any request upstream through this connection's caller, with this server's timeout;
+   * `schema` checks the result (without one any object passes). Failures reject with the
+   * errors of failure.ts.
+   */
+  async request(
     method: string,
     params: Record<string, unknown> | undefined,
-    schema: S,
-    options: RequestOptions = {},
+    schema?: AnySchema,
+    options: UpstreamRequestOptions = {},
   ): Promise<unknown> {
     this.#inFlight++;
     try {
-      const send = (client: UpstreamClient) =>
-        client.request({ method, params } as never, schema, {
-          timeout: this.config.timeoutMs,
-          ...options,
-        });
-      const client = this.client;
-      if (!client) throw this.unavailable();
+      const conn = this.#state === "up" ? this.#conn : undefined;
+      if (!conn) throw this.unavailable();
+      const opts = callerOptions(options, this.config.timeoutMs, schema);
       try {
-        return await send(client);
+        return await conn.caller.call(method, params, opts);
       } catch (err) {
-        if (this.config.kind !== "http" || !isTransportFailure(err)) throw err;
+        if (this.config.kind !== "http" || reasonOf(err) !== "unavailable") throw err;
         // The remote went away or restarted and forgot our session. A request that surely
         // never ran is resent once over a fresh connection; any other fails.
-        if (!notDelivered(err)) {
-          this.#lost(client, `connection lost: ${messageOf(err)}`);
+        if ((err as GatewayError).data?.delivered !== false) {
+          this.#lost(conn, `connection lost: ${messageOf(err)}`);
           throw this.unavailable();
         }
-        const again = await this.#reconnect(client, messageOf(err));
+        const again = await this.#reconnect(conn, messageOf(err));
         if (!again) throw this.unavailable();
-        return await send(again);
+        return await again.caller.call(method, params, opts);
       }
-    } catch (err) {
-      // The SDK reports an aborted request as a timeout; it was the caller who cancelled.
-      if (options.signal?.aborted) {
-        throw new GatewayError(
-          "UPSTREAM_ERROR",
-          `the call to server "${this.name}" was cancelled`,
-          {
-            data: { server: this.name, cancelled: true },
-          },
-        );
-      }
-      throw this.#mapCallError(err);
     } finally {
       this.#inFlight--;
     }
@@ -336,35 +273,31 @@ export class Upstream {
    * on its own schedule, and the call that noticed should not fail for it. Concurrent callers
    * share one attempt; a failed attempt counts as one failure of the restart policy.
    */
-  async #reconnect(client: UpstreamClient, why: string): Promise<UpstreamClient | undefined> {
-    const conn = this.#conn;
-    if (conn && conn.client === client) {
+  async #reconnect(lost: Connection, why: string): Promise<Connection | undefined> {
+    if (this.#conn === lost) {
       this.log.info("connection lost; reconnecting", { error: why });
       this.#generation++; // its onclose must not report the loss as a failure
       this.#conn = undefined;
-      void conn.client.close().catch(() => {});
-      this.#restarts++;
+      void lost.client.close().catch(() => {});
+      this.#backoff.restarts++;
       void this.start();
     }
     await this.#starting;
-    return this.client;
+    return this.#state === "up" ? this.#conn : undefined;
   }
 
   /** Drops a connection that failed under a call, unless it was already replaced. */
-  #lost(client: UpstreamClient, reason: string): void {
-    const conn = this.#conn;
-    if (!conn || conn.client !== client) return;
+  #lost(lost: Connection, reason: string): void {
+    if (this.#conn !== lost) return;
     this.#generation++; // its onclose must not report the failure a second time
     this.#conn = undefined;
-    void conn.client.close().catch(() => {});
+    void lost.client.close().catch(() => {});
     this.#fail(reason);
   }
 
   /** The error a call gets while this upstream is not up. */
   unavailable(): GatewayError {
-    return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${this.name}" ${this.status()}`, {
-      data: { server: this.name, ...(this.#lastError ? { reason: this.#lastError } : {}) },
-    });
+    return unavailable(this.name, this.status(), { lastError: this.#lastError });
   }
 
   /**
@@ -372,90 +305,40 @@ export class Upstream {
    * restart in 3s`, `…; gave up after 5 restarts`, `is down: …; restarting now`, `is up`.
    */
   status(): string {
-    const why = this.#lastError ? `: ${this.#lastError}` : "";
-    if (this.#state === "starting" && why) return `is down${why}; restarting now`;
-    if (this.#state !== "down") return `is ${this.#state}${why}`;
-    if (this.#gaveUp) {
-      const n = this.#failures;
-      return `is down${why}; gave up after ${n} restart${n === 1 ? "" : "s"}`;
-    }
-    const wait = this.#nextRetryAt - Date.now();
-    return wait > 0 ? `is down${why}; next restart in ${Math.ceil(wait / 1000)}s` : `is down${why}`;
-  }
-
-  #mapCallError(err: unknown): unknown {
-    if (err instanceof McpError) {
-      if (err.code === ErrorCode.RequestTimeout) {
-        return new GatewayError(
-          "UPSTREAM_TIMEOUT",
-          `server "${this.name}" did not answer within ${this.config.timeoutMs}ms`,
-          { data: { server: this.name } },
-        );
-      }
-      if (err.code === ErrorCode.ConnectionClosed) {
-        return new GatewayError(
-          "UPSTREAM_UNAVAILABLE",
-          `server "${this.name}" closed the connection during the call`,
-          { data: { server: this.name } },
-        );
-      }
-    }
-    return err;
+    const b = this.#backoff;
+    return statusText({
+      state: this.#state,
+      lastError: this.#lastError,
+      gaveUp: b.gaveUp,
+      failures: b.failures,
+      nextRetryAt: b.nextRetryAt,
+    });
   }
 
   #onClosed(generation: number, why: string | undefined): void {
     if (generation !== this.#generation || this.#state === "stopped") return;
     this.#conn = undefined;
-    this.#fail(this.#explain(why ?? "the server process exited or the connection closed"));
-  }
-
-  /** A failure in the process's own words when it left any (exit, last stderr line). */
-  #explain(fallback: string): string {
-    const proc = this.#proc;
-    this.#lastExit = proc?.exit ?? null;
-    this.#tail = proc?.stderrTail ?? [];
-    return proc ? downReason(fallback, proc.exit, this.#tail) : fallback;
+    this.#fail(this.#exits.explain(why ?? "the server process exited or the connection closed"));
   }
 
   /**
-   * Marks the upstream down and schedules the next start: the delay doubles per consecutive
-   * failure up to `maxDelay`, and the count resets once a connection stayed up `resetAfter`.
-   * One log line per failure carries the reason and the delay (or that we gave up).
+   * Marks the upstream down and lets the restart policy schedule the next start. One log line
+   * per failure carries the reason and the delay (or that it gave up). The last-known catalog
+   * stays: the gateway keeps listing a down server's tools, and calls to them answer at once
+   * with why the server is down (README, "Failures stay contained").
    */
   #fail(reason: string): void {
     const wasUp = this.#state === "up";
-    if (wasUp && Date.now() - this.#upSince >= this.config.restart.resetAfterMs) this.#failures = 0;
     this.#lastError = reason;
-    // The last-known catalog stays: the gateway keeps listing a down server's tools, and
-    // calls to them answer at once with why the server is down (README, "Failures stay contained").
-    const { initialDelayMs, maxDelayMs, maxRestarts } = this.config.restart;
-    clearTimeout(this.#timer);
-    const said = meaningful(this.#tail).slice(-8);
-    const stderr = said.length > 0 ? { stderr: said } : {};
-    if (this.#halted) {
-      this.#nextRetryAt = 0;
-      this.#setState("down", { error: reason, shuttingDown: true, ...stderr });
-    } else if (maxRestarts !== null && this.#failures >= maxRestarts) {
-      this.#nextRetryAt = 0;
-      this.#gaveUp = true;
-      this.#setState("down", { error: reason, gaveUp: true, failures: this.#failures, ...stderr });
-    } else {
-      const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#failures);
-      this.#failures++;
-      this.#nextRetryAt = Date.now() + delay;
-      this.#timer = setTimeout(() => {
-        if (this.#halted) return;
-        this.#restarts++;
-        void this.start();
-      }, delay);
-      (this.#timer as { unref?: () => void }).unref?.();
-      this.#setState("down", {
-        error: reason,
-        retryInMs: delay,
-        failures: this.#failures,
-        ...stderr,
-      });
-    }
+    const fields = this.#backoff.failed(this.#halted, wasUp ? this.#upSince : null, () => {
+      if (!this.#halted) void this.start();
+    });
+    const said = meaningful(this.#exits.failedTail).slice(-8);
+    this.#setState("down", {
+      error: reason,
+      ...fields,
+      ...(said.length > 0 ? { stderr: said } : {}),
+    });
     if (wasUp) this.#hooks.onCatalog(this);
   }
 

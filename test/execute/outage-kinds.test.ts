@@ -5,7 +5,14 @@ import { describe, it } from "node:test";
 import { outageOf } from "../../src/gateway/mod.ts";
 import { OUTAGE_CODES } from "../../src/tools/execute/mod.ts";
 import { GatewayError } from "../../src/shared/errors.ts";
-import { LeanCalls } from "../../src/upstream/lean-calls.ts";
+import { framed } from "../../src/upstream/frame.ts";
+import { LeanLeg } from "../../src/upstream/lean-leg.ts";
+
+/** A lean caller to server "s" whose writes go to `write`. */
+function lean(write: () => Promise<void>) {
+  const leg = new LeanLeg("s", write);
+  return { leg, caller: framed(leg, "s") };
+}
 
 /** The script error code a thrown upstream failure becomes. */
 function scriptCode(err: unknown): string | undefined {
@@ -16,10 +23,10 @@ function scriptCode(err: unknown): string | undefined {
 describe("outage kinds", () => {
   for (const wording of ["write EPIPE", "Broken pipe (os error 32)", "stream closed", ""]) {
     it(`a lean call whose write fails with ${JSON.stringify(wording)} is upstream_error`, async () => {
-      const calls = new LeanCalls(() => Promise.reject(new Error(wording)));
-      const err = await calls.call({ name: "t" }, { server: "s", timeoutMs: 5000 }).then(
+      const { caller } = lean(() => Promise.reject(new Error(wording)));
+      const err = await caller.call("tools/call", { name: "t" }, { timeoutMs: 5000 }).then(
         () => undefined,
-        (e) => e,
+        (e: unknown) => e,
       );
       assert.ok(err instanceof GatewayError);
       assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
@@ -34,15 +41,15 @@ describe("outage kinds", () => {
   }
 
   it("calls pending when the connection closes are upstream_error", async () => {
-    const calls = new LeanCalls(() => Promise.resolve());
-    const pending = calls.call({ name: "t" }, { server: "s", timeoutMs: 5000 }).catch((e) => e);
-    calls.failAll("s");
+    const { leg, caller } = lean(() => Promise.resolve());
+    const pending = caller.call("tools/call", { name: "t" }, { timeoutMs: 5000 }).catch((e) => e);
+    leg.closed();
     assert.equal(scriptCode(await pending), "upstream_error");
   });
 
   it("a lean call past its timeout is timeout", async () => {
-    const calls = new LeanCalls(() => Promise.resolve());
-    const err = await calls.call({ name: "t" }, { server: "s", timeoutMs: 20 }).catch((e) => e);
+    const { caller } = lean(() => Promise.resolve());
+    const err = await caller.call("tools/call", { name: "t" }, { timeoutMs: 20 }).catch((e) => e);
     assert.equal(scriptCode(err), "timeout");
   });
 

@@ -11,14 +11,19 @@ import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { UpstreamClient } from "../client.ts";
+import type { UpstreamCaller } from "../caller.ts";
+import { framed } from "../frame.ts";
 import { ModernClient } from "./client.ts";
-import { isEraMismatch, toLegacyError } from "./errors.ts";
+import { isEraMismatch, startError } from "./errors.ts";
+import { ModernLeg } from "./leg.ts";
 
 /** The revision a modern upstream is pinned to. */
 export const MODERN_REVISION = "2026-07-28";
 
 /** A modern connection, or the verdict that the server is not one (`null`). */
-export type ModernOutcome = { client: ModernClient; transport: Transport } | null;
+export type ModernOutcome =
+  | { client: ModernClient; transport: Transport; caller: UpstreamCaller }
+  | null;
 
 /**
  * Probes `transport` (started by the v2 client) and connects to it when the server speaks
@@ -44,10 +49,10 @@ export async function connectModern(
   setup(client);
   try {
     await v2.connect(transport as never, { timeout: server.connectTimeoutMs });
-    return { client, transport };
+    return { client, transport, caller: framed(new ModernLeg(server.name, v2), server.name) };
   } catch (err) {
     if (isEraMismatch(err)) return null;
-    throw toLegacyError(err);
+    throw startError(err);
   }
 }
 

@@ -1,0 +1,82 @@
+/**
+ * The one seam between an upstream connection and everything that calls it. Each connection
+ * picks its caller once, when it connects (the lean stdio caller for a stdio child, the SDK
+ * client's for HTTP and SSE); every request to that upstream goes through it. A caller only
+ * moves one request and its progress over its wire ({@link CallLeg}); what a call means —
+ * timeout, cancellation, progress resetting the clock, result checks, the error each failure
+ * becomes — is decided once, in `frame.ts`, for every caller alike.
+ */
+
+/** One progress notification as the caller receives it (`progressToken` taken out). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+  [key: string]: unknown;
+}
+
+/** A check of a result's shape: the value to hand on, or what is wrong with it. */
+export type ResultCheck = (
+  result: unknown,
+) => { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** How one request to an upstream should go. */
+export interface CallerOptions {
+  /** Milliseconds without an answer (or, with `resetTimeoutOnProgress`, without progress). */
+  timeoutMs: number;
+  /** Aborting cancels the call: the upstream is told, the caller gets a `cancelled` error. */
+  signal?: AbortSignal;
+  /** Asks the upstream for progress (a `progressToken` is sent) and receives each report. */
+  onprogress?: (progress: Progress) => void;
+  /** Each progress report starts the timeout again. */
+  resetTimeoutOnProgress?: boolean;
+  /** Merged into the request's `_meta` (e.g. `traceparent`). */
+  meta?: Record<string, unknown>;
+  /** Checks the result; without it any JSON object passes through untouched. */
+  check?: ResultCheck;
+}
+
+/** Sends requests to one connected upstream. */
+export interface UpstreamCaller {
+  /** Which implementation serves this connection (`lean`, `sdk`, …), for logs and tests. */
+  readonly kind: string;
+  /**
+   * Sends `method` and resolves with its result. Rejects only with the errors of
+   * `failure.ts`: a `GatewayError` carrying `data.reason` (`timeout`, `unavailable`, `closed`,
+   * `protocol`, `cancelled`), or an `UpstreamRpcError` (the upstream's own JSON-RPC error,
+   * code and data kept).
+   */
+  call(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallerOptions,
+  ): Promise<unknown>;
+}
+
+/** What a leg is told about one request. */
+export interface LegOptions {
+  /**
+   * Aborted when the call ends early (timeout, the caller cancelled); `signal.reason` is the
+   * text to send upstream in `notifications/cancelled`. The leg sends that notification with
+   * the request's own id, forgets the request, and may reject with anything (it is ignored).
+   */
+  signal: AbortSignal;
+  /** Present when progress is wanted: the leg sends a `progressToken` and reports here. */
+  onprogress?: (progress: Progress) => void;
+}
+
+/**
+ * The wire half of a caller: moves one request and its progress over one connection. It
+ * resolves with the raw `result`, or rejects with an error of `failure.ts` naming why
+ * (`closed`, `unavailable`, an `UpstreamRpcError`). A new kind of connection (another
+ * client, another protocol revision) implements this and is wrapped by `framed()` in
+ * `frame.ts`, so its calls time out, cancel and fail exactly like every other caller's.
+ */
+export interface CallLeg {
+  readonly kind: string;
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: LegOptions,
+  ): Promise<unknown>;
+}

@@ -1,0 +1,106 @@
+/**
+ * What a call to an upstream means, written once for every caller: the timeout (restarted by
+ * progress when asked), cancellation by the caller, `_meta` merged into the request, the result
+ * checked, and the error each way of failing becomes. A {@link CallLeg} only moves the request;
+ * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
+ */
+import type { CallerOptions, CallLeg, Progress, UpstreamCaller } from "./caller.ts";
+import {
+  cancelled,
+  CANCELLED_BY_CLIENT,
+  malformed,
+  reasonOf,
+  timedOut,
+  timeoutNotice,
+  unavailable,
+} from "./failure.ts";
+import { messageOf } from "../shared/errors.ts";
+
+/** The longest delay a timer takes (a larger one fires at once on every runtime). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Wraps a leg into the caller of one connection to `server`. */
+export function framed(leg: CallLeg, server: string): UpstreamCaller {
+  return {
+    kind: leg.kind,
+    call: (method, params, options) => frame(leg, server, method, params, options),
+  };
+}
+
+function frame(
+  leg: CallLeg,
+  server: string,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: CallerOptions,
+): Promise<unknown> {
+  const { signal, timeoutMs } = options;
+  if (signal?.aborted) return Promise.reject(cancelled(server));
+  const stop = new AbortController();
+  return new Promise<unknown>((resolve, reject) => {
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settle = (): boolean => {
+      if (done) return false;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      return true;
+    };
+    /** Ends the call early: the leg tells the upstream why, the caller gets `err`. */
+    const end = (err: unknown, notice: string) => {
+      if (!settle()) return;
+      stop.abort(notice);
+      reject(err);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => end(timedOut(server, timeoutMs), timeoutNotice(timeoutMs)),
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      );
+    };
+    const onAbort = () => end(cancelled(server), CANCELLED_BY_CLIENT);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    arm();
+    const wanted = options.onprogress;
+    const onprogress = wanted
+      ? (progress: Progress) => {
+        if (done) return;
+        if (options.resetTimeoutOnProgress) arm();
+        wanted(progress);
+      }
+      : undefined;
+    leg.send(method, withMeta(params, options.meta), {
+      signal: stop.signal,
+      ...(onprogress ? { onprogress } : {}),
+    }).then(
+      (result) => {
+        if (!settle()) return;
+        const checked = options.check?.(result) ??
+          (typeof result === "object" && result !== null
+            ? { ok: true as const, value: result }
+            : { ok: false as const, problem: `expected an object, got ${JSON.stringify(result)}` });
+        if (checked.ok) resolve(checked.value);
+        else reject(malformed(server, method, checked.problem));
+      },
+      (err) => {
+        if (!settle()) return;
+        // A leg names every failure; anything else is a bug in it, told as what it is.
+        reject(
+          reasonOf(err) ? err : unavailable(server, `could not be reached (${messageOf(err)})`),
+        );
+      },
+    );
+  });
+}
+
+/** `params` with `meta` merged into its `_meta` (a new object; the caller's stays as it was). */
+function withMeta(
+  params: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!meta) return params;
+  const own = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: { ...own, ...meta } };
+}

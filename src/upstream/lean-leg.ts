@@ -1,0 +1,122 @@
+/**
+ * The lean leg to a stdio upstream: each request is written straight to the child and its
+ * answer (and its progress) taken off the line before the SDK client sees it, skipping the
+ * SDK's per-message work (schema checks of every message, handler maps) on the hot path.
+ * Server-to-client requests and other notifications still reach the SDK client. Ids and
+ * progress tokens are strings (`gw-1`, …), apart from the SDK's numeric ids.
+ */
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../shared/errors.ts";
+import type { CallLeg, LegOptions, Progress } from "./caller.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
+
+/** Messages a caller takes off a stdio line before the SDK client sees them. */
+export interface LineTap {
+  /** True when the message was this tap's (it is then not passed on). */
+  message(msg: Record<string, unknown>): boolean;
+  /** The connection ended. */
+  closed(): void;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(err: unknown): void;
+  onprogress: ((progress: Progress) => void) | undefined;
+}
+
+const PREFIX = "gw-";
+
+interface RpcError {
+  code?: number;
+  message?: string;
+  data?: unknown;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The lean requests of one stdio connection. */
+export class LeanLeg implements CallLeg, LineTap {
+  readonly kind = "lean";
+  #pending = new Map<string, Pending>();
+  #next = 0;
+  #ended = false;
+  readonly #server: string;
+  readonly #write: (message: JSONRPCMessage) => Promise<void>;
+
+  constructor(server: string, write: (message: JSONRPCMessage) => Promise<void>) {
+    this.#server = server;
+    this.#write = write;
+  }
+
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    { signal, onprogress }: LegOptions,
+  ): Promise<unknown> {
+    if (this.#ended) return Promise.reject(notConnected(this.#server));
+    const id = `${PREFIX}${++this.#next}`;
+    return new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { method, resolve, reject, onprogress });
+      signal.addEventListener("abort", () => {
+        if (!this.#pending.delete(id)) return;
+        this.#notify({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String(signal.reason) },
+        });
+        reject(signal.reason);
+      }, { once: true });
+      const sent = onprogress
+        ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
+        : params;
+      this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage).catch((err) => {
+        // A write to a dead pipe (EPIPE, a closed stdin): the connection is gone.
+        if (!this.#pending.delete(id)) return;
+        reject(unavailable(this.#server, `could not be reached (${messageOf(err)})`));
+      });
+    });
+  }
+
+  message(msg: Record<string, unknown>): boolean {
+    if (msg.method === "notifications/progress") return this.#progress(msg.params);
+    const id = msg.id;
+    if (typeof id !== "string" || !id.startsWith(PREFIX) || "method" in msg) return false;
+    const p = this.#pending.get(id);
+    if (!p) return true; // a late answer to a call that timed out or was cancelled
+    // What the SDK client would not take as an answer it drops, and so does this leg: the
+    // two callers agree on every upstream behaviour (test/upstream/caller-parity.test.ts).
+    const { result, error } = msg as { result?: unknown; error?: RpcError };
+    if (isObject(result)) {
+      this.#pending.delete(id);
+      p.resolve(result);
+    } else if (
+      isObject(error) && Number.isInteger(error.code) && typeof error.message === "string"
+    ) {
+      this.#pending.delete(id);
+      p.reject(new UpstreamRpcError(this.#server, error as Required<RpcError>));
+    }
+    return true;
+  }
+
+  #progress(params: unknown): boolean {
+    const { progressToken, ...progress } = (params ?? {}) as Record<string, unknown>;
+    if (typeof progressToken !== "string" || !progressToken.startsWith(PREFIX)) return false;
+    const report = this.#pending.get(progressToken)?.onprogress;
+    if (report && typeof progress.progress === "number") report(progress as Progress);
+    return true; // ours, even when late: the SDK client would only complain of an unknown token
+  }
+
+  closed(): void {
+    this.#ended = true;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(closed(this.#server));
+  }
+
+  #notify(message: JSONRPCMessage): void {
+    this.#write(message).catch(() => {});
+  }
+}
