@@ -71,8 +71,8 @@ const endsOnProbe = new WeakSet<ServerConfig>();
 type Opened = Set<{ close(): Promise<void> }>;
 
 /**
- * Connects to one upstream, giving up after `connectTimeoutMs` (the era probe and the
- * handshake share it).
+ * Connects to one upstream, giving up after `connectTimeoutMs` (plus the probe's own time when a
+ * stdio server may stay silent on it).
  */
 export async function connectUpstream(
   server: ServerConfig,
@@ -83,6 +83,9 @@ export async function connectUpstream(
   const aborted = attempt.signal?.aborted ? stoppedError(server) : undefined;
   if (aborted) throw aborted;
   const opened: Opened = new Set();
+  // A stdio server silent on the probe is a 2025 one: its handshake still gets the full time.
+  const probing = server.kind === "stdio" && server.protocol === "auto";
+  const deadline = server.connectTimeoutMs + (probing ? probeTimeoutMs(server) : 0);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -93,7 +96,7 @@ export async function connectUpstream(
             `no answer to the MCP handshake within ${server.connectTimeoutMs}ms`,
           ),
         ),
-      server.connectTimeoutMs,
+      deadline,
     );
   });
   // A stop during the handshake must not wait for its timeout: the child is killed now.
@@ -136,7 +139,9 @@ async function connectStdio(
     (server.protocol === "auto" && !endsOnProbe.has(server));
   if (probing) {
     const probe = new ProbeTransport(transport);
-    const modern = await connectModern(server, probe, capabilitiesFor(server), setup);
+    const modern = await connectModern(server, probe, capabilitiesFor(server), setup, {
+      probeTimeoutMs: probeTimeoutMs(server),
+    });
     if (modern) {
       probe.keep();
       return { ...modern, kind: "stdio", era: "modern" };
@@ -217,6 +222,11 @@ export function leanCaller(server: string, transport: StdioTransport): UpstreamC
 /** The caller through the SDK client's `request` (HTTP and SSE upstreams). */
 export function sdkCaller(server: string, connected: { client: Client }): UpstreamCaller {
   return framed(new SdkLeg(server, connected.client), server);
+}
+
+/** How long a stdio server may stay silent on `server/discover` before it counts as 2025. */
+export function probeTimeoutMs(server: ServerConfig): number {
+  return Math.min(5_000, Math.ceil(server.connectTimeoutMs / 3));
 }
 
 function stoppedError(server: ServerConfig): GatewayError {

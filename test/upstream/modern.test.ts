@@ -8,6 +8,9 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
   Client as V2Client,
@@ -32,6 +35,8 @@ const MODERN = "2026-07-28";
 const TOKEN_A = "token-a-0123456789abcdef";
 const TOKEN_B = "token-b-0123456789abcdef";
 
+const SPAWNS = join(mkdtempSync(join(tmpdir(), "mcpgw-spawns-")), "spawns");
+
 const YAML = `
 gateway:
   auth:
@@ -42,6 +47,12 @@ servers:
   modern: ${nodeServer("modern.mjs")}
   echo: ${nodeServer("echo.mjs")}
   pinned: ${nodeServer("echo.mjs", "protocol: modern, restart: { maxRestarts: 0 }")}
+  quiet: ${
+  nodeServer(
+    "silent-probe.mjs",
+    `connectTimeout: 3s, env: { SPAWNS_FILE: ${JSON.stringify(SPAWNS)} }`,
+  )
+}
 `;
 
 async function legacyClient(url: string, token: string, capabilities = {}): Promise<Client> {
@@ -103,6 +114,16 @@ describe("upstream protocol eras over stdio", () => {
     assert.equal(byName.get("modern")?.protocol, "modern");
     assert.equal(byName.get("echo")?.state, "up");
     assert.equal(byName.get("echo")?.protocol, "legacy");
+  });
+
+  it("auto takes a 2025 server that never answers the probe as 2025, on the same process", async () => {
+    const quiet = (await status(gw)).upstreams.find((u) => u.name === "quiet");
+    assert.equal(quiet?.state, "up");
+    assert.equal(quiet?.protocol, "legacy");
+    const client = await legacyClient(gw.url, TOKEN_A);
+    open.push(client);
+    assert.equal(textOf(await client.callTool({ name: "quiet__hello", arguments: {} })), "hello");
+    assert.equal(readFileSync(SPAWNS, "utf8").trim().split("\n").length, 1, "one process");
   });
 
   it("protocol: modern against a 2025-only server fails naming the server and the setting", async () => {

@@ -35,12 +35,13 @@ export async function connectModern(
   transport: Transport,
   capabilities: Record<string, unknown>,
   setup: (client: UpstreamClient) => void,
+  { probeTimeoutMs = server.connectTimeoutMs }: { probeTimeoutMs?: number } = {},
 ): Promise<ModernOutcome> {
   const v2 = new V2Client({ name: NAME, version: VERSION }, {
     capabilities,
     versionNegotiation: {
       mode: { pin: MODERN_REVISION },
-      probe: { timeoutMs: server.connectTimeoutMs },
+      probe: { timeoutMs: probeTimeoutMs },
     },
     // The gateway's own reader guards against endless cursors (lists.ts).
     listMaxPages: 0,
