@@ -170,6 +170,7 @@ function normaliseServer(
       maxRestarts: s.restart?.maxRestarts ?? null,
     },
     ...isolationOf(name, s, dir, problems),
+    protocol: s.protocol ?? "auto",
   };
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {
@@ -199,6 +200,12 @@ function normaliseServer(
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
       }
+    }
+    if (s.protocol === "modern" && s.transport === "sse") {
+      problems.push({
+        path: [...path, "protocol"],
+        message: "protocol: modern needs streamable HTTP; transport: sse speaks the 2025 wire only",
+      });
     }
     if (!/^https?:\/\//.test(s.url)) {
       problems.push({ path: [...path, "url"], message: "expected an http(s) URL" });

@@ -67,6 +67,12 @@ const server = z.strictObject({
   transport: z.enum(["auto", "streamable-http", "sse"]).optional().describe(
     "HTTP transport; auto tries streamable HTTP, then SSE.",
   ),
+  protocol: z.enum(["auto", "legacy", "modern"], { error: "expected auto, legacy or modern" })
+    .optional().describe(
+      "Protocol era spoken to this server: auto (default) probes with server/discover and " +
+        "falls back to initialize; legacy speaks 2025-11-25 (initialize, a session); modern " +
+        "speaks 2026-07-28 only (stateless) and fails against a server that does not offer it.",
+    ),
   timeout: duration.optional().describe("Per-call timeout (default 60s)."),
   connectTimeout: duration.optional().describe("Handshake timeout (default 15s)."),
   tools: z.strictObject({

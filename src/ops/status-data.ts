@@ -36,6 +36,11 @@ export interface UpstreamStatus {
   name: string;
   state: string;
   transport: string;
+  /**
+   * Protocol era its last connection negotiated: `modern` (2026-07-28, stateless) or `legacy`
+   * (2025, a session); `null` before it ever connected.
+   */
+  protocol: "legacy" | "modern" | null;
   /** Tools clients can see and call (listed or discoverable; not `hidden`, not denied). */
   toolsExposed: number;
   /** Tools the upstream itself lists (its last-known list while down). */
@@ -113,6 +118,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     name: u.name,
     state: u.state,
     transport: u.kind ?? u.config.kind,
+    protocol: u.era,
     toolsExposed: exposed.get(u.name) ?? 0,
     toolsUpstream: u.catalog.tools.length,
     restarts: u.restarts,

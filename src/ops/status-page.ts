@@ -84,7 +84,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
           <tr data-server="${u.name}">
             <td data-label="Server" class="name">${u.name}</td>
             <td data-label="State"><span class="state ${u.state}">${u.state}</span></td>
-            <td data-label="Transport">${u.transport}</td>
+            <td data-label="Transport">${u.transport}${u.protocol ? ` · ${u.protocol}` : ""}</td>
             <td data-label="Tools" class="num tools"
               title="exposed to clients (of ${u
                 .toolsUpstream} upstream)">${u.toolsExposed}${u.toolsExposed === u.toolsUpstream

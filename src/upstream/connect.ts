@@ -1,22 +1,26 @@
 /**
- * One switch over the closed union of upstream kinds: a connected SDK `Client` for a stdio
- * child, a streamable HTTP endpoint, or a legacy SSE endpoint (tried after streamable HTTP when
- * `transport: auto`).
+ * One switch over the closed union of upstream kinds: a connected client for a stdio child, a
+ * streamable HTTP endpoint, or a legacy SSE endpoint (tried after streamable HTTP when
+ * `transport: auto`). The protocol era is chosen here too: unless `protocol: legacy`, the SDK v2
+ * client probes with `server/discover` first and keeps a 2026-07-28 server (modern/); otherwise
+ * the SDK 1.x client runs the 2025 `initialize` handshake (on the same stdio process).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { HttpServerConfig, ServerConfig } from "../config/mod.ts";
+import type { HttpServerConfig, ServerConfig, StdioServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
 import type { UpstreamCaller } from "./caller.ts";
+import type { ProtocolEra, UpstreamClient } from "./client.ts";
 import { unavailable } from "./failure.ts";
 import { framed } from "./frame.ts";
 import { LeanLeg } from "./lean-leg.ts";
+import { connectModern, modernHttpTransport, notModern, ProbeTransport } from "./modern/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
@@ -39,11 +43,15 @@ export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
   };
 }
 
-/** A connected client, the transport kind that worked, and the caller chosen for it. */
+/**
+ * A connected client, the transport kind that worked, the protocol era it speaks, and the
+ * caller chosen for it.
+ */
 export interface Connection {
-  client: Client;
+  client: UpstreamClient;
   transport: Transport;
   kind: "stdio" | "streamable-http" | "sse";
+  era: ProtocolEra;
   /** Every request to this upstream goes through it (chosen here, once per connection). */
   caller: UpstreamCaller;
 }
@@ -56,26 +64,133 @@ export interface ConnectAttempt {
   onTransport?(transport: StdioTransport): void;
 }
 
-/** Connects to one upstream, giving up after `connectTimeoutMs`. */
+type Setup = (client: UpstreamClient) => void;
+/** `protocol: auto` stdio configs whose process ended during the era probe: not probed again. */
+const endsOnProbe = new WeakSet<ServerConfig>();
+/** Transports an attempt opened: closed when it fails, times out or is stopped. */
+type Opened = Set<{ close(): Promise<void> }>;
+
+/**
+ * Connects to one upstream, giving up after `connectTimeoutMs` (plus the probe's own time when a
+ * stdio server may stay silent on it).
+ */
 export async function connectUpstream(
   server: ServerConfig,
   log: Logger,
-  setup: (client: Client) => void,
+  setup: Setup,
   attempt: ConnectAttempt = {},
 ): Promise<Connection> {
   const aborted = attempt.signal?.aborted ? stoppedError(server) : undefined;
   if (aborted) throw aborted;
-  if (server.kind === "stdio") {
-    const transport = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
-    attempt.onTransport?.(transport);
-    const connected = await handshake(server, transport, setup, attempt.signal);
-    return { ...connected, kind: "stdio", caller: leanCaller(server.name, transport) };
+  const opened: Opened = new Set();
+  // A stdio server silent on the probe is a 2025 one: its handshake still gets the full time.
+  const probing = server.kind === "stdio" && server.protocol === "auto";
+  const deadline = server.connectTimeoutMs + (probing ? probeTimeoutMs(server) : 0);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new GatewayError(
+            "UPSTREAM_TIMEOUT",
+            `no answer to the MCP handshake within ${server.connectTimeoutMs}ms`,
+          ),
+        ),
+      deadline,
+    );
+  });
+  // A stop during the handshake must not wait for its timeout: the child is killed now.
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(stoppedError(server));
+    attempt.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  const work = server.kind === "stdio"
+    ? connectStdio(server, log, setup, attempt, opened)
+    : connectHttp(server, log, setup, attempt, opened);
+  try {
+    const conn = await Promise.race([work, timeout, stopped]);
+    return conn;
+  } catch (err) {
+    work.catch(() => {}); // settled after the race was lost: nothing left to report
+    await Promise.all([...opened].map((t) => t.close().catch(() => {})));
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) attempt.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function connectStdio(
+  server: StdioServerConfig,
+  log: Logger,
+  setup: Setup,
+  attempt: ConnectAttempt,
+  opened: Opened,
+): Promise<Connection> {
+  const spawnOne = () => {
+    const t = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
+    attempt.onTransport?.(t);
+    opened.add(t);
+    return t;
+  };
+  let transport = spawnOne();
+  const probing = server.protocol === "modern" ||
+    (server.protocol === "auto" && !endsOnProbe.has(server));
+  if (probing) {
+    const probe = new ProbeTransport(transport);
+    const modern = await connectModern(server, probe, capabilitiesFor(server), setup, {
+      probeTimeoutMs: probeTimeoutMs(server),
+    });
+    if (modern) {
+      probe.keep();
+      return { ...modern, kind: "stdio", era: "modern" };
+    }
+    if (probe.ended) {
+      // Some servers exit on any request before `initialize`; others exit at start whatever
+      // they are sent. Either way this start failed (its exit is the reason); the next start
+      // of this config skips the probe, so neither kind is spawned twice per attempt.
+      if (server.protocol === "auto") endsOnProbe.add(server);
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        "the server process ended during the server/discover probe",
+      );
+    }
+    if (server.protocol === "modern") throw notModern(server);
+    transport = probe.release();
+    log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
+  }
+  const connected = await handshake(server, transport, setup, opened);
+  return { ...connected, kind: "stdio", era: "legacy", caller: leanCaller(server.name, transport) };
+}
+
+async function connectHttp(
+  server: HttpServerConfig,
+  log: Logger,
+  setup: Setup,
+  attempt: ConnectAttempt,
+  opened: Opened,
+): Promise<Connection> {
+  if (server.protocol !== "legacy" && server.transport !== "sse") {
+    const transport = modernHttpTransport(server);
+    opened.add(transport);
+    const modern = await connectModern(server, transport, capabilitiesFor(server), setup);
+    if (modern) return { ...modern, kind: "streamable-http", era: "modern" };
+    opened.delete(transport);
+    await transport.close().catch(() => {});
+    if (server.protocol === "modern") throw notModern(server);
+    log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
   }
   if (server.transport !== "sse") {
     try {
       const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
-      const connected = await handshake(server, transport, setup, attempt.signal);
-      return { ...connected, kind: "streamable-http", caller: sdkCaller(server.name, connected) };
+      const connected = await handshake(server, transport, setup, opened);
+      return {
+        ...connected,
+        kind: "streamable-http",
+        era: "legacy",
+        caller: sdkCaller(server.name, connected),
+      };
     } catch (err) {
       if (
         server.transport === "streamable-http" || !mayBeLegacySse(err) || attempt.signal?.aborted
@@ -93,8 +208,8 @@ export async function connectUpstream(
         }),
     },
   });
-  const connected = await handshake(server, transport, setup, attempt.signal);
-  return { ...connected, kind: "sse", caller: sdkCaller(server.name, connected) };
+  const connected = await handshake(server, transport, setup, opened);
+  return { ...connected, kind: "sse", era: "legacy", caller: sdkCaller(server.name, connected) };
 }
 
 /** The lean caller of a stdio child: its answers are taken off the line before the SDK's. */
@@ -107,6 +222,11 @@ export function leanCaller(server: string, transport: StdioTransport): UpstreamC
 /** The caller through the SDK client's `request` (HTTP and SSE upstreams). */
 export function sdkCaller(server: string, connected: { client: Client }): UpstreamCaller {
   return framed(new SdkLeg(server, connected.client), server);
+}
+
+/** How long a stdio server may stay silent on `server/discover` before it counts as 2025. */
+export function probeTimeoutMs(server: ServerConfig): number {
+  return Math.min(5_000, Math.ceil(server.connectTimeoutMs / 3));
 }
 
 function stoppedError(server: ServerConfig): GatewayError {
@@ -123,47 +243,24 @@ function mayBeLegacySse(err: unknown): boolean {
   return typeof code === "number" ? code >= 400 && code < 500 : true;
 }
 
+/** The 2025 `initialize` handshake on the SDK 1.x client. */
 async function handshake(
   server: ServerConfig,
   transport: Transport,
-  setup: (client: Client) => void,
-  signal: AbortSignal | undefined,
+  setup: Setup,
+  opened: Opened,
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
     capabilities: capabilitiesFor(server),
   });
   setup(client);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new GatewayError(
-            "UPSTREAM_TIMEOUT",
-            `no answer to the MCP handshake within ${server.connectTimeoutMs}ms`,
-          ),
-        ),
-      server.connectTimeoutMs,
-    );
-  });
-  // A stop during the handshake must not wait for its timeout: the child is killed now.
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () => reject(stoppedError(server));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  opened.add(transport);
   try {
-    await Promise.race([
-      client.connect(transport, { timeout: server.connectTimeoutMs }),
-      timeout,
-      stopped,
-    ]);
+    await client.connect(transport, { timeout: server.connectTimeoutMs });
     return { client, transport };
   } catch (err) {
+    opened.delete(transport);
     await transport.close().catch(() => {});
     throw err;
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }

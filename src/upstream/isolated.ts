@@ -5,14 +5,14 @@
  * elicitation requests have exactly one place to go. The pool's own instance of the server stays
  * the shared definition (its catalog is what sessions list); this class only holds the copies.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
-export type SessionSetup = (upstream: Upstream, client: Client, owner: object) => void;
+export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
 
 interface Instance {
   readonly upstream: Upstream;

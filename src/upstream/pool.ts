@@ -2,7 +2,7 @@
  * All upstreams of a config: started concurrently (one slow or broken server never holds up
  * the others), replaced as a diff on reload, stopped together on shutdown.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import { SessionUpstreams } from "./isolated.ts";
@@ -18,7 +18,7 @@ export interface PoolEvents {
    * Register pass-through handlers on each new client before its handshake; `owner` is the
    * session a session-isolated process belongs to (absent for the shared instance).
    */
-  setup?(upstream: Upstream, client: Client, owner?: object): void;
+  setup?(upstream: Upstream, client: UpstreamClient, owner?: object): void;
 }
 
 /** The set of upstream servers. */

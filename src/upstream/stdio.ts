@@ -78,6 +78,8 @@ export class StdioTransport implements Transport {
   }
 
   start(): Promise<void> {
+    // Already running: the era probe started it, and the 1.x client takes it over.
+    if (this.#child && !this.#closed) return Promise.resolve();
     const { command, args, env, cwd, log } = this.#opts;
     return new Promise((resolve, reject) => {
       // Closed before it started (a stop during connect): never spawn.

@@ -1,5 +1,5 @@
 /** The words every part of the upstream room shares: states, catalogs, the pool's hooks. */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "./client.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Upstream } from "./upstream.ts";
 
@@ -18,7 +18,7 @@ export interface UpstreamCatalog {
 export interface UpstreamHooks {
   onCatalog(upstream: Upstream): void;
   onState(upstream: Upstream): void;
-  setup?(upstream: Upstream, client: Client): void;
+  setup?(upstream: Upstream, client: UpstreamClient): void;
 }
 
 /** The catalog of an upstream never read. */

@@ -4,13 +4,13 @@
  * exponential backoff. An HTTP upstream whose connection is lost is reconnected on the next
  * call (a remote server restarts on its own).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/mod.ts";
 import { type GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { Backoff } from "./backoff.ts";
+import type { UpstreamClient } from "./client.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
 import { ExitRecord } from "./exit-record.ts";
 import { unavailable } from "./failure.ts";
@@ -41,6 +41,7 @@ export class Upstream {
   #upSince = 0;
   #generation = 0;
   #kind: Connection["kind"] | null = null;
+  #era: Connection["era"] | null = null;
   #starting: Promise<void> | undefined;
   #inFlight = 0;
   /** The current connect attempt; aborting it kills what it started. */
@@ -110,6 +111,10 @@ export class Upstream {
   get callerKind(): string | null {
     return this.#state === "up" ? this.#conn?.caller.kind ?? null : null;
   }
+  /** Protocol era the last successful connection negotiated (`legacy` 2025, `modern` 2026-07-28). */
+  get era(): Connection["era"] | null {
+    return this.#era;
+  }
   /** Transport kind of the last successful connection (kept while down, for the status page). */
   get kind(): Connection["kind"] | null {
     return this.#kind;
@@ -123,7 +128,7 @@ export class Upstream {
     return this.#state === "up" ? this.#upSince : null;
   }
   /** The connected SDK client, for pass-through of requests the gateway does not interpret. */
-  get client(): Client | undefined {
+  get client(): UpstreamClient | undefined {
     return this.#state === "up" ? this.#conn?.client : undefined;
   }
 
@@ -174,6 +179,7 @@ export class Upstream {
       this.#lastError = null;
       this.#backoff.up();
       this.#kind = conn.kind;
+      this.#era = conn.era;
       this.#setState("up");
       this.#hooks.onCatalog(this);
     } catch (err) {
@@ -339,7 +345,11 @@ export class Upstream {
     this.#state = state;
     if (state === "down") this.log.warn("upstream down", fields);
     else if (state === "up") {
-      this.log.info("upstream up", { kind: this.kind, tools: this.#catalog.tools.length });
+      this.log.info("upstream up", {
+        kind: this.kind,
+        era: this.#era,
+        tools: this.#catalog.tools.length,
+      });
     } else if (state === "stopped" && from !== "stopped") this.log.info("upstream stopped");
     if (state !== from || state === "down") this.#hooks.onState(this);
   }

@@ -6,6 +6,7 @@
  * runs once per caller, on a process of its own, and the two records must be equal.
  */
 import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { after, describe, it } from "node:test";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../../src/config/mod.ts";
@@ -29,10 +30,15 @@ after(async () => {
 
 /** A fresh process of `file`, reached through the caller of `kind`. */
 async function connect(file: string, kind: Kind): Promise<UpstreamCaller> {
-  const config = parseConfig(`servers:\n  fx: ${nodeServer(file, "timeout: 10s")}\n`).servers[0]!;
+  const config = parseConfig(
+    `servers:\n  fx: ${nodeServer(file, "timeout: 10s, protocol: legacy")}\n`,
+  ).servers[0]!;
   const conn = await connectUpstream(config, log, () => {});
   open.push(conn);
-  const caller = kind === "lean" ? conn.caller : sdkCaller(config.name, conn);
+  // A 2025 fixture: its connection's client is the SDK 1.x one.
+  const caller = kind === "lean"
+    ? conn.caller
+    : sdkCaller(config.name, { client: conn.client as Client });
   assert.equal(caller.kind, kind);
   return caller;
 }

@@ -3,7 +3,7 @@
  * upstream (to route the server-to-client requests they cause), resource subscriptions shared
  * across sessions, the logging level sent upstream, and the handlers every upstream client gets.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "../../upstream/mod.ts";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   EmptyResultSchema,
@@ -33,7 +33,7 @@ export class PassthroughHub {
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
-  #clients = new Map<string, Client>();
+  #clients = new Map<string, UpstreamClient>();
   /** `server\0uri` → sessions subscribed to it. */
   #subs = new Map<string, Set<ResourceSubscriber>>();
   #refreshing = new WeakMap<Upstream, { again: boolean }>();
@@ -169,7 +169,7 @@ export class PassthroughHub {
    * Registers pass-through handlers on a new upstream client, before its handshake. `owner` is
    * the session a session-isolated process belongs to: its requests and log messages go there.
    */
-  setupClient(upstream: Upstream, client: Client, owner?: object): void {
+  setupClient(upstream: Upstream, client: UpstreamClient, owner?: object): void {
     if (owner instanceof SessionLink) {
       registerServerRequests(this, upstream, client, owner);
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

@@ -8,7 +8,7 @@
  * `roots/list` from a shared process is answered from the config (`roots:`), never by a client:
  * a client's roots would otherwise decide what the process grants every other session.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { UpstreamClient } from "../../upstream/mod.ts";
 import { getSupportedElicitationModes } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -34,7 +34,7 @@ type Extra = RequestHandlerExtra<never, never>;
 export function registerServerRequests(
   hub: PassthroughHub,
   upstream: Upstream,
-  client: Client,
+  client: UpstreamClient,
   owner?: SessionLink | CallOrigin,
 ): void {
   const handle = (req: Request, extra: unknown) =>

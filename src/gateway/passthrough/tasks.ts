@@ -6,7 +6,6 @@
  * Status notifications go to the session that created the task.
  */
 import { randomUUID } from "node:crypto";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolRequest,
   CancelTaskResultSchema,
@@ -19,7 +18,7 @@ import {
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
-import type { Upstream } from "../../upstream/mod.ts";
+import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { Caller, CallOptions } from "../types.ts";
 import type { SessionLink } from "./link.ts";
@@ -197,7 +196,11 @@ export class TaskRouter {
 }
 
 /** Relays an upstream's task status notifications to the sessions that own the tasks. */
-export function relayTaskStatus(router: TaskRouter, upstream: Upstream, client: Client): void {
+export function relayTaskStatus(
+  router: TaskRouter,
+  upstream: Upstream,
+  client: UpstreamClient,
+): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
     router.status(upstream.name, n.params as never);
   });

@@ -1,0 +1,70 @@
+/**
+ * The SDK v2 client of a 2026-07-28 upstream, seen through {@link UpstreamClient}: the gateway
+ * registers its sampling, elicitation, roots and notification handlers with the 1.x schemas it
+ * already uses. The v2 client calls those same handlers to fulfil an upstream's
+ * `input_required` rounds (they relay to the calling client: a 2025 session's ordinary
+ * sampling/elicitation request, or a 2026-07-28 client's own round), then retries the request
+ * with the answers. Requests themselves go through the connection's caller (leg.ts).
+ */
+import type { Client as V2Client } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamClient } from "../client.ts";
+
+type AnyHandler = (request: unknown, extra: unknown) => unknown;
+
+/** A connected v2 client in the modern era, adapted to what pass-through registers on it. */
+export class ModernClient implements UpstreamClient {
+  /** The v2 client itself (its requests go through the connection's leg). */
+  readonly v2: V2Client;
+
+  constructor(client: V2Client) {
+    this.v2 = client;
+  }
+
+  getServerCapabilities: Client["getServerCapabilities"] = () =>
+    this.v2.getServerCapabilities() as ServerCapabilities | undefined;
+
+  setRequestHandler: Client["setRequestHandler"] = ((schema: unknown, handler: AnyHandler) => {
+    tolerate(() =>
+      this.v2.setRequestHandler(
+        methodOf(schema) as never,
+        ((request: unknown, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) =>
+          handler(request, { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
+      )
+    );
+  }) as never;
+
+  setNotificationHandler: Client["setNotificationHandler"] = ((
+    schema: unknown,
+    handler: (n: unknown) => void,
+  ) => {
+    tolerate(() => this.v2.setNotificationHandler(methodOf(schema) as never, handler as never));
+  }) as never;
+
+  /** The 2026-07-28 revision has no roots notifications: nothing to tell. */
+  sendRootsListChanged(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.v2.close();
+  }
+}
+
+/** The method a 1.x request or notification schema stands for (its `method` literal). */
+function methodOf(schema: unknown): string {
+  const method = (schema as { shape?: { method?: { value?: unknown } } }).shape?.method?.value;
+  if (typeof method !== "string") throw new TypeError("expected an MCP message schema");
+  return method;
+}
+
+/**
+ * Registers a handler, or skips one the v2 client refuses (a message the 2026-07-28 revision
+ * does not have, such as task status): such a message can never arrive on this connection.
+ */
+function tolerate(register: () => void): void {
+  try {
+    register();
+  } catch { /* not part of this revision */ }
+}

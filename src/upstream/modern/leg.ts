@@ -1,0 +1,86 @@
+/**
+ * The SDK v2 client's leg (see caller.ts): requests to a 2026-07-28 upstream, each one
+ * stateless (the client attaches the per-request `_meta` envelope). An `input_required` answer
+ * never reaches the frame: the v2 client fulfils its rounds through the handlers the gateway
+ * registered (relayed to whoever called) and retries with the answers, inside this one request.
+ * As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
+ * failure is named once.
+ */
+import {
+  type Client as V2Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { messageOf } from "../../shared/errors.ts";
+import type { CallLeg, LegOptions, Progress } from "../caller.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.ts";
+import { neverDelivered } from "../sdk-leg.ts";
+
+/** Any result: the frame checks its shape, so the SDK need not parse it a second time. */
+const ANY_RESULT = z.custom<unknown>(() => true);
+
+/** The frame's timer always fires first; the SDK's must never (the longest a timer takes). */
+const SDK_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Requests of one connected v2 client in the modern era. */
+export class ModernLeg implements CallLeg {
+  readonly kind = "modern";
+  readonly #client: V2Client;
+  readonly #server: string;
+
+  constructor(server: string, client: V2Client) {
+    this.#server = server;
+    this.#client = client;
+  }
+
+  async send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    { signal, onprogress }: LegOptions,
+  ): Promise<unknown> {
+    if (!this.#client.transport) throw notConnected(this.#server);
+    const options = {
+      signal,
+      timeout: SDK_TIMEOUT_MS,
+      ...(onprogress ? { onprogress: (p: unknown) => onprogress(p as Progress) } : {}),
+    };
+    try {
+      // callTool mirrors a tool's declared `Mcp-Param-*` headers on streamable HTTP.
+      return method === "tools/call"
+        ? await this.#client.callTool(params as never, options)
+        : await this.#client.request({ method, params } as never, ANY_RESULT, options);
+    } catch (err) {
+      throw this.#named(err);
+    }
+  }
+
+  #named(err: unknown): unknown {
+    if (err instanceof SdkError) {
+      if (err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected) {
+        return closed(this.#server);
+      }
+      // Local refusals (rounds exceeded, a result type it does not know, …): an error answer.
+      return new UpstreamRpcError(this.#server, {
+        code: -32603,
+        message: err.message,
+        data: { sdkCode: err.code },
+      });
+    }
+    // The upstream's own JSON-RPC error, or the calling client's answer to an input round
+    // (relayed handlers throw JSON-RPC shaped errors): code, message and data pass through.
+    const code = (err as { code?: unknown } | null)?.code;
+    if (err instanceof ProtocolError || (err instanceof Error && typeof code === "number")) {
+      const e = err as Error & { code: number; data?: unknown };
+      return new UpstreamRpcError(this.#server, {
+        code: e.code,
+        message: e.message.replace(/^MCP error -?\d+: /, ""),
+        ...(e.data === undefined ? {} : { data: e.data }),
+      });
+    }
+    return unavailable(this.#server, `could not be reached (${messageOf(err)})`, {
+      ...(neverDelivered(err) ? { delivered: false } : {}),
+    });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Era negotiation with one upstream, on the SDK v2 client: it probes with `server/discover`
+ * pinned to 2026-07-28 and, when the server offers it, becomes the connection's client. When
+ * it does not (a 2025-only server answers the probe with an error, or stays silent on stdio),
+ * the caller falls back to the 1.x client's `initialize` — which is `protocol: auto`; under
+ * `protocol: modern` the mismatch is the error, naming the server and the setting.
+ */
+import { Client as V2Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
+import { NAME, VERSION } from "../../version.ts";
+import type { UpstreamClient } from "../client.ts";
+import type { UpstreamCaller } from "../caller.ts";
+import { framed } from "../frame.ts";
+import { ModernClient } from "./client.ts";
+import { isEraMismatch, startError } from "./errors.ts";
+import { ModernLeg } from "./leg.ts";
+
+/** The revision a modern upstream is pinned to. */
+export const MODERN_REVISION = "2026-07-28";
+
+/** A modern connection, or the verdict that the server is not one (`null`). */
+export type ModernOutcome =
+  | { client: ModernClient; transport: Transport; caller: UpstreamCaller }
+  | null;
+
+/**
+ * Probes `transport` (started by the v2 client) and connects to it when the server speaks
+ * 2026-07-28. `setup` registers the gateway's handlers before any request goes out. Resolves
+ * `null` when the server is not modern; rejects on anything else (auth, outage, timeout).
+ */
+export async function connectModern(
+  server: ServerConfig,
+  transport: Transport,
+  capabilities: Record<string, unknown>,
+  setup: (client: UpstreamClient) => void,
+  { probeTimeoutMs = server.connectTimeoutMs }: { probeTimeoutMs?: number } = {},
+): Promise<ModernOutcome> {
+  const v2 = new V2Client({ name: NAME, version: VERSION }, {
+    capabilities,
+    versionNegotiation: {
+      mode: { pin: MODERN_REVISION },
+      probe: { timeoutMs: probeTimeoutMs },
+    },
+    // The gateway's own reader guards against endless cursors (lists.ts).
+    listMaxPages: 0,
+  });
+  const client = new ModernClient(v2);
+  setup(client);
+  try {
+    await v2.connect(transport as never, { timeout: server.connectTimeoutMs });
+    return { client, transport, caller: framed(new ModernLeg(server.name, v2), server.name) };
+  } catch (err) {
+    if (isEraMismatch(err)) return null;
+    throw startError(err);
+  }
+}
+
+/** A v2 streamable HTTP transport for `server` (its configured headers on every request). */
+export function modernHttpTransport(server: HttpServerConfig): Transport {
+  return new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { ...server.headers } },
+  }) as unknown as Transport;
+}
+
+/** The error of `protocol: modern` against a server that does not offer 2026-07-28. */
+export function notModern(server: ServerConfig, why?: unknown): GatewayError {
+  const detail = why === undefined ? "" : `: ${messageOf(why)}`;
+  return new GatewayError(
+    "UPSTREAM_UNAVAILABLE",
+    `server "${server.name}" does not offer protocol revision ${MODERN_REVISION} via ` +
+      `server/discover, but servers.${server.name}.protocol is modern (use auto or legacy ` +
+      `for a 2025-era server)${detail}`,
+    { data: { server: server.name, protocol: server.protocol } },
+  );
+}
