@@ -9,15 +9,11 @@
 import { LUA_REGISTRYINDEX, LuaReturn, LuaType } from "wasmoon";
 import { messageOf } from "../../shared/errors.ts";
 import { isMemoryError, parseLuaError } from "./lua-errors.ts";
-import { errorText, loadText, type RawModule } from "./lua-load.ts";
+import { errorText, loadText } from "./lua-load.ts";
 import { pushJson } from "./lua-values.ts";
 import { type DoneMessage, memoryLimitMessage, timeLimitMessage } from "../protocol.ts";
 import type { RunContext } from "./run-context.ts";
-import type { WarmEngine } from "./warm-engine.ts";
-
-/** Instructions between two looks at the clock (wasmoon uses the same). */
-const HOOK_COUNT = 1000;
-const LUA_MASKCOUNT = 8;
+import { HOOK_COUNT, type WarmEngine } from "./warm-engine.ts";
 
 /** Two random 32-bit seeds for the run's `math.random` (so no run can foresee another's). */
 function seeds(): [bigint, bigint] {
@@ -34,7 +30,6 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
   const msg = ctx.message;
   const g = engine.global;
   const lua = g.lua;
-  const mod = lua.module as unknown as RawModule;
   const deadline = msg.deadline;
   const counts = () => ({ toolCalls: ctx.toolCalls, hostCalls: ctx.hostCalls });
   const fail = (raw: string): DoneMessage => ({
@@ -48,7 +43,9 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
   const threadRef = lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
   const L = thread.address;
   let timedOut = false;
-  let hook = 0;
+  let hooked = false;
+  let expiry: Promise<unknown> | undefined;
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   try {
     const refs = warm.refs;
     lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(refs.runner)); // 1: the runner
@@ -82,16 +79,12 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
     // Limits start now: everything above is the gateway's own setup.
     g.setMemoryMax(g.getMemoryUsed() + msg.limits.memoryBytes);
     const timeText = timeLimitMessage(msg.limits.timeoutMs);
-    hook = mod.addFunction((hookL: number) => {
-      if (Date.now() <= deadline) return;
-      timedOut = true;
-      // From now on fire on every instruction, so a script catching the error with pcall is
-      // hit again as soon as it leaves the protected call.
-      lua.lua_sethook(hookL, hook, LUA_MASKCOUNT, 1);
-      lua.lua_pushstring(hookL, timeText);
-      lua.lua_error(hookL);
-    }, "vii");
-    lua.lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
+    const hook = warm.hook;
+    hook.state.deadline = deadline;
+    hook.state.message = timeText;
+    hook.state.timedOut = false;
+    hooked = true;
+    lua.lua_sethook(L, hook.pointer, hook.mask, HOOK_COUNT);
 
     let step = thread.resume(4);
     while (step.result === LuaReturn.Yield) {
@@ -101,19 +94,20 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
       }
       if (step.resultCount > 0) thread.pop(step.resultCount);
       const wait = promise instanceof Promise ? promise : new Promise((r) => setImmediate(r));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        wait,
-        new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1))),
-      ]);
-      clearTimeout(timer);
+      // One timer per run (made at the first wait), not one per wait.
+      expiry ??= new Promise((r) => {
+        expiryTimer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1);
+      });
+      await Promise.race([wait, expiry]);
       if (Date.now() > deadline) {
         timedOut = true;
         break;
       }
       step = thread.resume(0);
     }
-    if (timedOut) return { t: "done", ok: false, message: timeText, limit: "time", ...counts() };
+    if (timedOut || warm.hook.state.timedOut) {
+      return { t: "done", ok: false, message: timeText, limit: "time", ...counts() };
+    }
     if (step.result !== LuaReturn.Ok) {
       const raw = errorText(engine, L);
       if (step.result === LuaReturn.ErrorMem || isMemoryError(raw)) {
@@ -131,11 +125,9 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
   } catch (err) {
     return fail(`internal: ${messageOf(err)}`);
   } finally {
+    clearTimeout(expiryTimer);
     g.setMemoryMax(undefined);
-    if (hook) {
-      lua.lua_sethook(L, null, 0, 0);
-      mod.removeFunction(hook);
-    }
+    if (hooked) lua.lua_sethook(L, null, 0, 0);
     lua.luaL_unref(g.address, LUA_REGISTRYINDEX, threadRef);
   }
 }

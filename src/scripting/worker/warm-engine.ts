@@ -18,7 +18,7 @@ import { LUA_API, LUA_PRELUDE_TAIL } from "./lua/api.ts";
 import { LUA_JSON } from "./lua/json.ts";
 import { LUA_PRELUDE_HEAD, LUA_SANDBOX } from "./lua/sandbox.ts";
 import { createSandboxedEngine } from "./engine.ts";
-import { errorText, loadText } from "./lua-load.ts";
+import { errorText, loadText, type RawModule } from "./lua-load.ts";
 import { createHostTable, type RunContext } from "./run-context.ts";
 
 /** The bootstrap chunk: sandbox, JSON encoder and API share one scope of locals. */
@@ -43,18 +43,47 @@ export interface BootRefs {
   arrayMt: number;
 }
 
+/** What the time-limit hook of the run in progress needs (see run-script.ts). */
+export interface HookState {
+  /** Epoch ms when the run's time is up. */
+  deadline: number;
+  /** The error the hook raises. */
+  message: string;
+  /** Set by the hook when it fired. */
+  timedOut: boolean;
+}
+
+/** Instructions between two looks at the clock (wasmoon uses the same). */
+export const HOOK_COUNT = 1000;
+const LUA_MASKCOUNT = 8;
+
 /** One engine with its sandbox built, serving one run at a time. */
 export class WarmEngine {
   readonly engine: LuaEngine;
   readonly refs: BootRefs;
   /** Runs started on this engine. */
   runs = 0;
+  /** The count hook that enforces the time limit, made once per engine (`hook.state` per run). */
+  readonly hook: { pointer: number; mask: number; state: HookState };
   #current: RunContext | undefined;
   #pristineBytes = 0;
 
   private constructor(engine: LuaEngine, refs: BootRefs) {
     this.engine = engine;
     this.refs = refs;
+    const lua = engine.global.lua;
+    const mod = lua.module as unknown as RawModule;
+    const state: HookState = { deadline: 0, message: "", timedOut: false };
+    const pointer = mod.addFunction((hookL: number) => {
+      if (Date.now() <= state.deadline) return;
+      state.timedOut = true;
+      // From now on fire on every instruction, so a script catching the error with pcall is
+      // hit again as soon as it leaves the protected call.
+      lua.lua_sethook(hookL, pointer, LUA_MASKCOUNT, 1);
+      lua.lua_pushstring(hookL, state.message);
+      lua.lua_error(hookL);
+    }, "vii");
+    this.hook = { pointer, mask: LUA_MASKCOUNT, state };
   }
 
   /** A new engine with the bootstrap run; throws when the bootstrap fails. */
@@ -135,6 +164,7 @@ export class WarmEngine {
     this.#current = undefined;
     try {
       this.engine.global.close();
+      (this.engine.global.lua.module as unknown as RawModule).removeFunction(this.hook.pointer);
     } catch { /* dropped either way */ }
   }
 }
