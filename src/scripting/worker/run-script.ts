@@ -68,7 +68,7 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
       lua.lua_setupvalue(L, -2, 1);
     };
     if (msg.prelude === undefined) lua.lua_pushnil(L);
-    else if (loadText(lua, L, msg.prelude, "=prelude") !== LuaReturn.Ok) {
+    else if (warm.pushPrelude(L, msg.prelude) !== LuaReturn.Ok) {
       return fail(errorText(engine, L));
     } else withEnv();
     if (loadText(lua, L, msg.code, msg.chunk) !== LuaReturn.Ok) return fail(errorText(engine, L));

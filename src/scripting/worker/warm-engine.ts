@@ -30,6 +30,9 @@ export const MAX_RUNS = 1000;
 /** How far above its size when new an engine's heap may be, after a run and a collection. */
 export const HEAP_SLACK_BYTES = 512 * 1024;
 
+/** Distinct preludes an engine keeps compiled. */
+const MAX_PRELUDES = 8;
+
 /** Why an engine was not reused (counted by the worker, shown in tests). */
 export type DiscardReason = "failed" | "tampered" | "heap" | "worn";
 
@@ -67,6 +70,8 @@ export class WarmEngine {
   readonly hook: { pointer: number; mask: number; state: HookState };
   #current: RunContext | undefined;
   #pristineBytes = 0;
+  /** Compiled preludes (the gateway's own Lua, a handful of texts): source → registry ref. */
+  #preludes = new Map<string, number>();
 
   private constructor(engine: LuaEngine, refs: BootRefs) {
     this.engine = engine;
@@ -157,6 +162,26 @@ export class WarmEngine {
     }
     if (g.getMemoryUsed() > this.#pristineBytes + HEAP_SLACK_BYTES) return "heap";
     return null;
+  }
+
+  /**
+   * Pushes onto `L` the prelude compiled (once per engine; its `_ENV` is re-pointed by the caller each
+   * run). Answers the load status, the compile error on the stack when it failed. Scripts never
+   * hold the compiled chunk itself, only what each run of it makes, in that run's own globals.
+   */
+  pushPrelude(L: number, source: string): LuaReturn {
+    const g = this.engine.global;
+    const ref = this.#preludes.get(source);
+    if (ref !== undefined) {
+      g.lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(ref));
+      return LuaReturn.Ok;
+    }
+    const status = loadText(g.lua, L, source, "=prelude");
+    if (status === LuaReturn.Ok && this.#preludes.size < MAX_PRELUDES) {
+      g.lua.lua_pushvalue(L, -1);
+      this.#preludes.set(source, g.lua.luaL_ref(L, LUA_REGISTRYINDEX));
+    }
+    return status;
   }
 
   /** Frees the engine (its wasm memory goes back to the worker's shared factory). */
