@@ -139,6 +139,14 @@ export class RunContext {
     }
   }
 
+  /** A promise settled when request `id` is answered (at once if it was); undefined if unknown. */
+  waitFor(id: string): Promise<void> | undefined {
+    const req = this.#requests.get(id);
+    if (!req) return undefined;
+    if (req.reply) return Promise.resolve();
+    return new Promise<void>((resolve) => req.waiters.push(resolve));
+  }
+
   /** A request of this run, by id. */
   request(id: string): Request | undefined {
     return this.#requests.get(id);
@@ -200,12 +208,6 @@ export function createHostTable(current: () => RunContext): Record<string, unkno
       lua.lua_pushboolean(L, req.reply.ok ? 1 : 0);
       return 1 + push(lua, L, req.reply.ok ? req.reply.value : req.reply.error);
     }),
-    waiter: (id: string) => {
-      const req = current().request(String(id));
-      if (!req || req.reply) return Promise.resolve();
-      return new Promise<void>((resolve) => req.waiters.push(resolve));
-    },
-    tick: () => new Promise<void>((resolve) => setImmediate(resolve)),
     imagePath: withThread((lua, L, path: string) => {
       const { vfs, limits } = current().message;
       const bytes = readVfsFile(vfs, path, limits.transferBytes);

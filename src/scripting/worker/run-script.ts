@@ -4,7 +4,7 @@
  * out of bounds" after ~60 runs) with its own globals (`new_env`, see warm-engine.ts); the code is
  * loaded in text mode only; a count hook of our own enforces the time limit on the running thread
  * and every coroutine it creates; `setMemoryMax` enforces the memory limit. Host waits arrive as
- * yields carrying a promise, awaited here.
+ * yields carrying the id of the request waited for, awaited here.
  */
 import { LUA_REGISTRYINDEX, LuaReturn, LuaType } from "wasmoon";
 import { messageOf } from "../../shared/errors.ts";
@@ -88,12 +88,13 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
 
     let step = thread.resume(4);
     while (step.result === LuaReturn.Yield) {
-      let promise: unknown;
-      if (step.resultCount > 0 && lua.lua_type(L, -1) === LuaType.Userdata) {
-        promise = thread.getValue(-1);
+      // The API yields the id of the request it waits for; anything else waits one turn.
+      let wait: Promise<unknown> | undefined;
+      if (step.resultCount > 0 && lua.lua_type(L, -1) === LuaType.String) {
+        wait = ctx.waitFor(lua.lua_tolstring(L, -1, null));
       }
       if (step.resultCount > 0) thread.pop(step.resultCount);
-      const wait = promise instanceof Promise ? promise : new Promise((r) => setImmediate(r));
+      wait ??= new Promise((r) => setImmediate(r));
       // One timer per run (made at the first wait), not one per wait.
       expiry ??= new Promise((r) => {
         expiryTimer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1);

@@ -5,12 +5,13 @@
  * errors are raised here with the script's line.
  */
 export const LUA_API = String.raw`
--- Waits for the host: yields AWAIT + a promise up to the runner (through wrapped coroutines).
-local function wait(promise)
+-- Waits for the host: yields AWAIT + the id of the request to wait for (false: one turn of the
+-- event loop) up to the runner, through wrapped coroutines.
+local function wait(id)
   if not co_isyieldable() then
     raise('cannot wait for the host here (inside a metamethod, iterator or callback called from C)')
   end
-  co_yield(AWAIT, promise)
+  co_yield(AWAIT, id)
 end
 
 local function no_nul(s, what)
@@ -43,7 +44,7 @@ function mcp.poll(id)
   if err then raise('mcp.poll: ' .. err) end
   if r == nil and co_isyieldable() then
     -- let the worker's event loop deliver replies, so a plain polling loop makes progress
-    co_yield(AWAIT, H.tick())
+    co_yield(AWAIT, false)
     r = H.poll(id)
   end
   return r
@@ -53,10 +54,13 @@ task = {}
 
 local function await_one(id)
   id = tostring(id)
+  -- Replies come from another process, so a call is hardly ever settled yet: wait first and
+  -- look once (the runner resumes at once for a request already answered).
+  if co_isyieldable() then co_yield(AWAIT, id) end
   local r, err = H.poll(id)
   while r == nil do
     if err then raise('task.await: ' .. err) end
-    wait(H.waiter(id))
+    wait(id)
     r, err = H.poll(id)
   end
   return r
@@ -75,7 +79,7 @@ local function settle(id)
   while true do
     local state, v = H.hostTake(id)
     if state ~= nil then return state, v end
-    wait(H.waiter(id))
+    wait(id)
   end
 end
 
