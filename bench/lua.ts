@@ -1,7 +1,9 @@
 /**
  * Lua overhead micro-benchmark (one run, bounded): engine start, worker start, an empty script's
- * round trip through the pool, and the `mcp.call` → `task.await` round trip over an in-process
- * echo bridge. Prints one JSON object; figures are medians in milliseconds.
+ * round trip through the pool, a macro-shaped script's round trip (one `mcp.call` awaited, over
+ * an in-process echo bridge that costs next to nothing: what the scripting layer adds to the call
+ * a macro wraps, minus the gateway's tool-call plumbing), and the `mcp.call` → `task.await` round
+ * trip over the same bridge. Prints one JSON object; figures are medians in milliseconds.
  *
  *   bun bench/lua.ts [iterations]      deno run -A bench/lua.ts [iterations]
  */
@@ -52,6 +54,22 @@ async function main(): Promise<void> {
       if (!outcome.ok) throw new Error(outcome.message);
     }
 
+    const echo: ToolBridge = {
+      listTools: () => ["echo"],
+      callTool: (_name, args) =>
+        Promise.resolve({ content: [{ type: "text", text: String(args.text) }] }),
+    };
+    const macro: number[] = [];
+    for (let i = 0; i < Math.min(N, 200); i++) {
+      t = performance.now();
+      const outcome = await host.run(
+        `return task.await(mcp.call('echo', { text = args.text })).content`,
+        { bridge: echo, globals: { args: { text: "x" } } },
+      );
+      macro.push(performance.now() - t);
+      if (!outcome.ok) throw new Error(outcome.message);
+    }
+
     // Each arrival at the bridge follows one full round trip: reply → Lua wakes → next call.
     const arrivals: number[] = [];
     const bridge: ToolBridge = {
@@ -79,6 +97,7 @@ async function main(): Promise<void> {
           engineStartMedianMs: engine.medianMs,
           workerReadyMs,
           emptyScriptRoundTripMedianMs: median(empty),
+          macroScriptRoundTripMedianMs: median(macro),
           mcpCallAwaitRoundTripMedianMs: median(gaps),
           mcpCallsPerSecond: Math.round(N / (outcome.stats.elapsedMs / 1000)),
         },

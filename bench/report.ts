@@ -109,6 +109,15 @@ export function goals(r: BenchReport): Goal[] {
         ? null
         : added <= 0.2,
     });
+    const over = s.macroOverheadMs;
+    out.push({
+      goal: "macro call over the upstream call it wraps (median of back-to-back differences)",
+      target: "≤ 0.50 ms",
+      measured: s.notBuilt || !Number.isFinite(over)
+        ? NA
+        : `${fmt(over, 3)} ms (macro file: ${fmt(s.fileMacroOverheadMs, 3)} ms)`,
+      met: s.notBuilt || !Number.isFinite(over) ? null : over <= 0.5,
+    });
   }
   const q = r.search;
   if (q) {
@@ -237,6 +246,8 @@ function scriptingPart(s: ScriptingReport | null): string[] {
       ["execute with a 50-call fan-out, end to end", v(s.fanOutMs)],
       ["one upstream call through the gateway (client round trip)", v(s.directCallMs)],
       ["a macro wrapping that same call (client round trip)", v(s.macroCallMs)],
+      ["what the macro adds (median of back-to-back differences)", v(s.macroOverheadMs)],
+      ["the same macro in a macro file: what it adds", v(s.fileMacroOverheadMs)],
       ...(s.micro ?? []).map(([k, val]): [string, string] => [`bench/lua.ts ${k}`, val]),
     ]),
     ...(s.codeMode

@@ -1,11 +1,12 @@
 /**
  * Lua rows, measured end to end through a gateway process's `execute` tool (its scripts run in
  * the gateway's worker pool and call the bench-echo upstream): a trivial script, the per-call
- * cost of `task.await(mcp.call(...))`, a 50-call fan-out, and a macro call beside the upstream
- * call it wraps. A build without `execute` reports "n/a (not built)" instead of failing. The
+ * cost of `task.await(mcp.call(...))`, a 50-call fan-out, and a macro call (one written in the
+ * config, one in a macro file) beside the upstream call it wraps, the calls alternating so the
+ * overhead is a median of back-to-back differences. A build without `execute` reports "n/a (not built)" instead of failing. The
  * in-process micro-benchmark `bench/lua.ts` adds its figures as given.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -35,6 +36,12 @@ export interface ScriptingReport {
   /** One upstream call through the gateway, and a macro wrapping that same call (medians). */
   directCallMs: number;
   macroCallMs: number;
+  /**
+   * What a macro adds over the call it wraps: the median of (macro − direct) over pairs of calls
+   * made back to back; `fileMacroOverheadMs` for the same macro in a macro file.
+   */
+  macroOverheadMs: number;
+  fileMacroOverheadMs: number;
   /** Rows from `bench/lua.ts`: label → value (its keys carry the unit, e.g. `…Ms`). */
   micro: [string, string][] | null;
   microNote: string;
@@ -55,6 +62,8 @@ export interface CodeModeRow {
 const NOT_MEASURED = {
   directCallMs: Number.NaN,
   macroCallMs: Number.NaN,
+  macroOverheadMs: Number.NaN,
+  fileMacroOverheadMs: Number.NaN,
   trivialMs: Number.NaN,
   roundTripMs: Number.NaN,
   fanOutMs: Number.NaN,
@@ -66,10 +75,21 @@ const NOT_MEASURED = {
 export async function benchScripting(opts: ScriptingOptions): Promise<ScriptingReport> {
   const micro = await luaScriptRows(opts.luaIterations);
   const configFile = join(opts.workDir, "scripting.yaml");
+  const macroDir = join(opts.workDir, "bench-macros");
+  mkdirSync(macroDir, { recursive: true });
+  writeFileSync(
+    join(macroDir, "wrap.lua"),
+    `mcp.tool { name = "file_wrap_echo", description = "Calls bench__echo once",\n` +
+      `  params = { text = { type = "string" } },\n` +
+      `  run = function(args)\n` +
+      `    return task.await(mcp.call("bench__echo", { text = args.text })).content\n` +
+      `  end }\n`,
+  );
   writeFileSync(
     configFile,
     `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n` +
-      `scripting:\n  execute: true\n  tools:\n    wrap_echo:\n` +
+      `scripting:\n  execute: true\n  macros: ${JSON.stringify(macroDir)}\n` +
+      `  tools:\n    wrap_echo:\n` +
       `      description: Calls bench__echo once and returns its text\n` +
       `      params: { text: { type: string } }\n` +
       `      lua: 'return task.await(mcp.call("bench__echo", { text = args.text })).content'\n`,
@@ -125,13 +145,36 @@ export async function benchScripting(opts: ScriptingOptions): Promise<ScriptingR
       }
       return median(times);
     };
+    // Direct and macro calls alternate, so a change in machine load hits both alike.
+    const once = async (name: string): Promise<number> => {
+      const t0 = performance.now();
+      const r = await client.callTool({ name, arguments: { text: "x" } });
+      if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+      return performance.now() - t0;
+    };
+    const overhead = async (macro: string) => {
+      const direct: number[] = [];
+      const wrapped: number[] = [];
+      const diffs: number[] = [];
+      for (let i = 0; i < opts.roundTrips; i++) {
+        const d = await once("bench__echo");
+        const m = await once(macro);
+        direct.push(d);
+        wrapped.push(m);
+        diffs.push(m - d);
+      }
+      return { direct: median(direct), macro: median(wrapped), overhead: median(diffs) };
+    };
     await sequential("wrap_echo");
-    const directCallMs = await sequential("bench__echo");
-    const macroCallMs = await sequential("wrap_echo");
+    await sequential("file_wrap_echo");
+    const inline = await overhead("wrap_echo");
+    const file = await overhead("file_wrap_echo");
     return {
       notBuilt: null,
-      directCallMs,
-      macroCallMs,
+      directCallMs: inline.direct,
+      macroCallMs: inline.macro,
+      macroOverheadMs: inline.overhead,
+      fileMacroOverheadMs: file.overhead,
       trivialMs,
       roundTripMs: (loopMs - trivialMs) / opts.roundTrips,
       fanOutMs,

@@ -46,6 +46,11 @@ export function memoryLimitMessage(memoryBytes: number): string {
 /** Parent → worker: start a run. */
 export interface RunMessage {
   t: "run";
+  /**
+   * The run's number, unique per worker: replies carry it back, and a reply meant for an earlier
+   * run (one that ended while a tool call was still in flight) is dropped, never delivered.
+   */
+  run: number;
   code: string;
   chunk: string;
   prelude?: string;
@@ -65,12 +70,14 @@ export interface RunMessage {
 
 /** Parent → worker: the answer to a request. */
 export type ReplyMessage =
-  | { t: "reply"; id: number; ok: true; value: unknown }
-  | { t: "reply"; id: number; ok: false; error: { code: string; message: string } };
+  | { t: "reply"; run: number; id: number; ok: true; value: unknown }
+  | { t: "reply"; run: number; id: number; ok: false; error: { code: string; message: string } };
 
 /** Worker → parent: a tool call, the tool list, or a host function call. */
 export interface RequestMessage {
   t: "request";
+  /** The run that asked (see {@link RunMessage.run}). */
+  run: number;
   id: number;
   kind: "tool" | "list" | "host";
   name?: string;
@@ -79,7 +86,13 @@ export interface RequestMessage {
 
 /** Worker → parent: end of a run. `json` is the returned value, JSON-encoded in Lua. */
 export type DoneMessage =
-  & { t: "done"; toolCalls: number; hostCalls: number }
+  & {
+    t: "done";
+    toolCalls: number;
+    hostCalls: number;
+    /** Which run of its engine this was: 1 on a new engine, 2 and up on a reused one. */
+    engineRun?: number;
+  }
   & (
     | { ok: true; json: string }
     | { ok: false; message: string; line?: number; chunk?: string; limit?: LimitName }

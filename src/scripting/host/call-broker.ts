@@ -22,13 +22,13 @@ export interface BrokerOptions {
 }
 
 /** The `{ code, message }` of a failed answer: a call code from `data.code`, else the error code. */
-function errorReply(id: number, err: unknown): ReplyMessage {
+function errorReply(run: number, id: number, err: unknown): ReplyMessage {
   const code = err instanceof GatewayError
     ? String(err.data?.code ?? err.code)
     : typeof (err as { code?: unknown })?.code === "string"
     ? (err as { code: string }).code
     : "ERROR";
-  return { t: "reply", id, ok: false, error: { code, message: messageOf(err) } };
+  return { t: "reply", run, id, ok: false, error: { code, message: messageOf(err) } };
 }
 
 /** Answers the requests of one run. */
@@ -54,9 +54,9 @@ export class CallBroker {
       const bytes = jsonBytes(value);
       if (!this.#opts.budget.take(bytes)) throw this.#opts.budget.refusal(bytes);
       delivered = true;
-      reply = { t: "reply", id: m.id, ok: true, value };
+      reply = { t: "reply", run: m.run, id: m.id, ok: true, value };
     } catch (err) {
-      reply = errorReply(m.id, err);
+      reply = errorReply(m.run, m.id, err);
     }
     for (const fn of told) {
       try {

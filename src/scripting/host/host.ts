@@ -60,6 +60,7 @@ export class ScriptHost {
   #idle: WorkerProcess[] = [];
   #slots: WorkerSlots;
   #closed = false;
+  #runs = 0;
 
   constructor(opts: ScriptHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -171,9 +172,12 @@ export class ScriptHost {
       budget,
       signal: controller.signal,
     });
+    const run = ++this.#runs;
     return await new Promise<ScriptOutcome>((resolve) => {
       let stopping: LimitName | undefined;
+      let finished = false;
       const finish = (outcome: ScriptOutcome) => {
+        finished = true;
         clearTimeout(killTimer);
         opts.signal?.removeEventListener("abort", onAbort);
         controller.abort(); // in-flight tool and host calls end with the script
@@ -205,11 +209,17 @@ export class ScriptHost {
       worker.onMessage = (m: FromWorker) => {
         if (m.t === "print") output.push(m.text);
         else if (m.t === "emit") emitted.push(JSON.parse(m.json));
-        else if (m.t === "request") void broker.answer(m).then((reply) => worker.send(reply));
-        else if (m.t === "done") finish(this.#outcome(m, output, emitted, stats));
+        else if (m.t === "request") {
+          // An answer that arrives after the run ended is dropped: the worker may be serving
+          // the next run by then.
+          void broker.answer(m).then((reply) => {
+            if (!finished) worker.send(reply);
+          });
+        } else if (m.t === "done") finish(this.#outcome(m, output, emitted, stats));
       };
       worker.send({
         t: "run",
+        run,
         code,
         chunk: opts.chunkName ?? "script",
         prelude: opts.prelude,
@@ -232,6 +242,7 @@ export class ScriptHost {
   ): ScriptOutcome {
     stats.toolCalls = m.toolCalls;
     stats.hostCalls = m.hostCalls;
+    if (m.engineRun !== undefined) stats.engineRun = m.engineRun;
     if (m.ok) {
       return { ok: true, value: JSON.parse(m.json), output: output.join(""), emitted, stats };
     }

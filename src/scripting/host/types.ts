@@ -111,6 +111,11 @@ export interface ScriptStats {
   hostCalls: number;
   /** JSON bytes of tool and host results delivered to the script. */
   bytesIn: number;
+  /**
+   * Which run of its worker's engine this was: 1 on a new engine, 2 and up on an engine reused
+   * after clean runs (absent when the worker answered nothing).
+   */
+  engineRun?: number;
 }
 
 /** A finished run. `value` is JSON (image values kept as tables for composition). */

@@ -2,11 +2,12 @@
  * The worker process: the gateway re-spawned with `__lua-worker`. It reads runs and replies as
  * JSON lines on stdin, writes requests, output and results as JSON lines on stdout, and nothing
  * else: console output is sent to stderr so a stray log line cannot corrupt the channel. One run
- * at a time; a fresh engine per run, made ahead while the worker waits.
+ * at a time, on a warm engine: reused after a clean run that left every shared table as it found
+ * it (warm-engine.ts), otherwise closed and replaced by a new one, made after the run's answer
+ * was sent.
  */
-import type { LuaEngine } from "wasmoon";
 import { messageOf } from "../../shared/errors.ts";
-import { createSandboxedEngine } from "./engine.ts";
+import { WarmEngine } from "./warm-engine.ts";
 import { frame, type FromWorker, LineSplitter, type ToWorker } from "../protocol.ts";
 import { RunContext } from "./run-context.ts";
 import { runScript } from "./run-script.ts";
@@ -28,15 +29,19 @@ export async function runWorkerProcess(): Promise<void> {
   const send = (m: FromWorker) => {
     process.stdout.write(frame(m));
   };
-  let nextEngine: Promise<LuaEngine> = createSandboxedEngine();
+  let nextEngine: Promise<WarmEngine> = WarmEngine.create();
   let current: RunContext | undefined;
 
   const start = async (ctx: RunContext) => {
     current = ctx;
-    let engine: LuaEngine | undefined;
+    let warm: WarmEngine | undefined;
+    let ok = false;
     try {
-      engine = await nextEngine;
-      send(await runScript(engine, ctx));
+      warm = await nextEngine;
+      warm.attach(ctx);
+      const done = await runScript(warm, ctx);
+      ok = done.ok;
+      send({ ...done, engineRun: warm.runs });
     } catch (err) {
       send({
         t: "done",
@@ -46,11 +51,13 @@ export async function runWorkerProcess(): Promise<void> {
         hostCalls: 0,
       });
     } finally {
+      // Decided after the answer left, so the check and any replacement are off the call path.
+      const discard = warm ? warm.detach(ok) : "failed";
+      if (discard !== null) {
+        warm?.close();
+        nextEngine = WarmEngine.create();
+      }
       current = undefined;
-      try {
-        engine?.global.close();
-      } catch { /* the engine is dropped either way */ }
-      nextEngine = createSandboxedEngine();
     }
   };
 

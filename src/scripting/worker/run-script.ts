@@ -1,68 +1,35 @@
 /**
- * Runs one script in a fresh engine inside the worker. The chunk runs on a new Lua thread
+ * Runs one script on a warm engine inside the worker. The chunk runs on a new Lua thread
  * anchored in the registry (results never pile up on the main stack — wasmoon's "memory access
- * out of bounds" after ~60 runs); the code is loaded in text mode only; a count hook of our own
- * enforces the time limit on the running thread and every coroutine it creates; `setMemoryMax`
- * enforces the memory limit. Host waits arrive as yields carrying a promise, awaited here.
+ * out of bounds" after ~60 runs) with its own globals (`new_env`, see warm-engine.ts); the code is
+ * loaded in text mode only; a count hook of our own enforces the time limit on the running thread
+ * and every coroutine it creates; `setMemoryMax` enforces the memory limit. Host waits arrive as
+ * yields carrying the id of the request waited for, awaited here.
  */
-import { LUA_REGISTRYINDEX, type LuaEngine, LuaReturn, LuaType, type LuaWasm } from "wasmoon";
+import { LUA_REGISTRYINDEX, LuaReturn, LuaType } from "wasmoon";
 import { messageOf } from "../../shared/errors.ts";
-import { LUA_API, LUA_PRELUDE_TAIL } from "./lua/api.ts";
-import { LUA_JSON } from "./lua/json.ts";
-import { LUA_PRELUDE_HEAD, LUA_SANDBOX } from "./lua/sandbox.ts";
 import { isMemoryError, parseLuaError } from "./lua-errors.ts";
+import { errorText, loadText } from "./lua-load.ts";
 import { pushJson } from "./lua-values.ts";
 import { type DoneMessage, memoryLimitMessage, timeLimitMessage } from "../protocol.ts";
 import type { RunContext } from "./run-context.ts";
+import { HOOK_COUNT, type WarmEngine } from "./warm-engine.ts";
 
-/** The bootstrap chunk: sandbox, JSON encoder and API share one scope of locals. */
-const BOOTSTRAP = [LUA_PRELUDE_HEAD, LUA_JSON, LUA_API, LUA_SANDBOX, LUA_PRELUDE_TAIL].join("\n");
-
-/** Instructions between two looks at the clock (wasmoon uses the same). */
-const HOOK_COUNT = 1000;
-const LUA_MASKCOUNT = 8;
-
-interface RawModule {
-  _malloc(size: number): number;
-  _free(ptr: number): void;
-  HEAPU8: Uint8Array;
-  addFunction(fn: (...args: number[]) => unknown, sig: string): number;
-  removeFunction(ptr: number): void;
+/** Two random 32-bit seeds for the run's `math.random` (so no run can foresee another's). */
+function seeds(): [bigint, bigint] {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return [BigInt(words[0]!), BigInt(words[1]!)];
 }
 
-/** Compiles source in text mode ("t": binary chunks refused) with its full byte length. */
-function loadText(lua: LuaWasm, L: number, source: string, name: string): LuaReturn {
-  const mod = lua.module as unknown as RawModule;
-  const bytes = new TextEncoder().encode(source);
-  const ptr = mod._malloc(bytes.length + 1);
-  try {
-    mod.HEAPU8.set(bytes, ptr);
-    return lua.luaL_loadbufferx(L, ptr, bytes.length, name, "t");
-  } finally {
-    mod._free(ptr);
-  }
-}
-
-/** Reads the error value on top of the stack without running any metamethod. */
-function errorText(engine: LuaEngine, L: number): string {
-  const lua = engine.global.lua;
-  const type = lua.lua_type(L, -1);
-  if (type === LuaType.String || type === LuaType.Number) return lua.lua_tolstring(L, -1, null);
-  if (type === LuaType.Userdata) {
-    try {
-      const value = engine.global.stateToThread(L).getValue(-1);
-      if (value instanceof Error) return value.message;
-    } catch { /* not one of wasmoon's userdata: fall through */ }
-  }
-  return `(error object is a ${lua.lua_typename(L, type)} value)`;
-}
-
-/** Runs the script of `ctx.message` to completion in `engine` (which the caller then closes). */
-export async function runScript(engine: LuaEngine, ctx: RunContext): Promise<DoneMessage> {
+/**
+ * Runs the script of `ctx.message` to completion on `warm` (the caller then decides, with
+ * `warm.detach`, whether the engine may serve another run).
+ */
+export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<DoneMessage> {
+  const engine = warm.engine;
   const msg = ctx.message;
   const g = engine.global;
   const lua = g.lua;
-  const mod = lua.module as unknown as RawModule;
   const deadline = msg.deadline;
   const counts = () => ({ toolCalls: ctx.toolCalls, hostCalls: ctx.hostCalls });
   const fail = (raw: string): DoneMessage => ({
@@ -76,70 +43,72 @@ export async function runScript(engine: LuaEngine, ctx: RunContext): Promise<Don
   const threadRef = lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
   const L = thread.address;
   let timedOut = false;
-  let hook = 0;
+  let hooked = false;
+  let expiry: Promise<unknown> | undefined;
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   try {
-    if (loadText(lua, L, BOOTSTRAP, "=bootstrap") !== LuaReturn.Ok) {
-      return fail(`internal: bootstrap does not compile: ${errorText(engine, L)}`);
+    const refs = warm.refs;
+    lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(refs.runner)); // 1: the runner
+    lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(refs.newEnv));
+    const [seed1, seed2] = seeds();
+    lua.lua_pushinteger(L, BigInt(msg.limits.transferBytes));
+    lua.lua_pushinteger(L, seed1);
+    lua.lua_pushinteger(L, seed2);
+    if (lua.lua_pcallk(L, 3, 1, 0, 0, null) !== LuaReturn.Ok) {
+      return fail(`internal: could not make the run's globals: ${errorText(engine, L)}`);
     }
-    thread.pushValue(ctx.hostTable());
-    pushJson(lua, L, { string_bytes: msg.limits.transferBytes });
-    if (lua.lua_pcallk(L, 2, 5, 0, 0, null) !== LuaReturn.Ok) {
-      return fail(`internal: bootstrap failed: ${errorText(engine, L)}`);
-    }
-    lua.lua_pushvalue(L, 2);
-    ctx.store.metatableRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
-    lua.lua_pushvalue(L, 3);
-    ctx.store.idsRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
-    lua.lua_pushvalue(L, 5);
-    ctx.store.arrayMtRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
-    lua.lua_settop(L, 1); // the runner function stays
-
+    // 2: the run's globals
     for (const [name, value] of Object.entries(msg.globals)) {
       pushJson(lua, L, value, ctx.store);
-      lua.lua_setglobal(L, name);
+      lua.lua_setfield(L, 2, name);
     }
+    // Loaded chunks get the run's globals as their _ENV (a main chunk's one upvalue).
+    const withEnv = () => {
+      lua.lua_pushvalue(L, 2);
+      lua.lua_setupvalue(L, -2, 1);
+    };
     if (msg.prelude === undefined) lua.lua_pushnil(L);
-    else if (loadText(lua, L, msg.prelude, "=prelude") !== LuaReturn.Ok) {
+    else if (warm.pushPrelude(L, msg.prelude) !== LuaReturn.Ok) {
       return fail(errorText(engine, L));
-    }
+    } else withEnv();
     if (loadText(lua, L, msg.code, msg.chunk) !== LuaReturn.Ok) return fail(errorText(engine, L));
+    withEnv();
     lua.lua_pushboolean(L, msg.exposeHost ? 1 : 0);
+    // The stack is now the runner and its arguments: env, prelude, main, keep_host.
 
     // Limits start now: everything above is the gateway's own setup.
     g.setMemoryMax(g.getMemoryUsed() + msg.limits.memoryBytes);
     const timeText = timeLimitMessage(msg.limits.timeoutMs);
-    hook = mod.addFunction((hookL: number) => {
-      if (Date.now() <= deadline) return;
-      timedOut = true;
-      // From now on fire on every instruction, so a script catching the error with pcall is
-      // hit again as soon as it leaves the protected call.
-      lua.lua_sethook(hookL, hook, LUA_MASKCOUNT, 1);
-      lua.lua_pushstring(hookL, timeText);
-      lua.lua_error(hookL);
-    }, "vii");
-    lua.lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_COUNT);
+    const hook = warm.hook;
+    hook.state.deadline = deadline;
+    hook.state.message = timeText;
+    hook.state.timedOut = false;
+    hooked = true;
+    lua.lua_sethook(L, hook.pointer, hook.mask, HOOK_COUNT);
 
-    let step = thread.resume(3);
+    let step = thread.resume(4);
     while (step.result === LuaReturn.Yield) {
-      let promise: unknown;
-      if (step.resultCount > 0 && lua.lua_type(L, -1) === LuaType.Userdata) {
-        promise = thread.getValue(-1);
+      // The API yields the id of the request it waits for; anything else waits one turn.
+      let wait: Promise<unknown> | undefined;
+      if (step.resultCount > 0 && lua.lua_type(L, -1) === LuaType.String) {
+        wait = ctx.waitFor(lua.lua_tolstring(L, -1, null));
       }
       if (step.resultCount > 0) thread.pop(step.resultCount);
-      const wait = promise instanceof Promise ? promise : new Promise((r) => setImmediate(r));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        wait,
-        new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1))),
-      ]);
-      clearTimeout(timer);
+      wait ??= new Promise((r) => setImmediate(r));
+      // One timer per run (made at the first wait), not one per wait.
+      expiry ??= new Promise((r) => {
+        expiryTimer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1);
+      });
+      await Promise.race([wait, expiry]);
       if (Date.now() > deadline) {
         timedOut = true;
         break;
       }
       step = thread.resume(0);
     }
-    if (timedOut) return { t: "done", ok: false, message: timeText, limit: "time", ...counts() };
+    if (timedOut || warm.hook.state.timedOut) {
+      return { t: "done", ok: false, message: timeText, limit: "time", ...counts() };
+    }
     if (step.result !== LuaReturn.Ok) {
       const raw = errorText(engine, L);
       if (step.result === LuaReturn.ErrorMem || isMemoryError(raw)) {
@@ -157,11 +126,9 @@ export async function runScript(engine: LuaEngine, ctx: RunContext): Promise<Don
   } catch (err) {
     return fail(`internal: ${messageOf(err)}`);
   } finally {
+    clearTimeout(expiryTimer);
     g.setMemoryMax(undefined);
-    if (hook) {
-      lua.lua_sethook(L, null, 0, 0);
-      mod.removeFunction(hook);
-    }
+    if (hooked) lua.lua_sethook(L, null, 0, 0);
     lua.luaL_unref(g.address, LUA_REGISTRYINDEX, threadRef);
   }
 }

@@ -5,12 +5,13 @@
  * errors are raised here with the script's line.
  */
 export const LUA_API = String.raw`
--- Waits for the host: yields AWAIT + a promise up to the runner (through wrapped coroutines).
-local function wait(promise)
+-- Waits for the host: yields AWAIT + the id of the request to wait for (false: one turn of the
+-- event loop) up to the runner, through wrapped coroutines.
+local function wait(id)
   if not co_isyieldable() then
     raise('cannot wait for the host here (inside a metamethod, iterator or callback called from C)')
   end
-  co_yield(AWAIT, promise)
+  co_yield(AWAIT, id)
 end
 
 local function no_nul(s, what)
@@ -43,7 +44,7 @@ function mcp.poll(id)
   if err then raise('mcp.poll: ' .. err) end
   if r == nil and co_isyieldable() then
     -- let the worker's event loop deliver replies, so a plain polling loop makes progress
-    co_yield(AWAIT, H.tick())
+    co_yield(AWAIT, false)
     r = H.poll(id)
   end
   return r
@@ -53,10 +54,13 @@ task = {}
 
 local function await_one(id)
   id = tostring(id)
+  -- Replies come from another process, so a call is hardly ever settled yet: wait first and
+  -- look once (the runner resumes at once for a request already answered).
+  if co_isyieldable() then co_yield(AWAIT, id) end
   local r, err = H.poll(id)
   while r == nil do
     if err then raise('task.await: ' .. err) end
-    wait(H.waiter(id))
+    wait(id)
     r, err = H.poll(id)
   end
   return r
@@ -75,7 +79,7 @@ local function settle(id)
   while true do
     local state, v = H.hostTake(id)
     if state ~= nil then return state, v end
-    wait(H.waiter(id))
+    wait(id)
   end
 end
 
@@ -163,15 +167,104 @@ print = function(...)
 end
 `;
 
-/** Ends the bootstrap chunk: returns the runner and the buffer tables the JS side needs. */
+/**
+ * Ends the bootstrap chunk. It returns the runner, the buffer tables the JS side needs, and the
+ * two functions that let one engine serve many runs without one run seeing another:
+ * - `new_env` builds a run's globals: a fresh table holding the pristine globals, each library
+ *   table copied (so `string.x = …` or `rawset(math, …)` changes the run's copy only), `_G`
+ *   pointing at the copy, a `load` whose default environment is the copy, the string metatable's
+ *   `__index` pointed at the copy's `string`, and the random generator reseeded by the host.
+ * - `verify` puts the string metatable back and checks every table shared between runs (the
+ *   pristine globals and libraries, the string metatable, the bootstrap's own marker tables, the
+ *   registry's named entries and `package.loaded`) key by key and metatable by metatable against
+ *   the snapshot taken when the engine was made, then collects garbage. `false` means the engine
+ *   is discarded instead of reused.
+ */
 export const LUA_PRELUDE_TAIL = String.raw`
-local function run(prelude, main, keep_host)
+local rawequal, rawset, ipairs = rawequal, rawset, ipairs
+local reseed = math.randomseed
+local string_mt = dgetmetatable('')
+
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
+end
+
+local function new_env(string_bytes, seed1, seed2)
+  ARG_CEIL.string_bytes, OUT_CEIL.string_bytes = string_bytes, string_bytes
+  reseed(seed1, seed2)
+  local env = {}
+  for k, v in next, G do
+    if rawequal(v, G) then v = env elseif type(v) == 'table' then v = copy(v) end
+    env[k] = v
+  end
+  env.load = function(...)
+    local chunk, name, _, e = ...
+    if select('#', ...) >= 4 then return raw_load(chunk, name, 't', e) end
+    return raw_load(chunk, name, 't', env)
+  end
+  string_mt.__index = env.string
+  return env
+end
+
+local function run(env, prelude, main, keep_host)
   if prelude then prelude() end
-  if not keep_host then host = nil end
+  if not keep_host then rawset(env, 'host', nil) end
   local value = main()
   local json, why = encode(value, 'result', OUT_CEIL)
   if not json then error('the script returned a value JSON cannot carry: ' .. why, 0) end
   return json
 end
-return run, buffer_mt, buffer_ids, AWAIT, array_mt
+
+-- What one run could touch and the next could see: every table reachable from the pristine
+-- globals, the registry's named entries, package.loaded and this chunk's own shared tables,
+-- with their metatables. Registry integer keys are references the host takes and frees.
+local watched, snap = {}, {}
+local function watch(t, named_only)
+  if type(t) ~= 'table' or snap[t] then return end
+  local kv, n = {}, 0
+  for k, v in next, t do
+    if not named_only or type(k) ~= 'number' then kv[k] = v; n = n + 1 end
+  end
+  snap[t] = { kv = kv, n = n, mt = dgetmetatable(t), named_only = named_only }
+  watched[#watched + 1] = t
+  local mt = dgetmetatable(t)
+  if mt then watch(mt) end
+  for k, v in next, kv do
+    if type(v) == 'table' and not named_only then watch(v) end
+    if type(k) == 'table' and not named_only then watch(k) end
+  end
+end
+-- Lua's buffer code registers its box metatable (_UBOX*) the first time a string outgrows the
+-- stack buffer: make that happen now, so a run that builds a long string changes nothing.
+do local _ = G.string.rep('x', 65536) end
+local registry = getregistry()
+watch(G)
+watch(string_mt)
+watch(buffer_mt); watch(buffer_ids); watch(array_mt); watch(AWAIT); watch(ESC); watch(Refusal)
+watch(registry, true)
+for k, v in next, registry do
+  if type(k) ~= 'number' and type(v) == 'table' then watch(v) end
+end
+
+local function verify()
+  string_mt.__index = G.string
+  for i = 1, #watched do
+    local t = watched[i]
+    local s = snap[t]
+    if not rawequal(dgetmetatable(t), s.mt) then return false, 'a metatable changed' end
+    local n = 0
+    for k, v in next, t do
+      if not s.named_only or type(k) ~= 'number' then
+        n = n + 1
+        if not rawequal(rawget(s.kv, k), v) then return false, 'key ' .. tostring(k) .. ' changed' end
+      end
+    end
+    if n ~= s.n then return false, 'a key was removed' end
+  end
+  raw_collectgarbage('collect')
+  return true
+end
+return run, buffer_mt, buffer_ids, new_env, array_mt, verify
 `;

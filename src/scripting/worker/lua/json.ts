@@ -86,7 +86,7 @@ local function put_table(t, path, depth, ceil, seen, buf)
     end
   end
   seen[t] = true
-  if n == 0 and raw_getmetatable(t) == ARRAY_MARK then
+  if n == 0 and dgetmetatable(t) == array_mt then
     buf[#buf + 1] = '[]'
   elseif n > 0 and seq and maxk == n then
     if n > ceil.items then

@@ -18,7 +18,8 @@ local mtype, floor, huge = math.type, math.floor, math.huge
 local sformat, sfind, sgsub, schar = string.format, string.find, string.gsub, string.char
 local concat, pack, unpack = table.concat, table.pack, table.unpack
 local utf8len = utf8.len
-local getinfo = debug.getinfo
+local getinfo, dgetmetatable, getregistry = debug.getinfo, debug.getmetatable, debug.getregistry
+local G = _G -- the pristine globals: never handed to a script (each run gets a copy, see new_env)
 local co_create, co_resume, co_yield, co_status, co_isyieldable =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.isyieldable
 
@@ -27,9 +28,9 @@ local AWAIT = raw_setmetatable({}, { __metatable = false })
 local buffer_mt = { __metatable = 'buffer', __newindex = function() error('buffers are read-only', 2) end }
 local buffer_ids = raw_setmetatable({}, { __mode = 'k' })
 -- Empty JSON arrays arrive as tables carrying this protected metatable, so they go back out as
--- [] rather than {} (a plain empty table stays {}).
-local ARRAY_MARK = raw_setmetatable({}, { __metatable = false })
-local array_mt = { __metatable = ARRAY_MARK }
+-- [] rather than {} (a plain empty table stays {}). Scripts see the string 'array' as its
+-- metatable: no table shared between runs is handed out.
+local array_mt = { __metatable = 'array' }
 
 -- Raises msg at the first Lua frame outside this bootstrap and the prelude, so API errors carry the script's
 -- line. When a tail call erased that frame (return mcp.image(x)), the message has no line.
@@ -56,11 +57,8 @@ do
   os = { time = time, clock = clock, date = date }
 end
 
-load = function(...)
-  local chunk, name, _, env = ...
-  if select('#', ...) >= 4 then return raw_load(chunk, name, 't', env) end
-  return raw_load(chunk, name, 't')
-end
+-- load is installed per run (new_env): its default environment is the run's own.
+load = nil
 
 collectgarbage = function(opt)
   opt = opt or 'collect'
