@@ -11,6 +11,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
+import { LazySchemaValidator } from "../shared/schema-validator.ts";
 import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
 import { StdioTransport } from "./stdio.ts";
@@ -112,6 +113,7 @@ async function handshake(
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
     capabilities: capabilitiesFor(server),
+    jsonSchemaValidator: new LazySchemaValidator(),
   });
   setup(client);
   let timer: ReturnType<typeof setTimeout> | undefined;
