@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig, type StdioServerConfig } from "../src/config/mod.ts";
 import { runCell } from "./load.ts";
 import { type GatewayMode, memBytes, ROOT, startGatewayProcess } from "./procs.ts";
@@ -41,12 +42,19 @@ export interface FootprintReport {
   servers: string[];
   coldStartMs: number;
   coldStarts: number[];
+  /**
+   * The gateway's own CPU time (user + system) from spawn to that first full `tools/list`
+   * (median): its share of the two cores while the upstreams start beside it.
+   */
+  coldStartCpuMs: number;
   handshakes: Handshake[];
   slowest: Handshake | null;
   /** Spawn → every upstream ready, all started at once directly (no gateway). */
   allTogetherMs: number;
   /** Spawn → `tools/list` answered by a gateway with no upstreams: its own start-up. */
   emptyGatewayMs: number;
+  /** That gateway's CPU time until then (median). */
+  emptyGatewayCpuMs: number;
   idleRssBytes: number;
   loadedRssBytes: number;
   peakRssBytes: number;
@@ -78,8 +86,10 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
   if (opts.warmup) { for (const server of stdio) await handshake(server); }
   const times = new Map<string, Handshake[]>();
   const coldStarts: number[] = [];
+  const coldCpu: number[] = [];
   const together: number[] = [];
   const empty: number[] = [];
+  const emptyCpu: number[] = [];
   for (let rep = 0; rep < opts.reps; rep++) {
     opts.onStep?.(`cold start ${rep + 1}/${opts.reps}`);
     for (const server of stdio) {
@@ -90,9 +100,11 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
     together.push(performance.now() - t0);
     const bare = await start(emptyConfig);
     empty.push(bare.readyMs);
+    emptyCpu.push(bare.readyCpuMs);
     await bare.stop();
     const gateway = await start();
     coldStarts.push(gateway.readyMs);
+    coldCpu.push(gateway.readyCpuMs);
     await gateway.stop();
   }
   const handshakes = [...times.entries()].map(([server, list]) => ({
@@ -131,10 +143,12 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
       servers,
       coldStartMs: median(coldStarts),
       coldStarts,
+      coldStartCpuMs: median(coldCpu),
       handshakes,
       slowest,
       allTogetherMs: median(together),
       emptyGatewayMs: median(empty),
+      emptyGatewayCpuMs: median(emptyCpu),
       idleRssBytes,
       loadedRssBytes,
       peakRssBytes: memBytes(gateway.pid, "VmHWM"),
@@ -174,9 +188,38 @@ async function handshake(server: StdioServerConfig): Promise<Handshake> {
       }),
     );
     const initializeMs = performance.now() - t0;
-    await client.listTools();
+    // A plain request: `listTools()` would add this process's Ajv compiles to the server's time.
+    await client.request({ method: "tools/list" }, ListToolsResultSchema);
     return { server: server.name, initializeMs, readyMs: performance.now() - t0 };
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+if ((import.meta as ImportMeta & { main?: boolean }).main) {
+  // `bun bench/footprint.ts [--reps=N] [--gateway=binary|source|deno]`: this part alone.
+  const arg = (name: string) =>
+    process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir, loadavg } = await import("node:os");
+  const { killAll } = await import("./procs.ts");
+  const workDir = mkdtempSync(join(tmpdir(), "mcpgw-footprint-"));
+  const load = () => loadavg().map((n) => n.toFixed(2)).join(" / ");
+  const loadBefore = load();
+  try {
+    const report = await benchFootprint({
+      reps: Number(arg("reps") ?? 3),
+      gatewayMode: (arg("gateway") ?? "binary") as GatewayMode,
+      workDir,
+      settleMs: 1000,
+      loadMs: Number(arg("load-ms") ?? 3000),
+      warmup: true,
+      onStep: (s) => process.stderr.write(`footprint: ${s}\n`),
+    });
+    console.log(JSON.stringify({ ...report, loadBefore, loadAfter: load() }, null, 2));
+  } finally {
+    killAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
 }

@@ -1,20 +1,26 @@
 /**
  * @module The command line: parse argv, run one command, map errors to exit codes
- * (0 ok, 1 runtime error, 2 usage or config error).
+ * (0 ok, 1 runtime error, 2 usage or config error). Each command's module is imported when it
+ * runs, so `--version`, `check` or `import` never load the HTTP stack, and `serve` never loads
+ * `check`'s script sandbox.
  */
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { setLogLevel } from "../shared/log.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import { NAME, VERSION } from "../version.ts";
 import { parseCli, USAGE } from "./args.ts";
-import { callCommand } from "./call.ts";
-import { checkCommand } from "./check.ts";
-import { importCommand } from "./import.ts";
-import { serveCommand } from "./serve.ts";
-import { toolsCommand } from "./tools.ts";
+import type { RunningGateway, StartOptions } from "./serve.ts";
+import type { GatewayConfig } from "../config/mod.ts";
 
-export { startGateway } from "./serve.ts";
 export type { RunningGateway, StartOptions } from "./serve.ts";
+
+/** Starts serving a config (see `./serve.ts`); the entry tests and embedders use. */
+export async function startGateway(
+  config: GatewayConfig,
+  options: StartOptions = {},
+): Promise<RunningGateway> {
+  return await (await import("./serve.ts")).startGateway(config, options);
+}
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
@@ -31,20 +37,26 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     if (args.logLevel) setLogLevel(args.logLevel);
     else if (args.command !== "serve") setLogLevel("warn");
     switch (args.command) {
-      case "check":
+      case "check": {
+        const { checkCommand } = await import("./check.ts");
         return await checkCommand(args.config, { listen: args.listen, connect: args.connect });
+      }
       case "tools":
-        return await toolsCommand(args.config, args.json);
-      case "call":
+        return await (await import("./tools.ts")).toolsCommand(args.config, args.json);
+      case "call": {
+        const { callCommand } = await import("./call.ts");
         return await callCommand(args.config, args.positionals[0]!, args.positionals[1]);
+      }
       case "import":
-        return importCommand(args.positionals[0]!);
+        return (await import("./import.ts")).importCommand(args.positionals[0]!);
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);
       }
-      default:
+      default: {
+        const { serveCommand } = await import("./serve.ts");
         return await serveCommand(args.config, { listen: args.listen, stdio: args.stdio });
+      }
     }
   } catch (err) {
     if (err instanceof GatewayError && (err.code === "USAGE" || err.code === "CONFIG_INVALID")) {

@@ -13,6 +13,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig, StdioServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
+import { LazySchemaValidator } from "../shared/schema-validator.ts";
 import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
 import type { UpstreamCaller } from "./caller.ts";
@@ -252,6 +253,7 @@ async function handshake(
 ): Promise<{ client: Client; transport: Transport }> {
   const client = new Client({ name: NAME, version: VERSION }, {
     capabilities: capabilitiesFor(server),
+    jsonSchemaValidator: new LazySchemaValidator(),
   });
   setup(client);
   opened.add(transport);
