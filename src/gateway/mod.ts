@@ -5,6 +5,8 @@
 export { callerAllows, configuredToken, liveCaller, sameGlobs } from "./access.ts";
 export type { Identity } from "./access.ts";
 export type { CallGate, GatedCall } from "./call-gate.ts";
+export { callContext } from "./call-context.ts";
+export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";

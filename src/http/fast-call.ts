@@ -6,12 +6,11 @@
  * elicitation, roots) for that call comes first, the answer becomes an SSE stream carrying
  * those messages and then the result — so nothing the slow path delivers is lost.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, CallOptions, Gateway } from "../gateway/mod.ts";
+import { callContext, type Caller, type Gateway } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../shared/errors.ts";
 import type { Activity } from "./activity.ts";
@@ -30,17 +29,15 @@ export interface FastCallRequest {
 export class FastCalls {
   #calls = new Map<RequestId, { abort: AbortController; send: (m: JSONRPCMessage) => void }>();
 
-  /** Routes server messages related to a fast call into its answer; others go to the transport. */
-  wrap(transport: Transport): void {
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      const id = options?.relatedRequestId;
-      const call = id === undefined ? undefined : this.#calls.get(id);
-      if (!call) return send(message, options);
-      call.send(message);
-      return Promise.resolve();
-    };
-  }
+  /**
+   * Writes a server message related to request `id` into that fast call's answer; false when
+   * `id` is not a fast call (the session's transport sends it). See `./session-transport.ts`.
+   */
+  readonly route = (id: RequestId, message: JSONRPCMessage): boolean => {
+    const call = this.#calls.get(id);
+    call?.send(message);
+    return call !== undefined;
+  };
 
   /** Aborts a fast call the client cancelled; false when the id is not a fast call. */
   cancel(id: unknown): boolean {
@@ -90,20 +87,13 @@ export class FastCalls {
         } catch { /* the client went away; the abort listener ends the call */ }
       };
       this.#calls.set(id, { abort, send: write });
-      const { progressToken, ...meta } = msg.params._meta ?? {};
-      const options: CallOptions = { signal: abort.signal, requestId: id };
-      if (ctx.link) options.session = ctx.link;
-      if (Object.keys(meta).length > 0) options.meta = meta;
-      if (progressToken !== undefined) {
-        options.onprogress = (p) =>
-          write(
-            {
-              jsonrpc: "2.0",
-              method: "notifications/progress",
-              params: { ...p, progressToken },
-            } as JSONRPCMessage,
-          );
-      }
+      const options = callContext({
+        meta: msg.params._meta,
+        signal: abort.signal,
+        session: ctx.link,
+        requestId: id,
+        progress: (params) => write({ jsonrpc: "2.0", method: "notifications/progress", params }),
+      });
       const finish = (done: JSONRPCMessage) => {
         // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
         const answer: JSONRPCMessage = abort.signal.aborted
