@@ -14,6 +14,7 @@ import { callContext, type Caller, type Gateway } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../shared/errors.ts";
 import type { Activity } from "./activity.ts";
+import { errorAnswer, resultAnswer } from "./answers.ts";
 
 type RequestId = string | number;
 
@@ -73,7 +74,7 @@ export class FastCalls {
     const headers = { "mcp-session-id": ctx.sessionId };
     return new Promise<Response>((resolve) => {
       let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-      const write = (m: JSONRPCMessage) => {
+      const write = (text: string) => {
         if (!stream) {
           const body = new ReadableStream<Uint8Array>({
             start: (c) => void (stream = c),
@@ -83,22 +84,22 @@ export class FastCalls {
           resolve(new Response(body, { headers: { ...headers, ...SSE_HEADERS } }));
         }
         try {
-          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`));
+          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${text}\n\n`));
         } catch { /* the client went away; the abort listener ends the call */ }
       };
-      this.#calls.set(id, { abort, send: write });
+      this.#calls.set(id, { abort, send: (m) => write(JSON.stringify(m)) });
       const options = callContext({
         meta: msg.params._meta,
         signal: abort.signal,
         session: ctx.link,
         requestId: id,
-        progress: (params) => write({ jsonrpc: "2.0", method: "notifications/progress", params }),
+        // Laid out as the SDK's session server writes it (see answers.ts).
+        progress: (params) =>
+          write(JSON.stringify({ method: "notifications/progress", params, jsonrpc: "2.0" })),
       });
-      const finish = (done: JSONRPCMessage) => {
+      const finish = (done: () => string) => {
         // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
-        const answer: JSONRPCMessage = abort.signal.aborted
-          ? { jsonrpc: "2.0", id, error: CANCELLED }
-          : done;
+        const answer = abort.signal.aborted ? errorAnswer(id, CANCELLED) : done();
         this.#calls.delete(id);
         ctx.signal.removeEventListener("abort", onClientGone);
         ctx.activity.pending.delete(id);
@@ -110,24 +111,19 @@ export class FastCalls {
           } catch { /* already closed by the client */ }
         } else {
           resolve(
-            new Response(JSON.stringify(answer), { headers: { ...headers, ...JSON_HEADERS } }),
+            new Response(answer, { headers: { ...headers, ...JSON_HEADERS } }),
           );
         }
       };
       ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
-        (result) => finish({ jsonrpc: "2.0", id, result } as JSONRPCMessage),
-        (err) =>
-          finish({
-            jsonrpc: "2.0",
-            id,
-            error: toJsonRpcError(err),
-          } as JSONRPCMessage),
+        (result) => finish(() => resultAnswer(id, result)),
+        (err) => finish(() => errorAnswer(id, toJsonRpcError(err))),
       );
     });
   }
 }
 
-const CANCELLED = { code: -32800, message: "Request cancelled" };
+const CANCELLED = { code: -32800, message: "Request cancelled" } as const;
 const ENCODER = new TextEncoder();
 const JSON_HEADERS = { "content-type": "application/json" };
 const SSE_HEADERS = {

@@ -7,6 +7,7 @@
  */
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../shared/errors.ts";
+import { rawResultOf, withRawJson } from "../shared/raw-json.ts";
 
 interface Pending {
   resolve(result: CallToolResult): void;
@@ -83,8 +84,12 @@ export class LeanCalls {
     });
   }
 
-  /** Takes a message off the line when it answers a lean call; false for everything else. */
-  intercept(msg: { id?: unknown; result?: unknown; error?: unknown }): boolean {
+  /**
+   * Takes a message off the line when it answers a lean call; false for everything else. With
+   * the `line` it was parsed from, a result keeps its JSON text (`rawJsonOf`), so the HTTP fast
+   * path can send it on without serialising it again.
+   */
+  intercept(msg: { id?: unknown; result?: unknown; error?: unknown }, line?: string): boolean {
     if (typeof msg.id !== "string" || !msg.id.startsWith("gw-")) return false;
     const p = this.#settle(msg.id);
     if (!p) return true; // a late answer to a call that timed out or was cancelled
@@ -92,7 +97,13 @@ export class LeanCalls {
       p.reject(
         new UpstreamRpcError(msg.error as { code: number; message: string; data?: unknown }),
       );
-    } else p.resolve(msg.result as CallToolResult);
+    } else {
+      const result = msg.result as CallToolResult;
+      const raw = line === undefined || typeof result !== "object" || result === null
+        ? undefined
+        : rawResultOf(line, msg as Record<string, unknown>);
+      p.resolve(raw === undefined ? result : withRawJson(result, raw));
+    }
     return true;
   }
 

@@ -190,7 +190,7 @@ export class StdioTransport implements Transport {
       });
       return;
     }
-    if (this.calls.intercept(msg)) return;
+    if (this.calls.intercept(msg, line)) return;
     if ("method" in msg) {
       this.onmessage?.(msg as JSONRPCMessage);
       return;
