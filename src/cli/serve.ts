@@ -10,7 +10,7 @@ import {
   assertSafeExposure,
   createApp,
   frontDoor,
-  securityMiddleware,
+  securityChain,
   SessionRegistry,
   statusRoutes,
   StatusSessions,
@@ -184,7 +184,8 @@ export async function startGateway(
     gateway,
     sessions,
     modern,
-    middleware: securityMiddleware(gateway, hostname, statusSessions, cluster?.limiter),
+    // The middleware, and the same checks for the POST /mcp pre-dispatch.
+    ...securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: statusRoutes({
       gateway,
       sessions: statusSessions,

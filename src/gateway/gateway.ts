@@ -8,7 +8,7 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
-import { buildCatalog, type Catalog, matchesAny, type ToolEntry } from "./catalog.ts";
+import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import {
@@ -18,43 +18,14 @@ import {
   type ResourceIndex,
   TaskRouter,
 } from "./passthrough/mod.ts";
-import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
+import type { CallTracer } from "./tracing.ts";
+import { traced } from "./traced.ts";
+import { ServerScopes } from "./server-scopes.ts";
+import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
 import type { CallGate } from "./call-gate.ts";
+import { type ChangeListener, ListChanges } from "./list-changes.ts";
+import { CallObservers, type CallRecord } from "./call-records.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
-
-/** Something that wants to hear about list changes (one per downstream session). */
-export interface ChangeListener {
-  toolsChanged(): void;
-  promptsChanged(): void;
-  resourcesChanged(): void;
-}
-
-/** One finished tool call, for metrics and the status page. */
-export interface CallRecord {
-  readonly name: string;
-  /** Upstream server, or `null` for local tools. */
-  readonly server: string | null;
-  readonly tokenName: string | null;
-  readonly durationMs: number;
-  /** `ok`, `tool_error` (an isError result), or `error` (thrown). */
-  readonly outcome: "ok" | "tool_error" | "error";
-  /** Why it failed: the thrown error's message, or the text of an `isError` result. */
-  readonly error?: string;
-  /** The `GatewayError` code of a thrown error (`TOOL_NOT_FOUND`: `name` came from the client). */
-  readonly code?: string;
-  readonly at: number;
-}
-
-/** How much of an `isError` result's text a call record keeps. */
-const ERROR_TEXT_MAX = 500;
-
-/** A tool as the search and describe features see it. */
-export interface VisibleTool {
-  readonly tool: Tool;
-  readonly server: string | null;
-  readonly keywords: readonly string[];
-  readonly discoverable: boolean;
-}
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -69,20 +40,20 @@ export class Gateway {
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
   #local = new Map<string, LocalTool>();
-  #listeners = new Set<ChangeListener>();
-  #signature = { tools: "", prompts: "", resources: "" };
-  #observers: ((call: CallRecord) => void)[] = [];
+  #changes: ListChanges;
+  #observers = new CallObservers();
   #version = 0;
   #closers: (() => Promise<void>)[] = [];
   #tracer: CallTracer | null = null;
   #configObservers = new Set<(prev: GatewayConfig, next: GatewayConfig) => void>();
   /** Servers per glob list, valid for one catalog version. */
-  #scopes = { version: -1, byGlobs: new Map<string, ReadonlySet<string>>() };
+  #scopes = new ServerScopes();
   #gate: CallGate | null = null;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
     this.log = log;
+    this.#changes = new ListChanges(log);
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
@@ -164,23 +135,7 @@ export class Gateway {
    * allow (hidden tools do not count); `null` = every server (no globs).
    */
   serversOf(caller: Caller): ReadonlySet<string> | null {
-    const globs = caller.toolGlobs;
-    if (globs === null) return null;
-    if (this.#scopes.version !== this.#version) {
-      this.#scopes = { version: this.#version, byGlobs: new Map() };
-    }
-    const key = JSON.stringify(globs);
-    let servers = this.#scopes.byGlobs.get(key);
-    if (!servers) {
-      const found = new Set<string>();
-      for (const e of this.#catalog.tools) {
-        if (!e.hidden && !found.has(e.server) && matchesAny(e.name, globs)) found.add(e.server);
-      }
-      servers = found;
-      if (this.#scopes.byGlobs.size > 256) this.#scopes.byGlobs.clear();
-      this.#scopes.byGlobs.set(key, servers);
-    }
-    return servers;
+    return this.#scopes.serversOf(caller, this.#catalog, this.#version);
   }
 
   /** True when this caller's token reaches `server` (see {@link serversOf}). */
@@ -211,8 +166,7 @@ export class Gateway {
 
   /** Registers a session for list_changed notifications; returns the unsubscribe function. */
   subscribe(listener: ChangeListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#changes.subscribe(listener);
   }
 
   /** Traces every tool call, script run and upstream request from now on (telemetry on). */
@@ -223,53 +177,23 @@ export class Gateway {
 
   /** Registers an observer told about every finished tool call (metrics, status page). */
   observeCalls(observer: (call: CallRecord) => void): void {
-    this.#observers.push(observer);
+    this.#observers.add(observer);
   }
 
   /** Tools listed to this caller by `tools/list`. */
   listTools(caller: Caller): Tool[] {
     const search = this.#config.gateway.exposure === "search";
-    const out: Tool[] = [];
-    for (const t of this.#local.values()) {
-      if (!callerAllows(caller, t.tool.name)) continue;
-      if (t.alwaysListed || (!search && !t.discoverable)) out.push(t.tool);
-    }
-    if (search) return out;
-    for (const e of this.#catalog.tools) {
-      if (!e.hidden && !e.discoverable && callerAllows(caller, e.name)) out.push(e.tool);
-    }
-    return out;
+    return listedTools(this.#local, this.#catalog, caller, search);
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
-    const out: VisibleTool[] = [];
-    for (const t of this.#local.values()) {
-      if (callerAllows(caller, t.tool.name)) {
-        out.push({
-          tool: t.tool,
-          server: t.server,
-          keywords: t.keywords ?? [],
-          discoverable: t.discoverable,
-        });
-      }
-    }
-    for (const e of this.#catalog.tools) {
-      if (!e.hidden && callerAllows(caller, e.name)) {
-        out.push({ tool: e.tool, server: e.server, keywords: [], discoverable: e.discoverable });
-      }
-    }
-    return out;
+    return visibleTools(this.#local, this.#catalog, caller);
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */
   callableNames(caller: Caller, internal: boolean): string[] {
-    const names: string[] = [];
-    for (const name of this.#local.keys()) if (callerAllows(caller, name)) names.push(name);
-    for (const e of this.#catalog.tools) {
-      if ((internal || !e.hidden) && callerAllows(caller, e.name)) names.push(e.name);
-    }
-    return names;
+    return callableNames(this.#local, this.#catalog, caller, internal);
   }
 
   /** Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. */
@@ -315,7 +239,8 @@ export class Gateway {
     try {
       if (this.#tracer) {
         const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
-        return await this.#traced(
+        return await traced(
+          this.#tracer,
           "tool",
           `tools/call ${name}`,
           attributes,
@@ -329,38 +254,17 @@ export class Gateway {
     }
   }
 
-  async #observed(
+  #observed(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
   ): Promise<CallToolResult> {
-    if (this.#observers.length === 0) return await this.#route(name, args, caller, options);
-    const started = performance.now();
-    let server: string | null = null;
-    try {
-      const result = await this.#route(name, args, caller, options, (s) => (server = s));
-      this.#record({
-        name,
-        server,
-        caller,
-        started,
-        outcome: result.isError ? "tool_error" : "ok",
-        ...(result.isError ? { error: errorText(result) } : {}),
-      });
-      return result;
-    } catch (err) {
-      this.#record({
-        name,
-        server,
-        caller,
-        started,
-        outcome: "error",
-        error: messageOf(err),
-        ...(err instanceof GatewayError ? { code: err.code } : {}),
-      });
-      throw err;
-    }
+    return this.#observers.observe(
+      name,
+      caller,
+      (onServer) => this.#route(name, args, caller, options, onServer),
+    );
   }
 
   /**
@@ -383,32 +287,6 @@ export class Gateway {
     }
   }
 
-  #record(r: {
-    name: string;
-    server: string | null;
-    caller: Caller;
-    started: number;
-    outcome: CallRecord["outcome"];
-    error?: string;
-    code?: string;
-  }): void {
-    const call: CallRecord = {
-      name: r.name,
-      server: r.server,
-      tokenName: r.caller.tokenName,
-      durationMs: performance.now() - r.started,
-      outcome: r.outcome,
-      ...(r.error === undefined ? {} : { error: r.error }),
-      ...(r.code === undefined ? {} : { code: r.code }),
-      at: Date.now(),
-    };
-    for (const o of this.#observers) {
-      try {
-        o(call);
-      } catch { /* an observer must never break a call */ }
-    }
-  }
-
   async #route(
     name: string,
     args: Record<string, unknown> | undefined,
@@ -419,7 +297,8 @@ export class Gateway {
     const target = this.resolveTool(name, caller, options.internal);
     if ("call" in target) {
       if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
-      return await this.#traced(
+      return await traced(
+        this.#tracer,
         "script",
         `script ${name}`,
         { "mcp.script": target.script },
@@ -430,7 +309,8 @@ export class Gateway {
     onServer?.(target.server);
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
-      return await this.#traced(
+      return await traced(
+        this.#tracer,
         "upstream",
         `${target.server} tools/call`,
         attributes,
@@ -439,32 +319,6 @@ export class Gateway {
       );
     }
     return await this.#callUpstream(target, args, options);
-  }
-
-  /**
-   * Runs `run` inside a span that is a child of the `traceparent` in `options.meta`; what runs
-   * inside gets the span's own `traceparent` in its `_meta` (an upstream request carries it on).
-   */
-  async #traced(
-    kind: SpanKind,
-    spanName: string,
-    attributes: Record<string, string>,
-    options: CallOptions,
-    run: (inner: CallOptions) => Promise<CallToolResult>,
-  ): Promise<CallToolResult> {
-    const span = this.#tracer!.start(kind, spanName, attributes, traceparentOf(options.meta));
-    const inner: CallOptions = {
-      ...options,
-      meta: { ...options.meta, traceparent: span.traceparent },
-    };
-    try {
-      const result = await run(inner);
-      span.end(result.isError ? "tool_error" : "ok");
-      return result;
-    } catch (err) {
-      span.end("error", messageOf(err));
-      throw err;
-    }
   }
 
   async #callUpstream(
@@ -515,39 +369,10 @@ export class Gateway {
     this.#catalog = buildCatalog(this.#config, known, this.log);
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
-    const sig = {
-      tools: signature(
-        [...this.#local.values()].map((t) => t.tool),
-        this.#catalog.tools.map((e) => e.tool),
-      ),
-      prompts: signature(this.#catalog.prompts.map((p) => p.prompt)),
-      resources: signature(this.#resources.resources, this.#resources.templates),
-    };
-    const changed = {
-      tools: sig.tools !== this.#signature.tools,
-      prompts: sig.prompts !== this.#signature.prompts,
-      resources: sig.resources !== this.#signature.resources,
-    };
-    this.#signature = sig;
-    for (const l of this.#listeners) {
-      try {
-        if (changed.tools) l.toolsChanged();
-        if (changed.prompts) l.promptsChanged();
-        if (changed.resources) l.resourcesChanged();
-      } catch (err) {
-        this.log.debug("list_changed notification failed", { error: messageOf(err) });
-      }
-    }
+    this.#changes.publish({
+      tools: [[...this.#local.values()].map((t) => t.tool), this.#catalog.tools.map((e) => e.tool)],
+      prompts: [this.#catalog.prompts.map((p) => p.prompt)],
+      resources: [this.#resources.resources, this.#resources.templates],
+    });
   }
-}
-
-/** The text blocks of an `isError` result, cut to {@link ERROR_TEXT_MAX} characters. */
-function errorText(result: CallToolResult): string {
-  const text = (result.content ?? []).map((c) => c.type === "text" ? c.text : `[${c.type}]`)
-    .join("\n");
-  return text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text;
-}
-
-function signature(...parts: unknown[]): string {
-  return JSON.stringify(parts);
 }

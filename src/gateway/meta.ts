@@ -12,7 +12,8 @@ import {
   type ToolDescription,
 } from "../discovery/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { Gateway, VisibleTool } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
+import type { VisibleTool } from "./tool-views.ts";
 import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Names of the meta-tools. */

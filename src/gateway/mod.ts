@@ -5,10 +5,14 @@
 export { callerAllows, configuredToken, liveCaller, sameGlobs } from "./access.ts";
 export type { Identity } from "./access.ts";
 export type { CallGate, GatedCall } from "./call-gate.ts";
+export { callContext } from "./call-context.ts";
+export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
-export type { CallRecord, ChangeListener, VisibleTool } from "./gateway.ts";
+export type { CallRecord } from "./call-records.ts";
+export type { ChangeListener } from "./list-changes.ts";
+export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { outageOf, outageResult } from "./outcome.ts";

@@ -10,6 +10,7 @@ import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
 import { plainError } from "./front-door.ts";
 import { readiness } from "./readiness.ts";
 import { classify, type ModernFront } from "../session/modern/mod.ts";
+import type { McpGuard } from "./security/mod.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -25,6 +26,11 @@ export interface AppDeps {
   modern?: ModernFront;
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
+  /**
+   * The checks of `middleware` as plain functions (`securityChain`): with them, a `POST /mcp` of
+   * an open session skips hono's router and middleware chain (see {@link GatewayApp}).
+   */
+  mcpGuard?: McpGuard;
 }
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
@@ -32,10 +38,75 @@ const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 /** Paths that answer without auth or origin checks: liveness and readiness probes. */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
+/**
+ * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` that names a session
+ * and states its length (every call of an open session: the hot path) runs the security checks
+ * as plain functions, in the chain's order, then the body limit, then the session, and has its
+ * refusals answered by the same {@link errorResponse}, so it gets exactly what the chain would
+ * give it, at the cost of a few header reads. Everything else goes through hono.
+ */
+export class GatewayApp extends Hono<AppEnv> {
+  #mcp: ((request: Request) => Promise<Response>) | undefined;
+
+  constructor() {
+    super();
+    // Hono's `fetch` is an instance field: the pre-dispatch wraps this instance's own.
+    const hono = this.fetch;
+    this.fetch = (request, env, ctx) => {
+      const mcp = this.#mcp;
+      if (
+        mcp !== undefined && request.method === "POST" && pathOf(request.url) === "/mcp" &&
+        request.headers.has("mcp-session-id") && request.headers.has("content-length") &&
+        !request.headers.has("transfer-encoding")
+      ) {
+        return mcp(request);
+      }
+      return hono(request, env, ctx);
+    };
+  }
+
+  /** Sets the pre-dispatch (see the class comment); `createApp` calls it. */
+  preDispatch(mcp: (request: Request) => Promise<Response>): void {
+    this.#mcp = mcp;
+  }
+}
+
+/** The path of an absolute URL, without parsing it (`""` when it has none). */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "";
+  let end = url.length;
+  for (let i = start; i < url.length; i++) {
+    const ch = url.charCodeAt(i);
+    if (ch === 63 /* ? */ || ch === 35 /* # */) {
+      end = i;
+      break;
+    }
+  }
+  return url.slice(start, end);
+}
+
 /** Builds the hono app. */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
-  const app = new Hono<AppEnv>();
+  const app = new GatewayApp();
+  const guard = deps.mcpGuard;
+  if (guard) {
+    app.preDispatch(async function postMcp(request) {
+      try {
+        const who = await guard.admit(request, "/mcp");
+        const max = gateway.config.gateway.requestBodyBytes;
+        if (parseInt(request.headers.get("content-length") ?? "0", 10) > max) {
+          throw new GatewayError("TOO_LARGE", `request body over ${max} bytes`);
+        }
+        return await sessions.handleMcp(request, who);
+      } catch (err) {
+        const response = errorResponse(gateway, err, "/mcp");
+        guard.challenge(response, err, request);
+        return response;
+      }
+    });
+  }
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {
@@ -80,22 +151,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   deps.routes?.(app);
 
-  app.onError((err, c) => {
-    const status = httpStatusOf(err);
-    if (status >= 500) {
-      gateway.log.error("request failed", { path: c.req.path, error: messageOf(err) });
-    }
-    // A 500 says nothing about the server: its message may carry file paths; the log has it.
-    if (status === 500) {
-      return plainError(500, -32603, "Internal error (details are in the gateway's log)");
-    }
-    const code = err instanceof GatewayError ? err.code : "INTERNAL";
-    return c.json({ error: { code, message: messageOf(err) } }, status as 500, headersOf(err));
-  });
+  app.onError((err, c) => errorResponse(gateway, err, c.req.path));
   app.notFound((c) =>
     c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
   );
   return app;
+}
+
+/** The answer to a request refused or failed before the MCP layer answered it. */
+function errorResponse(gateway: Gateway, err: unknown, path: string): Response {
+  const status = httpStatusOf(err);
+  if (status >= 500) gateway.log.error("request failed", { path, error: messageOf(err) });
+  // A 500 says nothing about the server: its message may carry file paths; the log has it.
+  if (status === 500) {
+    return plainError(500, -32603, "Internal error (details are in the gateway's log)");
+  }
+  const code = err instanceof GatewayError ? err.code : "INTERNAL";
+  return Response.json({ error: { code, message: messageOf(err) } }, {
+    status,
+    headers: headersOf(err),
+  });
 }
 
 /** Headers an error answer must carry: the auth challenge, or when to retry. */

@@ -6,15 +6,15 @@
  * elicitation, roots) for that call comes first, the answer becomes an SSE stream carrying
  * those messages and then the result — so nothing the slow path delivers is lost.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller, CallOptions, Gateway } from "../gateway/mod.ts";
+import { callContext, type Caller, type Gateway } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../shared/errors.ts";
 import type { Activity } from "./activity.ts";
+import { errorAnswer, resultAnswer } from "./answers.ts";
 
 type RequestId = string | number;
 
@@ -30,17 +30,15 @@ export interface FastCallRequest {
 export class FastCalls {
   #calls = new Map<RequestId, { abort: AbortController; send: (m: JSONRPCMessage) => void }>();
 
-  /** Routes server messages related to a fast call into its answer; others go to the transport. */
-  wrap(transport: Transport): void {
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      const id = options?.relatedRequestId;
-      const call = id === undefined ? undefined : this.#calls.get(id);
-      if (!call) return send(message, options);
-      call.send(message);
-      return Promise.resolve();
-    };
-  }
+  /**
+   * Writes a server message related to request `id` into that fast call's answer; false when
+   * `id` is not a fast call (the session's transport sends it). See `./session-transport.ts`.
+   */
+  readonly route = (id: RequestId, message: JSONRPCMessage): boolean => {
+    const call = this.#calls.get(id);
+    call?.send(message);
+    return call !== undefined;
+  };
 
   /** Aborts a fast call the client cancelled; false when the id is not a fast call. */
   cancel(id: unknown): boolean {
@@ -76,7 +74,7 @@ export class FastCalls {
     const headers = { "mcp-session-id": ctx.sessionId };
     return new Promise<Response>((resolve) => {
       let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-      const write = (m: JSONRPCMessage) => {
+      const write = (text: string) => {
         if (!stream) {
           const body = new ReadableStream<Uint8Array>({
             start: (c) => void (stream = c),
@@ -86,29 +84,22 @@ export class FastCalls {
           resolve(new Response(body, { headers: { ...headers, ...SSE_HEADERS } }));
         }
         try {
-          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`));
+          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${text}\n\n`));
         } catch { /* the client went away; the abort listener ends the call */ }
       };
-      this.#calls.set(id, { abort, send: write });
-      const { progressToken, ...meta } = msg.params._meta ?? {};
-      const options: CallOptions = { signal: abort.signal, requestId: id };
-      if (ctx.link) options.session = ctx.link;
-      if (Object.keys(meta).length > 0) options.meta = meta;
-      if (progressToken !== undefined) {
-        options.onprogress = (p) =>
-          write(
-            {
-              jsonrpc: "2.0",
-              method: "notifications/progress",
-              params: { ...p, progressToken },
-            } as JSONRPCMessage,
-          );
-      }
-      const finish = (done: JSONRPCMessage) => {
+      this.#calls.set(id, { abort, send: (m) => write(JSON.stringify(m)) });
+      const options = callContext({
+        meta: msg.params._meta,
+        signal: abort.signal,
+        session: ctx.link,
+        requestId: id,
+        // Laid out as the SDK's session server writes it (see answers.ts).
+        progress: (params) =>
+          write(JSON.stringify({ method: "notifications/progress", params, jsonrpc: "2.0" })),
+      });
+      const finish = (done: () => string) => {
         // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
-        const answer: JSONRPCMessage = abort.signal.aborted
-          ? { jsonrpc: "2.0", id, error: CANCELLED }
-          : done;
+        const answer = abort.signal.aborted ? errorAnswer(id, CANCELLED) : done();
         this.#calls.delete(id);
         ctx.signal.removeEventListener("abort", onClientGone);
         ctx.activity.pending.delete(id);
@@ -120,24 +111,19 @@ export class FastCalls {
           } catch { /* already closed by the client */ }
         } else {
           resolve(
-            new Response(JSON.stringify(answer), { headers: { ...headers, ...JSON_HEADERS } }),
+            new Response(answer, { headers: { ...headers, ...JSON_HEADERS } }),
           );
         }
       };
       ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
-        (result) => finish({ jsonrpc: "2.0", id, result } as JSONRPCMessage),
-        (err) =>
-          finish({
-            jsonrpc: "2.0",
-            id,
-            error: toJsonRpcError(err),
-          } as JSONRPCMessage),
+        (result) => finish(() => resultAnswer(id, result)),
+        (err) => finish(() => errorAnswer(id, toJsonRpcError(err))),
       );
     });
   }
 }
 
-const CANCELLED = { code: -32800, message: "Request cancelled" };
+const CANCELLED = { code: -32800, message: "Request cancelled" } as const;
 const ENCODER = new TextEncoder();
 const JSON_HEADERS = { "content-type": "application/json" };
 const SSE_HEADERS = {

@@ -10,11 +10,12 @@ import type { GatewayConfig } from "../config/mod.ts";
 import { type Caller, configuredToken, type Gateway, liveCaller } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
-import { type Activity, isIdle, newActivity, trackStream, watchTransport } from "./activity.ts";
+import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { sessionShareRefusal } from "./session-share.ts";
+import { SessionTransport } from "./session-transport.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
 interface Session {
@@ -178,13 +179,12 @@ export class SessionRegistry {
       () => callerOf(this.#gateway, transport.sessionId ?? null, who),
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
     );
-    transport.onclose = () => {
+    const wire = new SessionTransport(transport, activity, fast.route);
+    wire.onclose = () => {
       fast.abortAll();
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    watchTransport(transport, activity);
-    fast.wrap(transport);
+    await server.connect(wire);
     return await transport.handleRequest(req, { parsedBody: body });
   }
 
@@ -221,9 +221,9 @@ export class SessionRegistry {
     this.#sessions.set(session.id, session);
     this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
     const response = transport.response();
-    await server.connect(transport);
-    watchTransport(transport, session.activity);
-    transport.onclose = chain(transport.onclose, () => this.#sessions.delete(session.id));
+    const wire = new SessionTransport(transport, session.activity);
+    await server.connect(wire);
+    wire.onclose = chain(wire.onclose, () => this.#sessions.delete(session.id));
     return response;
   }
 

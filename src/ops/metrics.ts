@@ -40,6 +40,7 @@ interface CallCounts {
   ok: number;
   toolError: number;
   error: number;
+  readonly latency: HistogramState;
 }
 
 const P = "mcp_gateway";
@@ -47,8 +48,8 @@ const P = "mcp_gateway";
 /** Collects call metrics from `gateway.observeCalls` and renders every family on scrape. */
 export class Metrics {
   readonly #sources: MetricsSources;
-  readonly #calls = new Map<string, CallCounts>();
-  readonly #latency = new Map<string, HistogramState>();
+  /** Series by server, then tool: a call finds its series without building a key or labels. */
+  readonly #calls = new Map<string, Map<string, CallCounts>>();
   readonly #reloads = { ok: 0, rejected: 0 };
   readonly #scriptRuns = new Map<string, number>();
   readonly #scriptLimits = new Map<string, number>();
@@ -77,22 +78,23 @@ export class Metrics {
   /** Counts one finished call (pass to `gateway.observeCalls`). */
   observe(call: CallRecord): void {
     // Local tools (macros, meta-tools) have no server: label them with an empty server.
-    const labels = { server: call.server ?? "", tool: this.#toolLabel(call) };
-    const key = `${labels.server}\0${labels.tool}`;
-    let counts = this.#calls.get(key);
+    const server = call.server ?? "";
+    const tool = this.#toolLabel(call);
+    let byTool = this.#calls.get(server);
+    if (!byTool) {
+      byTool = new Map();
+      this.#calls.set(server, byTool);
+    }
+    let counts = byTool.get(tool);
     if (!counts) {
-      counts = { labels, ok: 0, toolError: 0, error: 0 };
-      this.#calls.set(key, counts);
+      const labels = { server, tool };
+      counts = { labels, ok: 0, toolError: 0, error: 0, latency: newHistogram(labels) };
+      byTool.set(tool, counts);
     }
     if (call.outcome === "ok") counts.ok++;
     else if (call.outcome === "tool_error") counts.toolError++;
     else counts.error++;
-    let h = this.#latency.get(key);
-    if (!h) {
-      h = newHistogram(labels);
-      this.#latency.set(key, h);
-    }
-    observe(h, call.durationMs / 1000);
+    observe(counts.latency, call.durationMs / 1000);
   }
 
   /** Counts one finished macro or execute run (pass to `Scripting.runs.observe`). */
@@ -109,7 +111,7 @@ export class Metrics {
 
   /** The whole exposition text. */
   render(): string {
-    const calls = [...this.#calls.values()];
+    const calls = [...this.#calls.values()].flatMap((byTool) => [...byTool.values()]);
     const upstreams = this.#sources.gateway.pool.all();
     const runs = this.#scriptRuns;
     const limits = this.#scriptLimits;
@@ -144,7 +146,7 @@ export class Metrics {
         `${P}_tool_call_duration_seconds`,
         "histogram",
         "Tool call latency through the gateway.",
-        [...this.#latency.values()].flatMap(histogramSamples),
+        calls.map((c) => c.latency).flatMap(histogramSamples),
       ),
       family(
         `${P}_upstream_up`,

@@ -7,13 +7,17 @@
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
+import { rawResultOf, withRawJson } from "../shared/raw-json.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
 
 /** Messages a caller takes off a stdio line before the SDK client sees them. */
 export interface LineTap {
-  /** True when the message was this tap's (it is then not passed on). */
-  message(msg: Record<string, unknown>): boolean;
+  /**
+   * True when the message was this tap's (it is then not passed on). `line` is the text it was
+   * parsed from: a result keeps it (`rawJsonOf`), so the HTTP fast path can send it on as is.
+   */
+  message(msg: Record<string, unknown>, line?: string): boolean;
   /** The connection ended. */
   closed(): void;
 }
@@ -80,7 +84,7 @@ export class LeanLeg implements CallLeg, LineTap {
     });
   }
 
-  message(msg: Record<string, unknown>): boolean {
+  message(msg: Record<string, unknown>, line?: string): boolean {
     if (msg.method === "notifications/progress") return this.#progress(msg.params);
     const id = msg.id;
     if (typeof id !== "string" || !id.startsWith(PREFIX) || "method" in msg) return false;
@@ -91,7 +95,8 @@ export class LeanLeg implements CallLeg, LineTap {
     const { result, error } = msg as { result?: unknown; error?: RpcError };
     if (isObject(result)) {
       this.#pending.delete(id);
-      p.resolve(result);
+      const raw = line === undefined ? undefined : rawResultOf(line, msg);
+      p.resolve(raw === undefined ? result : withRawJson(result, raw));
     } else if (
       isObject(error) && Number.isInteger(error.code) && typeof error.message === "string"
     ) {

@@ -190,7 +190,7 @@ export class StdioTransport implements Transport {
       });
       return;
     }
-    if (this.tap?.message(msg as Record<string, unknown>)) return;
+    if (this.tap?.message(msg as Record<string, unknown>, line)) return;
     if ("method" in msg) {
       this.onmessage?.(msg as JSONRPCMessage);
       return;

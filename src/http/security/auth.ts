@@ -10,6 +10,9 @@ import type { TokenConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { AppEnv } from "../app.ts";
+import type { RequestIdentity } from "../sessions.ts";
+
+const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
 /** Options for {@link bearerAuth}. */
 export interface BearerAuthOptions {
@@ -75,11 +78,13 @@ export function matchToken(
 }
 
 /**
- * Middleware: without auth configured every request is anonymous; with it, a request needs a
- * valid bearer token (401 otherwise) and carries the token's identity on `c.get("identity")`.
+ * Who presented the request's `Authorization` header, or a thrown `UNAUTHORIZED`: the plain
+ * check behind {@link bearerAuth}, also run by the `POST /mcp` pre-dispatch (`../app.ts`).
  */
-export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv> {
-  return async function bearerAuth(c, next) {
+export function authenticator(
+  options: BearerAuthOptions,
+): (authorization: string | null, path: string) => Promise<RequestIdentity> {
+  return async function authenticate(authorization, path) {
     const tokens = options.tokens();
     if (tokens === null) {
       if (options.required) {
@@ -88,16 +93,15 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
           "authentication is required beyond loopback but no tokens are configured",
         );
       }
-      c.set("identity", { tokenName: null, toolGlobs: null });
-      return await next();
+      return ANONYMOUS;
     }
-    const presented = bearerToken(c.req.header("authorization"));
+    const presented = bearerToken(authorization ?? undefined);
     const match = presented === null
       ? null
       : matchToken(tokens, presented) ?? await options.verify?.(presented) ?? null;
     if (!match) {
       options.log.debug("unauthenticated request refused", {
-        path: c.req.path,
+        path,
         reason: presented === null ? "no bearer token" : "unknown token",
       });
       throw new GatewayError(
@@ -106,11 +110,15 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv
       );
     }
     // OAuth identities are never admin: the status routes stay with configured tokens.
-    c.set("identity", {
-      tokenName: match.name,
-      toolGlobs: match.globs,
-      admin: match.admin === true,
-    });
+    return { tokenName: match.name, toolGlobs: match.globs, admin: match.admin === true };
+  };
+}
+
+/** Hono middleware: sets `identity` from {@link authenticator}, or refuses the request. */
+export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv> {
+  const authenticate = authenticator(options);
+  return async function bearerAuth(c, next) {
+    c.set("identity", await authenticate(c.req.raw.headers.get("authorization"), c.req.path));
     await next();
   };
 }

@@ -63,13 +63,19 @@ export function defaultHosts(listenHost: string): readonly string[] | null {
   return [...LOOPBACK_HOSTS, shown, `${shown}:*`];
 }
 
-/** Middleware: 403 for a disallowed `Origin`, or a disallowed `Host` where hosts are checked. */
-export function originGuard(options: OriginGuardOptions): MiddlewareHandler<AppEnv> {
+/**
+ * The origin/host check as a plain function: throws `FORBIDDEN` for a request from an origin
+ * or for a host the config does not allow. {@link originGuard} and the `POST /mcp` pre-dispatch
+ * both run it.
+ */
+export function originCheck(
+  options: OriginGuardOptions,
+): (headers: Headers, url: string, path: string) => void {
   const fallbackHosts = defaultHosts(options.listenHost);
-  return async function originGuard(c, next) {
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !matchesHostGlob(origin, options.origins())) {
-      options.log.warn("request from a disallowed origin refused", { origin, path: c.req.path });
+  return function checkOrigin(headers, url, path) {
+    const origin = headers.get("origin");
+    if (origin !== null && !matchesHostGlob(origin, options.origins())) {
+      options.log.warn("request from a disallowed origin refused", { origin, path });
       throw new GatewayError(
         "FORBIDDEN",
         `origin ${origin} is not allowed (add it to gateway.allowedOrigins)`,
@@ -77,15 +83,23 @@ export function originGuard(options: OriginGuardOptions): MiddlewareHandler<AppE
     }
     const hosts = options.hosts() ?? fallbackHosts;
     if (hosts !== null) {
-      const host = c.req.header("host") ?? new URL(c.req.url).host;
+      const host = headers.get("host") ?? new URL(url).host;
       if (!matchesHostGlob(host, hosts)) {
-        options.log.warn("request for a disallowed host refused", { host, path: c.req.path });
+        options.log.warn("request for a disallowed host refused", { host, path });
         throw new GatewayError(
           "FORBIDDEN",
           `host ${host} is not allowed (add it to gateway.allowedHosts)`,
         );
       }
     }
+  };
+}
+
+/** Hono middleware refusing requests {@link originCheck} refuses. */
+export function originGuard(options: OriginGuardOptions): MiddlewareHandler<AppEnv> {
+  const check = originCheck(options);
+  return async function originGuard(c, next) {
+    check(c.req.raw.headers, c.req.url, c.req.path);
     await next();
   };
 }

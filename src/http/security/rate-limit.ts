@@ -20,29 +20,43 @@ export interface RateLimitOptions {
 }
 
 /**
- * Middleware (after auth): 429 with `Retry-After` (whole seconds) once a token's bucket is
- * empty. Anonymous requests are not limited: rate limits come with auth.
+ * The per-token request rate as a plain check: resolves when the token may go on, throws
+ * `RATE_LIMITED` (with `retryAfter`) when it is over. {@link rateLimit} and the `POST /mcp`
+ * pre-dispatch both run it.
  */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+export function rateCheck(
+  options: RateLimitOptions,
+): (tokenName: string | null) => Promise<void> | undefined {
   const buckets = new TokenBuckets();
-  return async function rateLimit(c, next) {
+  const refuse = (name: string, rate: Rate, waitMs: number): never => {
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    options.log.debug("rate limited", { tokenName: name, retryAfter });
+    throw new GatewayError(
+      "RATE_LIMITED",
+      `token "${name}" is over its rate limit of ${rate.perMinute}/min`,
+      { data: { retryAfter } },
+    );
+  };
+  return function checkRate(name) {
     const rate = options.rate();
-    const name = c.get("identity")?.tokenName ?? null;
-    if (rate !== null && name !== null) {
-      const shared = options.shared ? await options.shared.take(name, rate) : null;
-      const waitMs = shared
-        ? (shared.ok ? 0 : shared.retryAfterS * 1000)
-        : buckets.take(name, rate);
-      if (waitMs > 0) {
-        const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-        options.log.debug("rate limited", { tokenName: name, retryAfter });
-        throw new GatewayError(
-          "RATE_LIMITED",
-          `token "${name}" is over its rate limit of ${rate.perMinute}/min`,
-          { data: { retryAfter } },
-        );
-      }
+    if (rate === null || name === null) return undefined;
+    if (options.shared) {
+      return options.shared.take(name, rate).then((shared) => {
+        const waitMs = shared.ok ? 0 : shared.retryAfterS * 1000;
+        if (waitMs > 0) refuse(name, rate, waitMs);
+      });
     }
+    const waitMs = buckets.take(name, rate);
+    if (waitMs > 0) refuse(name, rate, waitMs);
+    return undefined;
+  };
+}
+
+/** Hono middleware refusing requests {@link rateCheck} refuses. */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+  const check = rateCheck(options);
+  return async function rateLimit(c, next) {
+    await check(c.get("identity")?.tokenName ?? null);
     await next();
   };
 }

@@ -16,7 +16,8 @@ import type { Gateway } from "../../gateway/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
-import type { Caller, CallOptions } from "../../gateway/types.ts";
+import { callContext } from "../../gateway/call-context.ts";
+import type { Caller } from "../../gateway/types.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { installPassthrough } from "./install.ts";
@@ -78,7 +79,6 @@ export function createSessionServer(
 
   server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
     onWire(() => {
-      const { progressToken, ...meta } = req.params._meta ?? {};
       hub.touch(link);
       if (req.params.task) {
         return gateway.tasks.create(req.params, caller(), {
@@ -87,20 +87,16 @@ export function createSessionServer(
           requestId: extra.requestId,
         }) as never;
       }
-      const callOptions: CallOptions = {
+      const callOptions = callContext({
+        meta: req.params._meta,
         signal: extra.signal,
         session: link,
         requestId: extra.requestId,
-      };
-      if (Object.keys(meta).length > 0) callOptions.meta = meta;
-      if (progressToken !== undefined) {
-        callOptions.onprogress = (p) => {
-          void extra.sendNotification({
-            method: "notifications/progress",
-            params: { ...p, progressToken },
-          }).catch(() => {});
-        };
-      }
+        progress: (params) =>
+          void extra.sendNotification({ method: "notifications/progress", params }).catch(
+            () => {},
+          ),
+      });
       return gateway.callTool(req.params.name, req.params.arguments, caller(), callOptions);
     }));
 

@@ -8,7 +8,8 @@
  */
 import { type AuthInfo, Server } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
-import type { Caller, CallOptions } from "../../gateway/types.ts";
+import { callContext } from "../../gateway/call-context.ts";
+import type { Caller } from "../../gateway/types.ts";
 import {
   complete,
   getPrompt,
@@ -83,9 +84,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     onWire(() => {
       const caller = callerOf(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.
-      const { progressToken: _, ...meta } = req.params._meta ?? {};
-      const call: CallOptions = { signal: ctx.mcpReq.signal };
-      if (Object.keys(meta).length > 0) call.meta = meta;
+      const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
         gateway.callTool(req.params.name, req.params.arguments, caller, withOrigin));
     }) as never);

@@ -6,7 +6,7 @@
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import type { Caller, CallOptions, Gateway } from "../../gateway/mod.ts";
+import { callContext, type Caller, type CallOptions, type Gateway } from "../../gateway/mod.ts";
 import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
@@ -85,15 +85,12 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
       if (path === EXECUTE_TOOL_NAME) {
         throw new GatewayError("FORBIDDEN", "execute cannot be called from inside a script");
       }
-      const outcome = await gateway.callToolOutcome(path, args, caller, {
-        signal,
-        internal,
-        scriptDepth: (parent.scriptDepth ?? 0) + 1,
-        ...(parent.session ? { session: parent.session } : {}),
-        ...(parent.requestId !== undefined ? { requestId: parent.requestId } : {}),
-        // The script's span is the parent of the calls it makes (when tracing is on).
-        ...(parent.meta?.traceparent ? { meta: { traceparent: parent.meta.traceparent } } : {}),
-      });
+      const outcome = await gateway.callToolOutcome(
+        path,
+        args,
+        caller,
+        callContext({ signal, internal, parent }),
+      );
       if (outcome.kind === "outage") {
         const code = signal.aborted ? "cancelled" : OUTAGE_CODES[outcome.outage];
         return { envelope: { ok: false, error: { code, message: outcome.message } } };

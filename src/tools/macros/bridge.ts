@@ -4,7 +4,7 @@
  * a direct caller does (an outage is an `isError` result naming the server).
  */
 import type { ToolBridge } from "../../scripting/mod.ts";
-import type { Caller, CallOptions, Gateway } from "../../gateway/mod.ts";
+import { callContext, type Caller, type CallOptions, type Gateway } from "../../gateway/mod.ts";
 
 /** Options for {@link bridgeFor}. */
 export interface BridgeOptions {
@@ -22,15 +22,12 @@ export function bridgeFor(gateway: Gateway, caller: Caller, options: BridgeOptio
   const { internal, parent } = options;
   return {
     callTool: (name, args, ctx) =>
-      gateway.callTool(name, args, caller, {
-        signal: ctx.signal,
-        internal,
-        scriptDepth: (parent?.scriptDepth ?? 0) + 1,
-        ...(parent?.session ? { session: parent.session } : {}),
-        ...(parent?.requestId !== undefined ? { requestId: parent.requestId } : {}),
-        // The script's span is the parent of the calls it makes (when tracing is on).
-        ...(parent?.meta?.traceparent ? { meta: { traceparent: parent.meta.traceparent } } : {}),
-      }),
+      gateway.callTool(
+        name,
+        args,
+        caller,
+        callContext({ signal: ctx.signal, internal, parent: parent ?? {} }),
+      ),
     listTools: () => gateway.callableNames(caller, internal),
   };
 }

@@ -90,12 +90,23 @@ export function challenge(config: OAuthConfig, err: unknown, tokenPresented: boo
 export function oauthChallenge(oauth: () => OAuthConfig | null): MiddlewareHandler<AppEnv> {
   return async function oauthChallenge(c, next) {
     await next();
-    const config = oauth();
-    if (config === null) return;
-    const err = c.error;
-    const scope = err instanceof GatewayError && err.data?.oauthError === "insufficient_scope";
-    if (c.res.status !== 401 && !(c.res.status === 403 && scope)) return;
-    const presented = bearerToken(c.req.header("authorization")) !== null;
-    c.res.headers.set("WWW-Authenticate", challenge(config, err, presented));
+    addChallenge(oauth(), c.res, c.error, c.req.raw.headers.get("authorization"));
   };
+}
+
+/**
+ * With OAuth configured, puts the challenge on `res` when it refuses the request (401, or 403
+ * for an insufficient scope); `err` is what the request was refused with, if it was thrown.
+ */
+export function addChallenge(
+  config: OAuthConfig | null,
+  res: Response,
+  err: unknown,
+  authorization: string | null,
+): void {
+  if (config === null) return;
+  const scope = err instanceof GatewayError && err.data?.oauthError === "insufficient_scope";
+  if (res.status !== 401 && !(res.status === 403 && scope)) return;
+  const presented = bearerToken(authorization ?? undefined) !== null;
+  res.headers.set("WWW-Authenticate", challenge(config, err, presented));
 }

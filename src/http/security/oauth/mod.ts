@@ -9,6 +9,7 @@ import { looksLikeJwt, type OAuthIdentity, OAuthVerifier } from "./verifier.ts";
 
 export { discoverJwksUri, metadataUrls } from "./discovery.ts";
 export {
+  addChallenge,
   challenge,
   METADATA_PATH,
   metadataDocument,

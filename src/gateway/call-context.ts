@@ -1,0 +1,83 @@
+/**
+ * The call context, built in one place for every entry into `Gateway.callTool`: a 2025 session's
+ * `tools/call` (through the SDK server or the HTTP fast path), a 2026-07-28 request, and the
+ * calls a script makes. Each entry used to assemble `CallOptions` by hand and they drifted (the
+ * progress token, the `_meta` kept, the nesting depth); now each says what it has and this
+ * function decides what the call carries.
+ */
+import type { SessionLink } from "./passthrough/link.ts";
+import type { CallOptions, CallOrigin } from "./types.ts";
+
+/** A progress notification's params as the downstream client receives them. */
+export interface ProgressParams {
+  progressToken: string | number;
+  progress: number;
+  total?: number;
+  message?: string;
+  [key: string]: unknown;
+}
+
+/** What an entry knows about the request a call serves. */
+export interface CallEntry {
+  /**
+   * The request's `params._meta` as the client sent it. Its `progressToken` is mapped out (the
+   * gateway relays progress under the client's token through `progress`); everything else,
+   * `traceparent` included, travels with the call to the upstream.
+   */
+  meta?: Record<string, unknown> | undefined;
+  /** Aborted when the client cancels the request or its session ends. */
+  signal?: AbortSignal | undefined;
+  /** The 2025 session the request came on: sampling, elicitation and roots go back to it. */
+  session?: SessionLink | undefined;
+  /** The downstream request id: server-to-client requests go out on its stream. */
+  requestId?: string | number | undefined;
+  /** A 2026-07-28 flow: server-to-client requests become `input_required` rounds. */
+  origin?: CallOrigin | undefined;
+  /**
+   * Sends one progress notification downstream. Given only by entries that relay progress
+   * themselves; used when the client's `_meta` carries a progress token.
+   */
+  progress?: ((params: ProgressParams) => void) | undefined;
+  /**
+   * For a call a script makes: the call the script serves. The nested call keeps its session
+   * and request id (so an upstream's sampling reaches that client), is one level deeper, and
+   * carries only the script span's `traceparent` as `_meta`.
+   */
+  parent?: CallOptions | undefined;
+  /** True for operator-written scripts (macros, `mcp-gateway run`): hidden tools reachable. */
+  internal?: boolean | undefined;
+}
+
+/** The `CallOptions` of one call, from what its entry knows (see {@link CallEntry}). */
+export function callContext(entry: CallEntry): CallOptions {
+  const out: CallOptions = {};
+  if (entry.signal) out.signal = entry.signal;
+  const parent = entry.parent;
+  if (parent) {
+    out.scriptDepth = (parent.scriptDepth ?? 0) + 1;
+    if (parent.session) out.session = parent.session;
+    if (parent.requestId !== undefined) out.requestId = parent.requestId;
+    // The script's span is the parent of the calls it makes (when tracing is on).
+    const traceparent = parent.meta?.traceparent;
+    if (traceparent !== undefined) out.meta = { traceparent };
+  }
+  if (entry.internal) out.internal = true;
+  if (entry.session) out.session = entry.session;
+  if (entry.requestId !== undefined) out.requestId = entry.requestId;
+  if (entry.origin) out.origin = entry.origin;
+  if (entry.meta) {
+    let progressToken: unknown;
+    let meta: Record<string, unknown> | undefined;
+    for (const key in entry.meta) {
+      if (key === "progressToken") progressToken = entry.meta[key];
+      else (meta ??= {})[key] = entry.meta[key];
+    }
+    if (meta) out.meta = meta;
+    const send = entry.progress;
+    if (send && progressToken !== undefined) {
+      const token = progressToken as string | number;
+      out.onprogress = (p) => send({ ...p, progressToken: token });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+/**
+ * The span wrapper the core puts around a tool call, a script run or an upstream request when a
+ * {@link CallTracer} is set (see `./tracing.ts`): the span is a child of the `traceparent` the
+ * call carries in `_meta`, and what runs inside gets the span's own `traceparent` there, so an
+ * upstream request or a script's calls carry it on.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../shared/errors.ts";
+import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
+import type { CallOptions } from "./types.ts";
+
+/** Runs `run` inside a span of `tracer`; the span ends with the call's outcome. */
+export async function traced(
+  tracer: CallTracer,
+  kind: SpanKind,
+  spanName: string,
+  attributes: Record<string, string>,
+  options: CallOptions,
+  run: (inner: CallOptions) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const span = tracer.start(kind, spanName, attributes, traceparentOf(options.meta));
+  const inner: CallOptions = {
+    ...options,
+    meta: { ...options.meta, traceparent: span.traceparent },
+  };
+  try {
+    const result = await run(inner);
+    span.end(result.isError ? "tool_error" : "ok");
+    return result;
+  } catch (err) {
+    span.end("error", messageOf(err));
+    throw err;
+  }
+}
