@@ -1,13 +1,14 @@
 /**
- * Throughput and latency of one upstream (the bench-echo fixture) reached three ways — directly
+ * Throughput and latency of one upstream (the bench-echo fixture) reached four ways — directly
  * over its own streamable HTTP server, directly over stdio, and through the gateway (HTTP `/mcp`
- * downstream, stdio upstream) — at each session count and payload size, repeated. The three
- * targets of a cell run back to back and rotate order each repetition, so background load on a
- * shared machine hits them alike; ratios are the median of per-repetition ratios.
+ * downstream, stdio upstream) in each protocol era: 2025-11-25 sessions and stateless
+ * 2026-07-28 requests — at each session count and payload size, repeated. The targets of a cell
+ * run back to back and rotate order each repetition, so background load on a shared machine
+ * hits them alike; ratios are the median of per-repetition ratios.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CellRun, type LoadSpec, runCell } from "./load.ts";
+import { type CellRun, type Era, type LoadSpec, runCell } from "./load.ts";
 import {
   BENCH_ECHO,
   type GatewayMode,
@@ -17,8 +18,13 @@ import {
 } from "./procs.ts";
 import { median } from "./stats.ts";
 
-/** The three ways to reach the upstream. */
-export const TARGETS = ["direct HTTP", "direct stdio", "gateway"] as const;
+/** The ways to reach the upstream. */
+export const TARGETS = [
+  "direct HTTP",
+  "direct stdio",
+  "gateway 2025-11-25",
+  "gateway 2026-07-28",
+] as const;
 /** One of {@link TARGETS}. */
 export type Target = typeof TARGETS[number];
 
@@ -101,10 +107,11 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
           for (const target of order) {
             opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
             const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
-            const spec: LoadSpec = target === "gateway"
+            const era = eraOf(target);
+            const spec: LoadSpec = era
               ? {
                 ...base,
-                target: { kind: "http", url: `${gateway.url}/mcp` },
+                target: { kind: "http", url: `${gateway.url}/mcp`, era },
                 tool: "bench__echo",
                 argName: "text",
                 pidTool: "bench__pid",
@@ -118,11 +125,11 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
                 argName: "text",
                 pidTool: "pid",
               };
-            const sample = target === "gateway" && sessions > 1 &&
+            const sample = era && sessions > 1 &&
                 payloadBytes === Math.min(...opts.payloads)
               ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
               : undefined;
-            const run = await runCell(spec, target === "gateway" ? gateway.pid : null, sample);
+            const run = await runCell(spec, era ? gateway.pid : null, sample);
             const key = `${target}|${sessions}|${payloadBytes}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
           }
@@ -135,6 +142,13 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     await gateway.stop();
     await http.stop();
   }
+}
+
+/** The protocol era a gateway target speaks; undefined for the direct paths. */
+export function eraOf(target: Target): Era | undefined {
+  if (target === "gateway 2025-11-25") return "2025-11-25";
+  if (target === "gateway 2026-07-28") return "2026-07-28";
+  return undefined;
 }
 
 function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellSummary[] {
