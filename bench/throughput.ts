@@ -44,6 +44,8 @@ export interface ThroughputOptions {
   limits: (payloadBytes: number) => CellLimits;
   gatewayMode: GatewayMode;
   workDir: string;
+  /** Only these paths (all of {@link TARGETS} by default; direct HTTP is always measured). */
+  targets?: readonly Target[];
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
@@ -103,7 +105,10 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     for (let rep = 0; rep < opts.reps; rep++) {
       for (const sessions of opts.sessions) {
         for (const payloadBytes of opts.payloads) {
-          const order = TARGETS.map((_, i) => TARGETS[(i + rep) % TARGETS.length]!);
+          const chosen = TARGETS.filter((t) =>
+            !opts.targets || t === "direct HTTP" || opts.targets.includes(t)
+          );
+          const order = chosen.map((_, i) => chosen[(i + rep) % chosen.length]!);
           for (const target of order) {
             opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
             const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
@@ -157,6 +162,7 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
     for (const payloadBytes of opts.payloads) {
       const direct = runs.get(`direct HTTP|${sessions}|${payloadBytes}`) ?? [];
       for (const target of TARGETS) {
+        if (!runs.has(`${target}|${sessions}|${payloadBytes}`)) continue;
         const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
         const pick = (f: (r: CellRun) => number) => median(own.map(f));
         const paired = (f: (mine: CellRun, theirs: CellRun) => number) =>
