@@ -138,7 +138,8 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   return {
     fetch: relay
       ? async (request, identity, body, route) =>
-        (await relay.forward(request, identity)) ?? local(request, identity, body, route)
+        (continues(body) ? await relay.forward(request, identity) : null) ??
+          local(request, identity, body, route)
       : local,
     parked: () => continuations.size,
     async close() {
@@ -147,6 +148,16 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       await handler.close();
     },
   };
+}
+
+/**
+ * False when `body` (already read) is plainly not the retry of a parked call — it has no
+ * `requestState` — so the cluster relay need not read the request again to find out.
+ */
+function continues(body: unknown): boolean {
+  if (body === undefined) return true;
+  const params = (body as { params?: unknown } | null)?.params;
+  return typeof params === "object" && params !== null && "requestState" in params;
 }
 
 /**
