@@ -1,10 +1,14 @@
 /**
  * The load generator, run as its own process (`bun bench/client.ts SPEC-JSON`) so the client's
  * CPU never shares a thread with the gateway or the upstream it measures. It connects SDK
- * clients, warms up, prints `{"type":"ready"}`, waits for `go` on stdin, runs the measured phase
+ * clients (1.x sessions, or v2 clients pinned to 2026-07-28 for the stateless era), warms up, prints `{"type":"ready"}`, waits for `go` on stdin, runs the measured phase
  * (bounded by a call count and a time limit), and prints one `{"type":"result"}` line.
  */
 import { createInterface } from "node:readline";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,8 +19,19 @@ const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec;
 const payload = "x".repeat(spec.payloadBytes);
 const args = { [spec.argName]: payload };
 
-/** One SDK client per session; stdio has one session per process, so its loops share one. */
-async function connect(): Promise<Client[]> {
+/** What a call loop needs of a client, whichever SDK line it comes from. */
+interface Caller {
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+  ): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/**
+ * One SDK client per session; stdio has one session per process, so its loops share one. A
+ * 2026-07-28 client has no session: each of its loops is one client sending stateless requests.
+ */
+async function connect(): Promise<Caller[]> {
   const make = () => new Client({ name: "bench-client", version: "1.0.0" });
   if (spec.target.kind === "stdio") {
     const client = make();
@@ -30,6 +45,15 @@ async function connect(): Promise<Client[]> {
     return Array.from({ length: spec.sessions }, () => client);
   }
   const url = new URL(spec.target.url);
+  if (spec.target.era === "2026-07-28") {
+    return await Promise.all(Array.from({ length: spec.sessions }, async () => {
+      const client = new ModernClient({ name: "bench-client", version: "1.0.0" }, {
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      });
+      await client.connect(new ModernTransport(url));
+      return client;
+    }));
+  }
   return await Promise.all(Array.from({ length: spec.sessions }, async () => {
     const client = make();
     const transport = new StreamableHTTPClientTransport(url);
@@ -43,7 +67,7 @@ async function connect(): Promise<Client[]> {
 const sessions: StreamableHTTPClientTransport[] = [];
 
 /** Runs `loops` concurrent call loops until `maxCalls` calls started or `maxMs` passed. */
-async function drive(clients: Client[], maxCalls: number, maxMs: number, latencies?: number[]) {
+async function drive(clients: Caller[], maxCalls: number, maxMs: number, latencies?: number[]) {
   const deadline = performance.now() + maxMs;
   let started = 0;
   let errors = 0;

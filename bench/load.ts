@@ -7,9 +7,17 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { BUN, cpuMs, ROOT, stopChild, track } from "./procs.ts";
 
+/**
+ * Which protocol revision an HTTP client speaks: 2025-11-25 sessions (SDK 1.x), or stateless
+ * 2026-07-28 requests (an SDK v2 client pinned to it).
+ */
+export type Era = "2025-11-25" | "2026-07-28";
+
 /** What the load client is told to do. */
 export interface LoadSpec {
-  target: { kind: "http"; url: string } | { kind: "stdio"; command: string; args: string[] };
+  target:
+    | { kind: "http"; url: string; era?: Era }
+    | { kind: "stdio"; command: string; args: string[] };
   /** Tool to call, and the name of its string argument that carries the payload. */
   tool: string;
   argName: string;

@@ -1,6 +1,6 @@
 /**
  * Where the gateway spends its CPU on a proxied call: `bun bench/profile.ts [--payload=BYTES]
- * [--seconds=N] [--sessions=N]` runs the gateway from source under Bun's sampling profiler
+ * [--seconds=N] [--sessions=N] [--era=2025-11-25|2026-07-28]` runs the gateway from source under Bun's sampling profiler
  * (`--cpu-prof`), drives it with the benchmark's load client, and prints the samples grouped by
  * the code they belong to (native frames are charged to the nearest JavaScript caller's group)
  * and the hottest frames. The profiler slows the gateway a little; read shares, not times.
@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { runCell } from "./load.ts";
+import { type Era, runCell } from "./load.ts";
 import { BENCH_ECHO, BUN, freePort, killAll, ROOT, stopChild, track } from "./procs.ts";
 import { sleep, table } from "./stats.ts";
 
@@ -90,6 +90,7 @@ function groupOf(url: string): string {
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const arg = (name: string, fallback: number) =>
     Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
+  const era = (process.argv.find((a) => a.startsWith("--era="))?.slice(6) ?? "2025-11-25") as Era;
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-profile-"));
   const config = join(dir, "gateway.yaml");
   writeFileSync(
@@ -112,7 +113,7 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   try {
     await sleep(2000);
     const run = await runCell({
-      target: { kind: "http", url: `http://127.0.0.1:${port}/mcp` },
+      target: { kind: "http", url: `http://127.0.0.1:${port}/mcp`, era },
       tool: "bench__echo",
       argName: "text",
       pidTool: "bench__pid",
@@ -132,7 +133,9 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
     if (!file) throw new Error("the gateway wrote no profile");
     const summary = summariseProfile(JSON.parse(readFileSync(join(dir, file), "utf8")), window);
     const pct = (rows: [string, number][]) =>
-      rows.slice(0, 25).map(([k, v]) => [k, `${(v * 100).toFixed(1)}%`]);
+      rows.slice(0, Number(process.env.PROFILE_ROWS ?? 25)).map((
+        [k, v],
+      ) => [k, `${(v * 100).toFixed(1)}%`]);
     console.log(
       `${run.calls} calls, ${run.callsPerSec.toFixed(0)}/s, gateway CPU ${
         run.gatewayCpuPerCall.toFixed(3)

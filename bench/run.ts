@@ -40,11 +40,11 @@ const PLANS = {
     // more interleaved samples move less.
     reps: 5,
     sessions: [1, 8],
-    payloads: [100, MiB],
+    payloads: [100, MiB, 8 * MiB],
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 300, warmupMs: 600, maxCalls: 50_000, maxMs: 2000 }
-        : { warmupCalls: 8, warmupMs: 1000, maxCalls: 1000, maxMs: 2000 },
+        : { warmupCalls: 4, warmupMs: 1000, maxCalls: 1000, maxMs: 2000 },
     footprint: { reps: 3, settleMs: 1000, loadMs: 3000, warmup: true },
     lua: { runs: 10, roundTrips: 100, luaIterations: 200, codeMode: true },
     search: { tools: 10_000, queries: 1000 },
@@ -52,7 +52,7 @@ const PLANS = {
   quick: {
     reps: 1,
     sessions: [1, 8],
-    payloads: [100, MiB],
+    payloads: [100, MiB, 8 * MiB],
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }

@@ -1,13 +1,14 @@
 /**
- * Throughput and latency of one upstream (the bench-echo fixture) reached three ways — directly
+ * Throughput and latency of one upstream (the bench-echo fixture) reached four ways — directly
  * over its own streamable HTTP server, directly over stdio, and through the gateway (HTTP `/mcp`
- * downstream, stdio upstream) — at each session count and payload size, repeated. The three
- * targets of a cell run back to back and rotate order each repetition, so background load on a
- * shared machine hits them alike; ratios are the median of per-repetition ratios.
+ * downstream, stdio upstream) in each protocol era: 2025-11-25 sessions and stateless
+ * 2026-07-28 requests — at each session count and payload size, repeated. The targets of a cell
+ * run back to back and rotate order each repetition, so background load on a shared machine
+ * hits them alike; ratios are the median of per-repetition ratios.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CellRun, type LoadSpec, runCell } from "./load.ts";
+import { type CellRun, type Era, type LoadSpec, runCell } from "./load.ts";
 import {
   BENCH_ECHO,
   type GatewayMode,
@@ -17,8 +18,13 @@ import {
 } from "./procs.ts";
 import { median } from "./stats.ts";
 
-/** The three ways to reach the upstream. */
-export const TARGETS = ["direct HTTP", "direct stdio", "gateway"] as const;
+/** The ways to reach the upstream. */
+export const TARGETS = [
+  "direct HTTP",
+  "direct stdio",
+  "gateway 2025-11-25",
+  "gateway 2026-07-28",
+] as const;
 /** One of {@link TARGETS}. */
 export type Target = typeof TARGETS[number];
 
@@ -38,6 +44,8 @@ export interface ThroughputOptions {
   limits: (payloadBytes: number) => CellLimits;
   gatewayMode: GatewayMode;
   workDir: string;
+  /** Only these paths (all of {@link TARGETS} by default; direct HTTP is always measured). */
+  targets?: readonly Target[];
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
@@ -97,14 +105,18 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     for (let rep = 0; rep < opts.reps; rep++) {
       for (const sessions of opts.sessions) {
         for (const payloadBytes of opts.payloads) {
-          const order = TARGETS.map((_, i) => TARGETS[(i + rep) % TARGETS.length]!);
+          const chosen = TARGETS.filter((t) =>
+            !opts.targets || t === "direct HTTP" || opts.targets.includes(t)
+          );
+          const order = chosen.map((_, i) => chosen[(i + rep) % chosen.length]!);
           for (const target of order) {
             opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
             const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
-            const spec: LoadSpec = target === "gateway"
+            const era = eraOf(target);
+            const spec: LoadSpec = era
               ? {
                 ...base,
-                target: { kind: "http", url: `${gateway.url}/mcp` },
+                target: { kind: "http", url: `${gateway.url}/mcp`, era },
                 tool: "bench__echo",
                 argName: "text",
                 pidTool: "bench__pid",
@@ -118,11 +130,11 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
                 argName: "text",
                 pidTool: "pid",
               };
-            const sample = target === "gateway" && sessions > 1 &&
+            const sample = era && sessions > 1 &&
                 payloadBytes === Math.min(...opts.payloads)
               ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
               : undefined;
-            const run = await runCell(spec, target === "gateway" ? gateway.pid : null, sample);
+            const run = await runCell(spec, era ? gateway.pid : null, sample);
             const key = `${target}|${sessions}|${payloadBytes}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
           }
@@ -137,12 +149,20 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
   }
 }
 
+/** The protocol era a gateway target speaks; undefined for the direct paths. */
+export function eraOf(target: Target): Era | undefined {
+  if (target === "gateway 2025-11-25") return "2025-11-25";
+  if (target === "gateway 2026-07-28") return "2026-07-28";
+  return undefined;
+}
+
 function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellSummary[] {
   const out: CellSummary[] = [];
   for (const sessions of opts.sessions) {
     for (const payloadBytes of opts.payloads) {
       const direct = runs.get(`direct HTTP|${sessions}|${payloadBytes}`) ?? [];
       for (const target of TARGETS) {
+        if (!runs.has(`${target}|${sessions}|${payloadBytes}`)) continue;
         const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
         const pick = (f: (r: CellRun) => number) => median(own.map(f));
         const paired = (f: (mine: CellRun, theirs: CellRun) => number) =>

@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     const modern = deps.modern;
     if (modern) {
       const door = await classify(c.req.raw, maxBody);
-      if (door.modern) return modern.fetch(c.req.raw, who(c), door.body);
+      if (door.modern) return modern.fetch(c.req.raw, who(c), door.body, door.route);
     }
     return sessions.handleMcp(c.req.raw, who(c));
   });

@@ -72,6 +72,18 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/**
+ * What a flow reads of the request serving it right now. The SDK's `ServerContext` has it all;
+ * the `tools/call` fast path (./fast-call.ts) builds just this much for a call it serves alone.
+ */
+export interface FlowContext {
+  readonly mcpReq: Pick<
+    ServerContext["mcpReq"],
+    "method" | "_meta" | "envelope" | "inputResponses" | "requestState" | "signal" | "notify"
+  >;
+  readonly http?: ServerContext["http"];
+}
+
 /** One call in flight whose upstream may ask the client for input. */
 class Parked implements CallOrigin {
   readonly id = randomUUID();
@@ -85,12 +97,12 @@ class Parked implements CallOrigin {
   early: Record<string, unknown>;
   #wake: (() => void) | undefined;
   /** The request serving the client right now; progress goes out on it. */
-  ctx: ServerContext;
+  ctx: FlowContext;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** The last progress notification sent: the answer waits for it, so it is never overtaken. */
   lastNotify: Promise<void> = Promise.resolve();
 
-  constructor(ctx: ServerContext, tokenName: string | null) {
+  constructor(ctx: FlowContext, tokenName: string | null) {
     this.ctx = ctx;
     this.tokenName = tokenName;
     this.early = { ...ctx.mcpReq.inputResponses };
@@ -186,7 +198,7 @@ export class Continuations {
    * with `input_required` while the upstream waits for the client.
    */
   async call<R>(
-    ctx: ServerContext,
+    ctx: FlowContext,
     caller: Caller,
     options: CallOptions,
     run: (options: CallOptions) => Promise<R>,
@@ -212,7 +224,7 @@ export class Continuations {
     return await this.#answer(parked, ctx);
   }
 
-  #resume(state: StatePayload, caller: Caller, ctx: ServerContext): Parked {
+  #resume(state: StatePayload, caller: Caller, ctx: FlowContext): Parked {
     const parked = this.#parked.get(state.c);
     if (!parked) {
       throw new GatewayError(
@@ -237,7 +249,7 @@ export class Continuations {
 
   async #answer<R>(
     parked: Parked,
-    ctx: ServerContext,
+    ctx: FlowContext,
   ): Promise<R | ReturnType<typeof inputRequired>> {
     clearTimeout(parked.timer);
     let settled = false;
@@ -267,7 +279,9 @@ export class Continuations {
     parked.timer = setTimeout(() => this.#expire(parked), this.#ttlMs);
     const inputRequests: Record<string, InputRequest> = {};
     for (const [key, p] of parked.pending) inputRequests[key] = p.request;
-    const sealed = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx);
+    // The codec's `bind` reads only the method and the token (`clientId`), which every
+    // FlowContext carries: the SDK types the argument as its whole context.
+    const sealed = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx as ServerContext);
     const requestState = this.#owner ? `${this.#owner}~${sealed}` : sealed;
     return inputRequired({ inputRequests, requestState });
   }

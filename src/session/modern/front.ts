@@ -6,14 +6,20 @@
  * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first;
  * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
  */
-import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  type InboundClassificationOutcome,
+  isLegacyRequest,
+} from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
 import { Continuations } from "./continuations.ts";
 import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
+import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
-import { authInfoOf, createModernServer, type ModernIdentity } from "./server.ts";
+import { authInfoOf, callerOf, createModernServer, type ModernIdentity } from "./server.ts";
 
 /** Options of {@link createModernFront}. */
 export interface ModernFrontOptions {
@@ -39,8 +45,16 @@ export interface ModernRelay {
 
 /** The modern door: serves one request, and stops. */
 export interface ModernFront {
-  /** Serves one request; `body` is its JSON body when {@link classify} has already read it. */
-  fetch(request: Request, identity: ModernIdentity, body?: unknown): Promise<Response>;
+  /**
+   * Serves one request; `body` is its JSON body and `route` the SDK's classification of it when
+   * {@link classify} has already made them.
+   */
+  fetch(
+    request: Request,
+    identity: ModernIdentity,
+    body?: unknown,
+    route?: InboundClassificationOutcome,
+  ): Promise<Response>;
   /** Calls parked for a client's input right now. */
   parked(): number;
   close(): Promise<void>;
@@ -92,11 +106,19 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     request: Request,
     identity: ModernIdentity,
     parsed?: unknown,
+    route?: InboundClassificationOutcome,
   ): Promise<Response> => {
     // The body is read once: the classifier's reading, else here (a relayed continuation).
     const body = parsed ?? (request.method === "POST" ? await jsonOf(request) : undefined);
     const refused = refusedParams(gateway, request, body);
     if (refused) return refused;
+    const plain = plainCallOf(request, route);
+    let ready: unknown;
+    if (plain) {
+      const answer = await serveCall(gateway, continuations, plain, identity, request.signal);
+      if ("response" in answer) return answer.response;
+      ready = answer.ready;
+    }
     const uris = listenedUris(request, body);
     // The listen router fans an update out to every stream that named its URI, so a stream
     // may name only resources of the servers its token reaches: otherwise it is refused whole.
@@ -105,7 +127,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     // Subscribed before the stream is acknowledged, so no update falls in between.
     const release = uris.length > 0 ? await feed.open(uris) : undefined;
     const response = await handler.fetch(request, {
-      authInfo: authInfoOf(identity),
+      authInfo: authInfoOf(identity, ready),
       ...(body === undefined ? {} : { parsedBody: body }),
     });
     return release ? onEnd(response, release) : response;
@@ -115,8 +137,9 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   relay?.attach(local);
   return {
     fetch: relay
-      ? async (request, identity, body) =>
-        (await relay.forward(request, identity)) ?? local(request, identity, body)
+      ? async (request, identity, body, route) =>
+        (continues(body) ? await relay.forward(request, identity) : null) ??
+          local(request, identity, body, route)
       : local,
     parked: () => continuations.size,
     async close() {
@@ -127,21 +150,58 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   };
 }
 
-/** Which door a request takes, with its JSON body when reading it was needed to decide. */
-export type Door = { modern: false } | { modern: true; body?: unknown };
+/**
+ * False when `body` (already read) is plainly not the retry of a parked call — it has no
+ * `requestState` — so the cluster relay need not read the request again to find out.
+ */
+function continues(body: unknown): boolean {
+  if (body === undefined) return true;
+  const params = (body as { params?: unknown } | null)?.params;
+  return typeof params === "object" && params !== null && "requestState" in params;
+}
+
+/**
+ * Which door a request takes, with its JSON body and the SDK's classification of it when reading
+ * it was needed to decide.
+ */
+export type Door =
+  | { modern: false }
+  | { modern: true; body?: unknown; route?: InboundClassificationOutcome };
 
 /**
  * Which door `request` belongs to: the 2026-07-28 one when it has no session id and the SDK
  * classifies it as modern (a per-request `_meta` envelope, or a body only the modern path may
  * answer). A POST's body is read here once and handed on, so neither the SDK's classifier nor
- * the modern door parses it again; a body that is not JSON is left to the SDK to answer.
+ * the modern door parses it again; a body that is not JSON is left to the SDK to answer. A JSON
+ * body is classified with the SDK's `classifyInboundRequest` — what `isLegacyRequest` runs for a
+ * parsed body — so that the outcome can be handed on too.
  */
 export async function classify(request: Request, maxBodyBytes: number): Promise<Door> {
   if (request.headers.has("mcp-session-id")) return { modern: false };
   if (request.method !== "POST") return { modern: !request.headers.has("last-event-id") };
   const body = await jsonOf(request);
-  const legacy = await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes });
-  return legacy ? { modern: false } : { modern: true, ...(body === undefined ? {} : { body }) };
+  if (body === undefined) {
+    const legacy = await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes });
+    return { modern: !legacy };
+  }
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    ...headerOf(request, "mcp-protocol-version", "protocolVersionHeader"),
+    ...headerOf(request, "mcp-method", "mcpMethodHeader"),
+    ...headerOf(request, "mcp-name", "mcpNameHeader"),
+    body,
+  });
+  return route.kind === "legacy" ? { modern: false } : { modern: true, body, route };
+}
+
+/** `{ [key]: value }` of a header that is present, else `{}` (the SDK's shape for absent). */
+function headerOf<K extends string>(
+  request: Request,
+  name: string,
+  key: K,
+): { [k in K]?: string } {
+  const value = request.headers.get(name);
+  return (value === null ? {} : { [key]: value }) as { [k in K]?: string };
 }
 
 /** The JSON body of `request` read from a clone (the request stays readable), if it parses. */
@@ -173,9 +233,8 @@ function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Res
 
 /** True when `uri` is a resource of a server this identity's token reaches. */
 function visibleUri(gateway: Gateway, identity: ModernIdentity, uri: string): boolean {
-  const caller = { sessionId: null, tokenName: identity.tokenName, toolGlobs: identity.toolGlobs };
   try {
-    resourceTarget(gateway, uri, caller);
+    resourceTarget(gateway, uri, callerOf(identity));
     return true;
   } catch {
     return false;

@@ -5,10 +5,11 @@
  * checks the per-request `_meta` envelope and the `Mcp-Method` / `Mcp-Name` headers against
  * the body, stamps `resultType`, and adds the cache fields from `cacheHints`. `tools/call`,
  * `prompts/get` and `resources/read` may answer `input_required` (see `./continuations.ts`).
+ * A plain `tools/call` usually skips this server altogether (./fast-call.ts); both build the
+ * call's caller here and its options with the core's `callContext`.
  */
 import { type AuthInfo, Server } from "@modelcontextprotocol/server";
-import type { Gateway } from "../../gateway/mod.ts";
-import { callContext } from "../../gateway/call-context.ts";
+import { callContext, type Gateway } from "../../gateway/mod.ts";
 import type { Caller } from "../../gateway/types.ts";
 import {
   complete,
@@ -29,18 +30,27 @@ export interface ModernIdentity {
   readonly toolGlobs: readonly string[] | null;
 }
 
-/** `authInfo` for {@link ModernIdentity} (the SDK passes it to handlers untouched). */
-export function authInfoOf(identity: ModernIdentity): AuthInfo {
-  return { token: "", clientId: identity.tokenName ?? "", scopes: [], extra: { identity } };
+/**
+ * `authInfo` for {@link ModernIdentity} (the SDK passes it to handlers untouched). `ready` is a
+ * `tools/call` answer the fast path already has (a first `input_required` round), which the
+ * server's handler returns as it is, so that the SDK checks and encodes it.
+ */
+export function authInfoOf(identity: ModernIdentity, ready?: unknown): AuthInfo {
+  const extra = ready === undefined ? { identity } : { identity, ready };
+  return { token: "", clientId: identity.tokenName ?? "", scopes: [], extra };
 }
 
-function callerOf(authInfo: AuthInfo | undefined): Caller {
-  const identity = authInfo?.extra?.identity as ModernIdentity | undefined;
+/** The gateway caller of a modern request (no session: identity is all there is). */
+export function callerOf(identity: ModernIdentity | undefined): Caller {
   return {
     sessionId: null,
     tokenName: identity?.tokenName ?? null,
     toolGlobs: identity?.toolGlobs ?? null,
   };
+}
+
+function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
+  return callerOf(authInfo?.extra?.identity as ModernIdentity | undefined);
 }
 
 /** Options of {@link createModernServer}. */
@@ -75,14 +85,16 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("tools/list", (req, ctx) =>
     onWire(() => {
-      const tools = gateway.listTools(callerOf(ctx.http?.authInfo));
+      const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(tools, req.params?.cursor, size);
       return nextCursor ? { tools: items, nextCursor } : { tools: items };
     }) as never);
 
   server.setRequestHandler("tools/call", (req, ctx) =>
     onWire(() => {
-      const caller = callerOf(ctx.http?.authInfo);
+      const ready = ctx.http?.authInfo?.extra?.ready;
+      if (ready !== undefined) return ready;
+      const caller = callerOfAuth(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.
       const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
@@ -91,7 +103,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("prompts/list", (req, ctx) =>
     onWire(() => {
-      const prompts = listPrompts(gateway, callerOf(ctx.http?.authInfo));
+      const prompts = listPrompts(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(prompts, req.params?.cursor, size);
       return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
     }) as never);
@@ -100,7 +112,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     "prompts/get",
     (req, ctx) =>
       onWire(() => {
-        const caller = callerOf(ctx.http?.authInfo);
+        const caller = callerOfAuth(ctx.http?.authInfo);
         return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
           getPrompt(gateway, caller, req.params, call));
       }) as never,
@@ -108,14 +120,14 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("resources/list", (req, ctx) =>
     onWire(() => {
-      const visible = listResources(gateway, callerOf(ctx.http?.authInfo));
+      const visible = listResources(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resources: items, nextCursor } : { resources: items };
     }) as never);
 
   server.setRequestHandler("resources/templates/list", (req, ctx) =>
     onWire(() => {
-      const visible = listTemplates(gateway, callerOf(ctx.http?.authInfo));
+      const visible = listTemplates(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
     }) as never);
@@ -126,9 +138,9 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       onWire(() =>
         options.continuations.call(
           ctx,
-          callerOf(ctx.http?.authInfo),
+          callerOfAuth(ctx.http?.authInfo),
           { signal: ctx.mcpReq.signal },
-          (call) => readResource(gateway, callerOf(ctx.http?.authInfo), req.params, call),
+          (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
         )
       ) as never,
   );
@@ -137,7 +149,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     "completion/complete",
     (req, ctx) =>
       onWire(() =>
-        complete(gateway, callerOf(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
+        complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
       ) as never,
   );
 

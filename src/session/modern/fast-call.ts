@@ -1,0 +1,157 @@
+/**
+ * The 2026-07-28 `tools/call` fast path. Served by the SDK, every modern request builds a fresh
+ * `Server` with its handlers and a per-request transport, and the era codec validates request
+ * and result again with zod: together about twice the gateway CPU of a 2025 session call (whose
+ * own fast path is `src/http/fast-call.ts`). A plain call is served here instead, straight
+ * through the gateway core and its MRTR continuations, and answered the way the SDK answers it
+ * (`resultType` and `serverInfo` stamped into the result, errors as JSON-RPC errors).
+ *
+ * "Plain" is decided after the SDK's own classifier: a modern request of revision 2026-07-28
+ * whose standard headers are present and agree with the body, with a JSON content type, well
+ * formed params, no progress token (progress needs a stream) and no MRTR retry fields. Anything
+ * else — including every request the SDK's validation ladder would refuse — stays with the SDK,
+ * which keeps owning those answers. So does the first `input_required` round of a call, which is
+ * handed to the SDK already computed (see `authInfoOf`'s `ready`) so that the SDK checks and
+ * encodes it.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type InboundClassificationOutcome,
+  isInputRequiredResult,
+  isJsonContentType,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+} from "@modelcontextprotocol/server";
+import { callContext, type Gateway } from "../../gateway/mod.ts";
+import { toJsonRpcError } from "../../shared/errors.ts";
+import { NAME, VERSION } from "../../version.ts";
+import type { Continuations, FlowContext } from "./continuations.ts";
+import { authInfoOf, callerOf, type ModernIdentity } from "./server.ts";
+
+/** The revision this path serves; another one is the SDK's to answer. */
+const REVISION = "2026-07-28";
+/** `_meta` keys of the per-request envelope: the SDK lifts them out before handlers see `_meta`. */
+const ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
+const SERVER_INFO = { name: NAME, version: VERSION };
+
+/** A `tools/call` the fast path may serve. */
+export interface PlainCall {
+  readonly id: string | number;
+  readonly name: string;
+  readonly arguments: Record<string, unknown> | undefined;
+  /** `_meta` without the envelope keys, as the SDK hands it to handlers. */
+  readonly meta: Record<string, unknown> | undefined;
+  readonly envelope: Record<string, unknown>;
+}
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const header = (request: Request, name: string) => request.headers.get(name)?.trim();
+
+/** The call in `request` when the fast path may serve it, else undefined (the SDK serves it). */
+export function plainCallOf(
+  request: Request,
+  route: InboundClassificationOutcome | undefined,
+): PlainCall | undefined {
+  if (route?.kind !== "modern" || route.messageKind !== "request") return;
+  if (route.classification.revision !== REVISION) return;
+  const message = route.message as { id?: unknown; method?: unknown; params?: unknown };
+  const { id, params } = message;
+  if (message.method !== "tools/call" || !isPlain(params)) return;
+  if (typeof id !== "string" && typeof id !== "number") return;
+  const { name, arguments: args, _meta } = params;
+  if (typeof name !== "string" || !isPlain(_meta)) return;
+  if (args !== undefined && !isPlain(args)) return;
+  if ("inputResponses" in params || "requestState" in params) return;
+  if (_meta.progressToken !== undefined) return;
+  if (!isJsonContentType(request.headers.get("content-type"))) return;
+  if (header(request, "mcp-protocol-version") !== REVISION) return;
+  if (header(request, "mcp-method") !== "tools/call" || header(request, "mcp-name") !== name) {
+    return;
+  }
+  const envelope: Plain = {};
+  const meta: Plain = {};
+  for (const [key, value] of Object.entries(_meta)) {
+    if (ENVELOPE_KEYS.includes(key)) envelope[key] = value;
+    else meta[key] = value;
+  }
+  return {
+    id,
+    name,
+    arguments: args,
+    meta: Object.keys(meta).length > 0 ? meta : undefined,
+    envelope,
+  };
+}
+
+/** What the fast path answers: a response, or a computed first round for the SDK to send. */
+export type FastAnswer = { response: Response } | { ready: unknown };
+
+/**
+ * Serves `call` for `identity` through the gateway core. An `input_required` answer comes back
+ * as `ready`, for the SDK to check and encode.
+ */
+export async function serveCall(
+  gateway: Gateway,
+  continuations: Continuations,
+  call: PlainCall,
+  identity: ModernIdentity,
+  signal: AbortSignal,
+): Promise<FastAnswer> {
+  const caller = callerOf(identity);
+  const ctx: FlowContext = {
+    mcpReq: {
+      method: "tools/call",
+      ...(call.meta ? { _meta: call.meta } : {}),
+      envelope: call.envelope,
+      requestState: () => undefined,
+      signal,
+      // Never called: a call that asks for progress takes the SDK's path, which can stream.
+      notify: () => Promise.resolve(),
+    },
+    http: { authInfo: authInfoOf(identity) },
+  };
+  try {
+    const result = await continuations.call(
+      ctx,
+      caller,
+      callContext({ meta: call.meta, signal }),
+      (options) => gateway.callTool(call.name, call.arguments, caller, options),
+    );
+    if (isInputRequiredResult(result)) return { ready: result };
+    return { response: json({ result: encode(result as Plain), jsonrpc: "2.0", id: call.id }) };
+  } catch (err) {
+    const error = toJsonRpcError(err);
+    // As the SDK's 2026-07-28 codec does: -32002 (resource not found) goes out as -32602.
+    const code = error.code === -32002 ? -32602 : error.code;
+    return { response: json({ jsonrpc: "2.0", id: call.id, error: { ...error, code } }) };
+  }
+}
+
+/**
+ * A tool result as the SDK's 2026-07-28 codec writes it: `content: []` when it has none,
+ * `resultType: "complete"` unless set, and the server's identity in `_meta`.
+ */
+function encode(result: Plain): Plain {
+  const out: Plain = { ...result };
+  if (out.content === undefined && !("task" in out)) out.content = [];
+  out.resultType ??= "complete";
+  const meta = out._meta;
+  if (meta === undefined) out._meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
+  else if (isPlain(meta) && meta[SERVER_INFO_META_KEY] === undefined) {
+    out._meta = { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO };
+  }
+  return out;
+}
+
+function json(body: unknown): Response {
+  return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+}
