@@ -16,6 +16,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  RELATED_TASK_META_KEY,
   type Request,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -61,6 +62,11 @@ function relay(
       // The shared instance of a `roots: client` server serves no session: it gets no roots.
       if (roots === "client" && !owner) return { roots: [] };
     }
+    // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
+    const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
+      ?.[RELATED_TASK_META_KEY]?.taskId;
+    const follower = hub.taskFollower(upstream.name, related);
+    if (follower) return await follower.request(req.method, req.params) as never;
     // A request flow's own process: everything it asks becomes a round of that flow.
     if (owner && !(owner instanceof SessionLink)) {
       return await owner.request(req.method, req.params) as never;

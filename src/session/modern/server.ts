@@ -21,6 +21,7 @@ import { page } from "../../gateway/paging.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
+import { registerModernTasks } from "./tasks.ts";
 
 /** The identity auth put on the request, carried through the SDK as `authInfo.extra`. */
 export interface ModernIdentity {
@@ -71,6 +72,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     requestState: { verify: (state, ctx) => options.continuations.verify(state, ctx) },
   });
   const size = options.pageSize;
+  const tasks = registerModernTasks(server, gateway, (ctx) => callerOf(ctx.http?.authInfo));
 
   server.setRequestHandler("tools/list", (req, ctx) =>
     onWire(() => {
@@ -87,7 +89,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const call: CallOptions = { signal: ctx.mcpReq.signal };
       if (Object.keys(meta).length > 0) call.meta = meta;
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
-        gateway.callTool(req.params.name, req.params.arguments, caller, withOrigin));
+        tasks.callTool(req.params, ctx, caller, withOrigin));
     }) as never);
 
   server.setRequestHandler("prompts/list", (req, ctx) =>
