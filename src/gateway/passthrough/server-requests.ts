@@ -1,7 +1,9 @@
 /**
  * Server-to-client requests: `sampling/createMessage`, `elicitation/create` and `roots/list`.
  * Each goes to exactly one client session that is sure to be the right one, or is refused at
- * once with a JSON-RPC error; it is never guessed. A session-isolated process belongs to one
+ * once with a JSON-RPC error; it is never guessed. A request about a task a client follows
+ * (the 2025 related-task `_meta`, e.g. what a task queues for its `tasks/result`) goes to that
+ * task's follower, whichever process sent it. A session-isolated process belongs to one
  * session, so its requests go there. A shared process serves many sessions: its sampling and
  * elicitation go to the session whose call is in flight on it, and are refused when calls of
  * several sessions are (stdio carries no request relation, so the request is ambiguous).
