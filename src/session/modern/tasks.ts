@@ -151,16 +151,18 @@ async function detail(
     const inputRequests = follower?.inputRequests();
     if (inputRequests) return { ...taskFields(task), status: "input_required", inputRequests };
     // The upstream waits on a request not delivered yet: nothing to answer so far.
-    return task.status === "input_required" ? { ...taskFields(task), status: "working" } : {
-      ...taskFields(task),
-    };
+    const status = task.status === "input_required" ? "working" : task.status;
+    return { ...taskFields(task), status };
   }
   let outcome = follower?.outcome;
   if (!outcome && task.status !== "cancelled") {
     // Ended upstream before the follower heard: read the result now (it is there at once).
     outcome = await gateway.tasks.result(id, caller, { signal }).then(
       (result) => ({ result: cleanResult(result) }),
-      (err: unknown) => ({ error: toJsonRpcError(err) }),
+      (err: unknown) => {
+        if (signal.aborted) throw err; // the client went away: nothing learnt about the task
+        return { error: toJsonRpcError(err) };
+      },
     );
     if (follower) outcome = follower.settle(outcome);
   }
