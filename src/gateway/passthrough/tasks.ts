@@ -3,7 +3,8 @@
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
  * upstream. Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
- * Status notifications go to the session that created the task.
+ * Status notifications go to the session that created the task. A task may have a follower (a
+ * 2026-07-28 client's task): the server requests the upstream sends about it go there.
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
