@@ -24,8 +24,20 @@ const CLI = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/inde
 const EXPECTED = parse(
   readFileSync(join(ROOT, "test/protocol/conformance-expected-failures.yaml"), "utf8"),
 ) as Record<string, Record<string, string> | null>;
-/** Bound on one run of the suite; a normal run of either set takes well under a minute. */
-const RUN_MS = 100_000;
+/** The fixture's tools that run as tasks. */
+const TASK_TOOLS = [
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
+];
+/**
+ * Bound on one run of the suite: a 2026-07-28 run takes about a minute on a quiet machine (the
+ * task scenarios wait on tasks that run for seconds), much longer on a loaded one.
+ */
+const RUN_MS = 240_000;
 
 interface Run {
   code: number | null;
@@ -88,16 +100,20 @@ describe("the official conformance suite through the gateway", () => {
   before(async () => {
     // The fixture's sampling, elicitation and roots reach exactly the client that asked: each
     // session (2025) or request flow (2026-07-28) gets its own process of it, with its own roots.
-    // The list-change triggers live on a shared instance, whose list_changed every client hears.
+    // The list-change triggers live on a shared instance, whose list_changed every client hears;
+    // so do the task tools, since a task outlives the request flow that created it.
+    const taskTools = JSON.stringify(TASK_TOOLS);
     gw = await startTestGateway(`
 servers:
   conformance: ${
       nodeServer(
         "conformance.mjs",
-        'prefix: false, isolation: session, roots: client, maxSessions: 64, tools: { deny: ["test_trigger_*"] }',
+        "prefix: false, isolation: session, roots: client, maxSessions: 64, " +
+          `tools: { deny: ["test_trigger_*", ${taskTools.slice(1, -1)}] }`,
       )
     }
   triggers: ${nodeServer("conformance.mjs", 'prefix: false, tools: { allow: ["test_trigger_*"] }')}
+  tasks: ${nodeServer("conformance.mjs", `prefix: false, tools: { allow: ${taskTools} }`)}
 `);
   });
   after(async () => {

@@ -30,6 +30,8 @@ export class PassthroughHub {
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallOptions[]>();
+  /** `server\0upstream task id` → who answers that task's server requests. */
+  #taskFollowers = new Map<string, CallOrigin>();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -88,6 +90,22 @@ export class PassthroughHub {
     const list = this.#inflight.get(server);
     const i = list ? list.lastIndexOf(call) : -1;
     if (i >= 0) list!.splice(i, 1);
+  }
+
+  /** Sends the server requests about an upstream task (related-task `_meta`) to `follower`. */
+  followTask(server: string, upstreamTaskId: string, follower: CallOrigin): void {
+    this.#taskFollowers.set(`${server}\0${upstreamTaskId}`, follower);
+  }
+
+  /** Forgets a task's follower. */
+  unfollowTask(server: string, upstreamTaskId: string): void {
+    this.#taskFollowers.delete(`${server}\0${upstreamTaskId}`);
+  }
+
+  /** Who answers the server requests about `upstreamTaskId` of `server`, if anyone follows it. */
+  taskFollower(server: string, upstreamTaskId: unknown): CallOrigin | undefined {
+    if (typeof upstreamTaskId !== "string") return undefined;
+    return this.#taskFollowers.get(`${server}\0${upstreamTaskId}`);
   }
 
   /**

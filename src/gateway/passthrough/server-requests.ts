@@ -1,7 +1,9 @@
 /**
  * Server-to-client requests: `sampling/createMessage`, `elicitation/create` and `roots/list`.
  * Each goes to exactly one client session that is sure to be the right one, or is refused at
- * once with a JSON-RPC error; it is never guessed. A session-isolated process belongs to one
+ * once with a JSON-RPC error; it is never guessed. A request about a task a client follows
+ * (the 2025 related-task `_meta`, e.g. what a task queues for its `tasks/result`) goes to that
+ * task's follower, whichever process sent it. A session-isolated process belongs to one
  * session, so its requests go there. A shared process serves many sessions: its sampling and
  * elicitation go to the session whose call is in flight on it, and are refused when calls of
  * several sessions are (stdio carries no request relation, so the request is ambiguous).
@@ -16,6 +18,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  RELATED_TASK_META_KEY,
   type Request,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -61,6 +64,11 @@ function relay(
       // The shared instance of a `roots: client` server serves no session: it gets no roots.
       if (roots === "client" && !owner) return { roots: [] };
     }
+    // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
+    const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
+      ?.[RELATED_TASK_META_KEY]?.taskId;
+    const follower = hub.taskFollower(upstream.name, related);
+    if (follower) return await follower.request(req.method, req.params) as never;
     // A request flow's own process: everything it asks becomes a round of that flow.
     if (owner && !(owner instanceof SessionLink)) {
       return await owner.request(req.method, req.params) as never;

@@ -3,7 +3,8 @@
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
  * upstream. Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
- * Status notifications go to the session that created the task.
+ * Status notifications go to the session that created the task. A task may have a follower (a
+ * 2026-07-28 client's task): the server requests the upstream sends about it go there.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -20,7 +21,7 @@ import {
 import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
-import type { Caller, CallOptions } from "../types.ts";
+import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 
 interface Owned {
@@ -29,10 +30,12 @@ interface Owned {
   readonly tokenName: string | null;
   readonly session: SessionLink | undefined;
   expires: number;
+  /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
+  follower?: CallOrigin;
 }
 
 /** Longest a task is remembered without a TTL of its own; and at most this many at once. */
-const DEFAULT_TTL_MS = 60 * 60_000;
+export const DEFAULT_TTL_MS = 60 * 60_000;
 const MAX_TASKS = 10_000;
 
 /** Routes task requests to the upstream that owns each task. */
@@ -60,12 +63,17 @@ export class TaskRouter {
     if (!upstream) {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
     }
+    // A 2026-07-28 client's creation is tracked in flight, so what the upstream asks before the
+    // task exists becomes a round of that client's request.
+    if (options.origin) this.#gateway.passthrough.track(target.server, options);
     const result = await upstream.request(
       "tools/call",
       { ...params, name: target.upstreamName },
       CreateTaskResultSchema,
       options.signal ? { signal: options.signal } : {},
-    ) as CreateTaskResult;
+    ).finally(() => {
+      if (options.origin) this.#gateway.passthrough.untrack(target.server, options);
+    }) as CreateTaskResult;
     const id = this.#remember(target.server, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
@@ -135,6 +143,21 @@ export class TaskRouter {
     return { tasks };
   }
 
+  /**
+   * Makes `follower` the one that answers the server requests the upstream sends about this task
+   * (those carrying the 2025 related-task `_meta`), wherever its process is.
+   */
+  follow(taskId: string, caller: Caller, follower: CallOrigin): void {
+    const owned = this.#owned(taskId, caller);
+    owned.follower = follower;
+    this.#gateway.passthrough.followTask(owned.server, owned.upstreamId, follower);
+  }
+
+  /** The task's follower (see {@link follow}), if this caller's token created the task. */
+  followerOf(taskId: string, caller: Caller): CallOrigin | undefined {
+    return this.#owned(taskId, caller).follower;
+  }
+
   /** An upstream's `notifications/tasks/status`, delivered to the session that made the task. */
   status(server: string, params: Task & Record<string, unknown>): void {
     const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
@@ -187,6 +210,7 @@ export class TaskRouter {
     if (!owned) return;
     this.#byId.delete(id);
     this.#byUpstream.delete(`${owned.server}\0${owned.upstreamId}`);
+    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.server, owned.upstreamId);
   }
 
   #sweep(): void {

@@ -19,6 +19,7 @@ import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
 import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
+import { mayRunAsTask } from "./tasks.ts";
 import { authInfoOf, callerOf, createModernServer, type ModernIdentity } from "./server.ts";
 
 /** Options of {@link createModernFront}. */
@@ -114,7 +115,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     if (refused) return refused;
     const plain = plainCallOf(request, route);
     let ready: unknown;
-    if (plain) {
+    if (plain && !mayRunAsTask(gateway, plain.name, callerOf(identity))) {
       const answer = await serveCall(gateway, continuations, plain, identity, request.signal);
       if ("response" in answer) return answer.response;
       ready = answer.ready;

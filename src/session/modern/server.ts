@@ -23,6 +23,7 @@ import { page } from "../../gateway/paging.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
+import { registerModernTasks } from "./tasks.ts";
 
 /** The identity auth put on the request, carried through the SDK as `authInfo.extra`. */
 export interface ModernIdentity {
@@ -82,6 +83,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     requestState: { verify: (state, ctx) => options.continuations.verify(state, ctx) },
   });
   const size = options.pageSize;
+  const tasks = registerModernTasks(server, gateway, (ctx) => callerOfAuth(ctx.http?.authInfo));
 
   server.setRequestHandler("tools/list", (req, ctx) =>
     onWire(() => {
@@ -98,7 +100,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       // Progress is relayed by the continuation, on whichever request of the flow is current.
       const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
-        gateway.callTool(req.params.name, req.params.arguments, caller, withOrigin));
+        tasks.callTool(req.params, ctx, caller, withOrigin));
     }) as never);
 
   server.setRequestHandler("prompts/list", (req, ctx) =>
