@@ -44,7 +44,9 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
   const L = thread.address;
   let timedOut = false;
   let hooked = false;
-  let expiry: Promise<unknown> | undefined;
+  // One deadline timer per run (made at the first wait) wakes whichever wait is in progress;
+  // racing each wait against a shared promise would pile up reactions on it.
+  let wake: (() => void) | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   try {
     const refs = warm.refs;
@@ -95,11 +97,12 @@ export async function runScript(warm: WarmEngine, ctx: RunContext): Promise<Done
       }
       if (step.resultCount > 0) thread.pop(step.resultCount);
       wait ??= new Promise((r) => setImmediate(r));
-      // One timer per run (made at the first wait), not one per wait.
-      expiry ??= new Promise((r) => {
-        expiryTimer = setTimeout(r, Math.max(0, deadline - Date.now()) + 1);
+      expiryTimer ??= setTimeout(() => wake?.(), Math.max(0, deadline - Date.now()) + 1);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        void wait.then(() => resolve(), () => resolve());
       });
-      await Promise.race([wait, expiry]);
+      wake = undefined;
       if (Date.now() > deadline) {
         timedOut = true;
         break;
