@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { LOCAL_CALLER } from "../../src/gateway/mod.ts";
+import { rawJsonOf } from "../../src/shared/raw-json.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 
 const HEADERS = {
@@ -76,6 +78,16 @@ describe("the fast path answers tools/call exactly as the SDK session server doe
     sid = await openSession(gw.url);
   });
   after(() => gw?.stop());
+
+  it("a stdio upstream's result keeps the JSON text it arrived as", async () => {
+    const result = await gw.running.gateway.callTool("echo__echo", { a: "é" }, LOCAL_CALLER);
+    assert.equal(rawJsonOf(result), JSON.stringify(result));
+    // A call relaying progress takes the SDK client's path: no raw text, serialised as before.
+    const relayed = await gw.running.gateway.callTool("echo__echo", {}, LOCAL_CALLER, {
+      onprogress: () => {},
+    });
+    assert.equal(rawJsonOf(relayed), undefined);
+  });
 
   it("a result", async () => {
     const { fast, sdk, fastType } = await both(gw, sid, 1, {

@@ -81,11 +81,11 @@ export function createSessionServer(
     onWire(() => {
       hub.touch(link);
       if (req.params.task) {
-        return gateway.tasks.create(req.params, caller(), {
-          signal: extra.signal,
-          session: link,
-          requestId: extra.requestId,
-        }) as never;
+        return gateway.tasks.create(
+          req.params,
+          caller(),
+          callContext({ signal: extra.signal, session: link, requestId: extra.requestId }),
+        ) as never;
       }
       const callOptions = callContext({
         meta: req.params._meta,

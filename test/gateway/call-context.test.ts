@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { callContext, type ProgressParams } from "../../src/gateway/call-context.ts";
+
+describe("the call context every entry builds", () => {
+  it("maps the progress token out of _meta and keeps the rest, traceparent included", () => {
+    const sent: ProgressParams[] = [];
+    const signal = new AbortController().signal;
+    const options = callContext({
+      meta: { progressToken: "p1", traceparent: "00-a-b-01", other: 1 },
+      signal,
+      requestId: 7,
+      progress: (p) => sent.push(p),
+    });
+    assert.deepEqual(options.meta, { traceparent: "00-a-b-01", other: 1 });
+    assert.equal(options.signal, signal);
+    assert.equal(options.requestId, 7);
+    options.onprogress!({ progress: 1, total: 2 });
+    assert.deepEqual(sent, [{ progress: 1, total: 2, progressToken: "p1" }]);
+  });
+
+  it("carries no meta and no progress relay when the request has neither", () => {
+    const options = callContext({ meta: { progressToken: 3 } });
+    assert.equal(options.meta, undefined);
+    assert.equal(options.onprogress, undefined);
+    assert.deepEqual(callContext({}), {});
+  });
+
+  it("a script's call keeps its parent's session and request id, one level deeper, with only the span's traceparent", () => {
+    const parent = callContext({ meta: { traceparent: "00-t-s-01", x: 1 }, requestId: "r" });
+    parent.scriptDepth = 1;
+    const nested = callContext({ parent, internal: true });
+    assert.deepEqual(nested, {
+      scriptDepth: 2,
+      requestId: "r",
+      meta: { traceparent: "00-t-s-01" },
+      internal: true,
+    });
+    assert.deepEqual(callContext({ parent: {} }), { scriptDepth: 1 });
+  });
+});
