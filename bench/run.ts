@@ -36,15 +36,19 @@ const MiB = 1024 ** 2;
 /** Per-size plan: every phase is bounded by a count and a time. */
 const PLANS = {
   full: {
-    // Five short repetitions rather than three long ones: on a shared machine, medians of
-    // more interleaved samples move less.
-    reps: 5,
+    // Short repetitions rather than few long ones: on a shared machine, medians of more
+    // interleaved samples move less. Four paths × three payloads × two session counts keep a
+    // repetition at about a minute.
+    reps: 4,
     sessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
     limits: (p: number): CellLimits =>
       p < MiB
-        ? { warmupCalls: 300, warmupMs: 600, maxCalls: 50_000, maxMs: 2000 }
-        : { warmupCalls: 4, warmupMs: 1000, maxCalls: 1000, maxMs: 2000 },
+        ? { warmupCalls: 300, warmupMs: 500, maxCalls: 50_000, maxMs: 1500 }
+        : p < 8 * MiB
+        ? { warmupCalls: 4, warmupMs: 1000, maxCalls: 1000, maxMs: 1500 }
+        // A time limit stops only new calls: few 8 MB calls, so 8 in flight end soon after.
+        : { warmupCalls: 1, warmupMs: 1000, maxCalls: 40, maxMs: 1500 },
     footprint: { reps: 3, settleMs: 1000, loadMs: 3000, warmup: true },
     lua: { runs: 10, roundTrips: 100, luaIterations: 200, codeMode: true },
     search: { tools: 10_000, queries: 1000 },
@@ -56,7 +60,9 @@ const PLANS = {
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }
-        : { warmupCalls: 2, warmupMs: 500, maxCalls: 200, maxMs: 1000 },
+        : p < 8 * MiB
+        ? { warmupCalls: 2, warmupMs: 500, maxCalls: 200, maxMs: 1000 }
+        : { warmupCalls: 1, warmupMs: 500, maxCalls: 16, maxMs: 1000 },
     footprint: { reps: 1, settleMs: 500, loadMs: 1000, warmup: true },
     lua: { runs: 3, roundTrips: 20, luaIterations: 50, codeMode: true },
     search: { tools: 10_000, queries: 200 },

@@ -255,13 +255,21 @@ export class Continuations {
     let settled = false;
     void parked.result!.then(() => (settled = true), () => (settled = true));
     // Let answers just handed over reach the upstream before deciding what comes next.
-    for (;;) {
-      if (settled || parked.pending.size > 0) break;
-      const aborted = new Promise<void>((resolve) =>
-        ctx.mcpReq.signal.addEventListener("abort", () => resolve(), { once: true })
-      );
-      await Promise.race([parked.changed(), parked.result!.then(() => {}, () => {}), aborted]);
-      if (ctx.mcpReq.signal.aborted) break;
+    if (!settled && parked.pending.size === 0) {
+      // One abort listener for the whole wait, removed after it (calls are many; aborts rare).
+      const signal = ctx.mcpReq.signal;
+      let onAbort!: () => void;
+      const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+      signal.addEventListener("abort", onAbort, { once: true });
+      const finished = parked.result!.then(() => {}, () => {});
+      try {
+        while (!settled && parked.pending.size === 0) {
+          await Promise.race([parked.changed(), finished, aborted]);
+          if (signal.aborted) break;
+        }
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
     }
     // An upstream often asks several things at once: let the rest of the burst arrive.
     for (let quiet = false, n = 0; !settled && !quiet && n < 10; n++) {

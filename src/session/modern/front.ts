@@ -72,6 +72,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     ...(options.relay ? { owner: options.relay.owner } : {}),
   });
   let lastChange = Date.now();
+  let closed = false;
   // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
   // reload or an upstream's list_changed is never hidden for long (listeners are told at once).
   const ttlMs = () => Math.min(MAX_TTL_MS, Math.floor((Date.now() - lastChange) / 10));
@@ -113,7 +114,8 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     const body = parsed ?? (request.method === "POST" ? await jsonOf(request) : undefined);
     const refused = refusedParams(gateway, request, body);
     if (refused) return refused;
-    const plain = plainCallOf(request, route);
+    // After close() the SDK's handler refuses every request; the fast path does not outlive it.
+    const plain = closed ? undefined : plainCallOf(request, route);
     let ready: unknown;
     if (plain && !mayRunAsTask(gateway, plain.name, callerOf(identity))) {
       const answer = await serveCall(gateway, continuations, plain, identity, request.signal);
@@ -144,6 +146,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       : local,
     parked: () => continuations.size,
     async close() {
+      closed = true;
       unsubscribe();
       continuations.close();
       await handler.close();
