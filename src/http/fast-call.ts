@@ -14,7 +14,7 @@ import { callContext, type Caller, type Gateway } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../shared/errors.ts";
 import type { Activity } from "./activity.ts";
-import { errorAnswer, resultAnswer } from "./answers.ts";
+import { errorAnswer, resultAnswer } from "../session/answers.ts";
 
 type RequestId = string | number;
 

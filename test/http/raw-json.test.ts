@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { rawJsonOf, rawResultOf, withRawJson } from "../../src/shared/raw-json.ts";
-import { errorAnswer, resultAnswer } from "../../src/http/answers.ts";
+import { errorAnswer, resultAnswer } from "../../src/session/answers.ts";
+import { MODERN_STAMP } from "../../src/session/modern/fast-call.ts";
 
 const raw = (line: string) => rawResultOf(line, JSON.parse(line));
 
@@ -37,5 +38,36 @@ describe("raw result text", () => {
       errorAnswer(2, { code: -1, message: "m" }),
       '{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"m"}}',
     );
+  });
+});
+
+describe("a 2026-07-28 answer from raw text", () => {
+  const cases: Record<string, unknown>[] = [
+    { content: [{ type: "text", text: "hi }" }] },
+    { content: [], isError: true },
+    { content: [{ type: "text", text: "x" }], structuredContent: { a: [1, { b: "}" }] } },
+  ];
+  for (const result of cases) {
+    it(`appends the stamped members to the text byte for byte: ${JSON.stringify(result)}`, () => {
+      const text = JSON.stringify(result);
+      const spliced = resultAnswer("r", withRawJson(structuredClone(result), text), MODERN_STAMP);
+      const serialised = JSON.stringify({
+        result: MODERN_STAMP.apply(result),
+        jsonrpc: "2.0",
+        id: "r",
+      });
+      assert.equal(spliced, serialised);
+    });
+  }
+
+  it("serialises what already carries a stamped member or lacks content", () => {
+    const own = { content: [], _meta: { "example.com/x": 1 } };
+    const answer = resultAnswer(1, withRawJson(own, JSON.stringify(own)), MODERN_STAMP);
+    const result = JSON.parse(answer).result;
+    assert.equal(result.resultType, "complete");
+    assert.equal(result._meta["example.com/x"], 1);
+    assert.ok(result._meta["io.modelcontextprotocol/serverInfo"]);
+    const bare = withRawJson({}, "{}");
+    assert.deepEqual(JSON.parse(resultAnswer(1, bare, MODERN_STAMP)).result.content, []);
   });
 });

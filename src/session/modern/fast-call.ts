@@ -26,6 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { callContext, type Gateway } from "../../gateway/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
+import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations, FlowContext } from "./continuations.ts";
 import { authInfoOf, callerOf, type ModernIdentity } from "./server.ts";
@@ -127,31 +128,39 @@ export async function serveCall(
       (options) => gateway.callTool(call.name, call.arguments, caller, options),
     );
     if (isInputRequiredResult(result)) return { ready: result };
-    return { response: json({ result: encode(result as Plain), jsonrpc: "2.0", id: call.id }) };
+    return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };
   } catch (err) {
     const error = toJsonRpcError(err);
     // As the SDK's 2026-07-28 codec does: -32002 (resource not found) goes out as -32602.
     const code = error.code === -32002 ? -32602 : error.code;
-    return { response: json({ jsonrpc: "2.0", id: call.id, error: { ...error, code } }) };
+    return { response: json(errorAnswer(call.id, { ...error, code })) };
   }
 }
 
 /**
  * A tool result as the SDK's 2026-07-28 codec writes it: `content: []` when it has none,
- * `resultType: "complete"` unless set, and the server's identity in `_meta`.
+ * `resultType: "complete"` unless set, and the server's identity in `_meta`. A result with
+ * content and neither of the others (what upstreams send) gets them appended to the text it
+ * arrived as (see `../answers.ts`).
  */
-function encode(result: Plain): Plain {
-  const out: Plain = { ...result };
-  if (out.content === undefined && !("task" in out)) out.content = [];
-  out.resultType ??= "complete";
-  const meta = out._meta;
-  if (meta === undefined) out._meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
-  else if (isPlain(meta) && meta[SERVER_INFO_META_KEY] === undefined) {
-    out._meta = { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO };
-  }
-  return out;
-}
+export const MODERN_STAMP: ResultStamp = {
+  appendable: (r) => r.content !== undefined && r.resultType === undefined && r._meta === undefined,
+  text: `"resultType":"complete","_meta":${
+    JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })
+  }`,
+  apply(result) {
+    const out: Plain = { ...result };
+    if (out.content === undefined && !("task" in out)) out.content = [];
+    out.resultType ??= "complete";
+    const meta = out._meta;
+    if (meta === undefined) out._meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
+    else if (isPlain(meta) && meta[SERVER_INFO_META_KEY] === undefined) {
+      out._meta = { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO };
+    }
+    return out;
+  },
+};
 
-function json(body: unknown): Response {
-  return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+function json(text: string): Response {
+  return new Response(text, { headers: { "content-type": "application/json" } });
 }

@@ -1,0 +1,48 @@
+/**
+ * JSON-RPC answers of the `tools/call` fast paths of both eras, written byte for byte as the
+ * SDK's servers write them (`{"result":…,"jsonrpc":"2.0","id":…}`,
+ * `{"jsonrpc":"2.0","id":…,"error":…}`), so a client cannot tell which path answered
+ * (`test/http/fast-path-parity.test.ts`, `test/protocol/modern-isolation.test.ts`). A result
+ * that arrived from an upstream as JSON text and was not rewritten on the way (see
+ * `shared/raw-json.ts`) is sent on as that text with the client's request id spliced in; an era
+ * that stamps members into every result (2026-07-28: `resultType`, `serverInfo`) appends them
+ * to that text instead of serialising the result again.
+ */
+import { rawJsonOf } from "../shared/raw-json.ts";
+
+/** Members an era adds to the results it sends. */
+export interface ResultStamp {
+  /** True when `result` has none of the stamped members: they can be appended to its text. */
+  appendable(result: Record<string, unknown>): boolean;
+  /** The members as JSON text (`"a":1,"b":2`), appended when {@link appendable}. */
+  readonly text: string;
+  /** The stamped result as an object, for every other case. */
+  apply(result: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** The answer carrying `result` for request `id`, stamped for its era when `stamp` is given. */
+export function resultAnswer(id: string | number, result: unknown, stamp?: ResultStamp): string {
+  const raw = rawJsonOf(result);
+  const plain = result as Record<string, unknown>;
+  if (raw !== undefined && (!stamp || stamp.appendable(plain))) {
+    const body = stamp ? appendMembers(raw, stamp.text) : raw;
+    return `{"result":${body},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  }
+  return JSON.stringify({ result: stamp ? stamp.apply(plain) : result, jsonrpc: "2.0", id });
+}
+
+/** The error answer for request `id`. */
+export function errorAnswer(
+  id: string | number,
+  error: { code: number; message: string; data?: unknown },
+): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error });
+}
+
+/** `members` added at the end of the JSON object text `raw` (which has none of them). */
+function appendMembers(raw: string, members: string): string {
+  const end = raw.lastIndexOf("}");
+  // `{}` (possibly with whitespace) takes no comma; anything else already has a member.
+  const empty = end < 64 && raw.slice(raw.indexOf("{") + 1, end).trim() === "";
+  return `${raw.slice(0, end)}${empty ? "" : ","}${members}}`;
+}
