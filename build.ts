@@ -9,6 +9,10 @@
  * `--bytecode` (ESM) stores JSC bytecode beside the bundled source, so a start skips parsing
  * ~3 MB of JavaScript: ~100 ms less CPU for the gateway and for every script worker it spawns
  * (docs/PERFORMANCE.md has the measurements), for ~7 MB more binary and ~1 MiB more RSS.
+ * `--compile-jit-policy=16` starts the binary with 16× the JIT tier-up thresholds, so code that
+ * runs only at start is not optimized (less CPU beside the starting upstreams, ~5 MiB less RSS);
+ * the gateway restores the normal policy once it serves, a script worker as it starts
+ * (src/runtime/jit.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync } from "node:fs";
@@ -36,6 +40,7 @@ const code = run(bin("bun"), [
   "--sourcemap",
   "--bytecode",
   "--format=esm",
+  "--compile-jit-policy=16",
   ...extra,
   "src/main.ts",
   "--outfile",

@@ -4,14 +4,14 @@
  * upstream's own start-up measured directly, so "≤ 150 ms plus the slowest upstream" can be
  * judged.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig, type StdioServerConfig } from "../src/config/mod.ts";
 import { runCell } from "./load.ts";
-import { type GatewayMode, memBytes, ROOT, startGatewayProcess } from "./procs.ts";
+import { cpuMs, type GatewayMode, memBytes, ROOT, startGatewayProcess } from "./procs.ts";
 import { median, sleep } from "./stats.ts";
 
 /** Options for {@link benchFootprint}. */
@@ -196,8 +196,116 @@ async function handshake(server: StdioServerConfig): Promise<Handshake> {
   }
 }
 
+/** One build's figures in {@link compareBuilds} (medians over the repetitions). */
+export interface BuildFigures {
+  command: string;
+  coldStartMs: number;
+  coldStartCpuMs: number;
+  /** CPU time of the gateway's script workers (its children that are not Node) until ready. */
+  workersCpuMs: number;
+  idleRssBytes: number;
+  callsPerSec: number;
+  gatewayCpuPerCallMs: number;
+  /** RSS after the loaded phase and a settle, as an operator sees it later. */
+  afterLoadRssBytes: number;
+}
+
+/**
+ * Runs several builds of the gateway (`dist/...` binaries) through the same phases, interleaved
+ * (A B C, A B C, …) so a busy shared machine disturbs them alike: cold start with the shipped
+ * config, idle RSS, a loaded phase (8 sessions calling `everything__echo`), RSS after it.
+ */
+export async function compareBuilds(
+  commands: readonly string[],
+  opts: { reps: number; workDir: string; settleMs: number; loadMs: number },
+): Promise<BuildFigures[]> {
+  const env = { MEMORY_FILE_PATH: join(opts.workDir, "memory.jsonl") };
+  const config = withEnv(env, () => loadConfig(SHIPPED_CONFIG));
+  const sep = config.gateway.separator;
+  const expect = config.servers.filter((s) => s.enabled).map((s) => `${s.name}${sep}`);
+  const runs = new Map<string, Omit<BuildFigures, "command">[]>();
+  for (let rep = 0; rep < opts.reps; rep++) {
+    for (const command of commands) {
+      const gateway = await startGatewayProcess({
+        mode: "binary",
+        command,
+        configFile: SHIPPED_CONFIG,
+        expect,
+        env,
+        logFile: join(opts.workDir, "compare-gateway.log"),
+      });
+      try {
+        const workersCpuMs = childrenCpuMs(gateway.pid, (comm) => comm !== "node");
+        await sleep(opts.settleMs);
+        const idleRssBytes = memBytes(gateway.pid, "VmRSS");
+        const run = await runCell({
+          target: { kind: "http", url: `${gateway.url}/mcp` },
+          tool: `everything${sep}echo`,
+          argName: "message",
+          verify: false,
+          sessions: 8,
+          payloadBytes: 100,
+          warmupCalls: 50,
+          warmupMs: 500,
+          maxCalls: 1_000_000,
+          maxMs: opts.loadMs,
+        }, gateway.pid);
+        await sleep(opts.settleMs);
+        runs.set(command, [...runs.get(command) ?? [], {
+          coldStartMs: gateway.readyMs,
+          coldStartCpuMs: gateway.readyCpuMs,
+          workersCpuMs,
+          idleRssBytes,
+          callsPerSec: run.errors > 0 ? Number.NaN : run.callsPerSec,
+          gatewayCpuPerCallMs: run.gatewayCpuPerCall,
+          afterLoadRssBytes: memBytes(gateway.pid, "VmRSS"),
+        }]);
+      } finally {
+        await gateway.stop();
+      }
+    }
+  }
+  return commands.map((command) => {
+    const list = runs.get(command) ?? [];
+    const m = (key: keyof Omit<BuildFigures, "command">) => median(list.map((r) => r[key]));
+    return {
+      command,
+      coldStartMs: m("coldStartMs"),
+      coldStartCpuMs: m("coldStartCpuMs"),
+      workersCpuMs: m("workersCpuMs"),
+      idleRssBytes: m("idleRssBytes"),
+      callsPerSec: m("callsPerSec"),
+      gatewayCpuPerCallMs: m("gatewayCpuPerCallMs"),
+      afterLoadRssBytes: m("afterLoadRssBytes"),
+    };
+  });
+}
+
+/** CPU time (ms) of a process's direct children whose command name passes `keep`. */
+function childrenCpuMs(pid: number, keep: (comm: string) => boolean): number {
+  let total = 0;
+  for (const child of childPids(pid)) {
+    if (keep(readText(`/proc/${child}/comm`).trim())) total += cpuMs(child);
+  }
+  return total;
+}
+
+function childPids(pid: number): number[] {
+  return readText(`/proc/${pid}/task/${pid}/children`).trim().split(/\s+/).filter(Boolean)
+    .map(Number);
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
-  // `bun bench/footprint.ts [--reps=N] [--gateway=binary|source|deno]`: this part alone.
+  // `bun bench/footprint.ts [--reps=N] [--gateway=binary|source|deno] [--load-ms=N]`: this part
+  // alone. `--compare=dist/a,dist/b` runs those builds side by side instead (see compareBuilds).
   const arg = (name: string) =>
     process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const { mkdtempSync, rmSync } = await import("node:fs");
@@ -207,16 +315,27 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const load = () => loadavg().map((n) => n.toFixed(2)).join(" / ");
   const loadBefore = load();
   try {
-    const report = await benchFootprint({
-      reps: Number(arg("reps") ?? 3),
-      gatewayMode: (arg("gateway") ?? "binary") as GatewayMode,
-      workDir,
-      settleMs: 1000,
-      loadMs: Number(arg("load-ms") ?? 3000),
-      warmup: true,
-      onStep: (s) => process.stderr.write(`footprint: ${s}\n`),
-    });
-    console.log(JSON.stringify({ ...report, loadBefore, loadAfter: load() }, null, 2));
+    const builds = arg("compare")?.split(",");
+    if (builds) {
+      const figures = await compareBuilds(builds, {
+        reps: Number(arg("reps") ?? 3),
+        workDir,
+        settleMs: 1000,
+        loadMs: Number(arg("load-ms") ?? 3000),
+      });
+      console.log(JSON.stringify({ figures, loadBefore, loadAfter: load() }, null, 2));
+    } else {
+      const report = await benchFootprint({
+        reps: Number(arg("reps") ?? 3),
+        gatewayMode: (arg("gateway") ?? "binary") as GatewayMode,
+        workDir,
+        settleMs: 1000,
+        loadMs: Number(arg("load-ms") ?? 3000),
+        warmup: true,
+        onStep: (s) => process.stderr.write(`footprint: ${s}\n`),
+      });
+      console.log(JSON.stringify({ ...report, loadBefore, loadAfter: load() }, null, 2));
+    }
   } finally {
     killAll();
     rmSync(workDir, { recursive: true, force: true });

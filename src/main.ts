@@ -3,6 +3,8 @@
  * the gateway re-spawns itself so a runaway script can be killed without touching the server.
  */
 if (process.argv[2] === "__lua-worker") {
+  // Scripts run at the runtime's normal JIT policy (the binary starts with a lazier one).
+  (await import("./runtime/mod.ts")).setJitPolicy(1);
   // Imported apart from scripting/mod.ts so the gateway process itself never loads wasmoon.
   const { runWorkerProcess } = await import("./scripting/worker/main.ts");
   await runWorkerProcess();

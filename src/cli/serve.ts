@@ -29,7 +29,7 @@ import {
   statusSnapshot,
   watchConfigFile,
 } from "../ops/mod.ts";
-import { type HttpServer, serveHttp } from "../runtime/mod.ts";
+import { type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
 import { messageOf } from "../shared/errors.ts";
@@ -147,6 +147,7 @@ export async function startGateway(
     const { server } = createSessionServer(gateway, () => LOCAL_CALLER);
     await server.connect(new StdioServerTransport());
     lifecycle.ready(() => new Response(null, { status: 404 }));
+    setJitPolicy(1);
     let stopping: Promise<void> | undefined;
     return {
       gateway,
@@ -210,6 +211,8 @@ export async function startGateway(
     }),
   });
   lifecycle.ready((req) => app.fetch(req));
+  // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
+  setJitPolicy(1);
   const up = gateway.pool.all().filter((u) => u.state === "up").length;
   log.info("ready", { upstreams: gateway.pool.all().length, up });
   let stopping: Promise<void> | undefined;

@@ -5,6 +5,8 @@
 import { serveBun } from "./bun.ts";
 import { serveDeno } from "./deno.ts";
 
+export { setJitPolicy } from "./jit.ts";
+
 /** Which JavaScript runtime runs this process. */
 export type RuntimeName = "bun" | "deno" | "node";
 
