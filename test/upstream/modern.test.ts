@@ -219,6 +219,43 @@ describe("upstream protocol eras over stdio", () => {
   });
 });
 
+describe("era verdicts", () => {
+  it("a modern verdict is kept: each session process of an isolated server skips the probe", async () => {
+    const discovers = join(mkdtempSync(join(tmpdir(), "mcpgw-discovers-")), "discovers");
+    const gw = await startTestGateway(`
+servers:
+  iso: ${
+      nodeServer(
+        "modern.mjs",
+        `isolation: session, env: { DISCOVERS_FILE: ${JSON.stringify(discovers)} }`,
+      )
+    }
+`);
+    const clients: Client[] = [];
+    try {
+      await waitFor(
+        async () => {
+          const s = await (await fetch(`${gw.url}/status.json`)).json() as Status;
+          return s.upstreams[0]?.protocol === "modern";
+        },
+        15_000,
+        "the shared process to come up modern",
+      );
+      for (let i = 0; i < 2; i++) {
+        const client = await legacyClient(gw.url, "");
+        clients.push(client);
+        const r = await client.callTool({ name: "iso__echo", arguments: { text: `s${i}` } });
+        assert.equal(textOf(r), JSON.stringify({ text: `s${i}` }));
+      }
+      const probes = readFileSync(discovers, "utf8").trim().split("\n");
+      assert.equal(probes.length, 1, "only the first process was probed");
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await gw.stop();
+    }
+  });
+});
+
 describe("upstream protocol eras over streamable HTTP", () => {
   let server: ReturnType<typeof spawn> | undefined;
   let gw: TestGateway | undefined;

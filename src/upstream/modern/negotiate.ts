@@ -5,7 +5,12 @@
  * the caller falls back to the 1.x client's `initialize` — which is `protocol: auto`; under
  * `protocol: modern` the mismatch is the error, naming the server and the setting.
  */
-import { Client as V2Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client as V2Client,
+  type DiscoverResult,
+  type PriorDiscovery,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
@@ -22,12 +27,17 @@ export const MODERN_REVISION = "2026-07-28";
 
 /** A modern connection, or the verdict that the server is not one (`null`). */
 export type ModernOutcome =
-  | { client: ModernClient; transport: Transport; caller: UpstreamCaller }
+  | {
+    client: ModernClient;
+    transport: Transport;
+    caller: UpstreamCaller;
+    discover?: DiscoverResult;
+  }
   | null;
 
 /**
  * Probes `transport` (started by the v2 client) and connects to it when the server speaks
- * 2026-07-28. `setup` registers the gateway's handlers before any request goes out. Resolves
+ * 2026-07-28 (or adopts a kept verdict, `prior`, with no probe). `setup` registers the gateway's handlers before any request goes out. Resolves
  * `null` when the server is not modern; rejects on anything else (auth, outage, timeout).
  */
 export async function connectModern(
@@ -35,7 +45,11 @@ export async function connectModern(
   transport: Transport,
   capabilities: Record<string, unknown>,
   setup: (client: UpstreamClient) => void,
-  { probeTimeoutMs = server.connectTimeoutMs }: { probeTimeoutMs?: number } = {},
+  { probeTimeoutMs = server.connectTimeoutMs, prior }: {
+    probeTimeoutMs?: number;
+    /** A kept modern verdict: adopted with no round trip. */
+    prior?: PriorDiscovery;
+  } = {},
 ): Promise<ModernOutcome> {
   const v2 = new V2Client({ name: NAME, version: VERSION }, {
     capabilities,
@@ -49,8 +63,17 @@ export async function connectModern(
   const client = new ModernClient(v2);
   setup(client);
   try {
-    await v2.connect(transport as never, { timeout: server.connectTimeoutMs });
-    return { client, transport, caller: framed(new ModernLeg(server.name, v2), server.name) };
+    await v2.connect(transport as never, {
+      timeout: server.connectTimeoutMs,
+      ...(prior?.kind === "modern" ? { prior } : {}),
+    });
+    const discover = v2.getDiscoverResult();
+    return {
+      client,
+      transport,
+      caller: framed(new ModernLeg(server.name, v2), server.name),
+      ...(discover ? { discover } : {}),
+    };
   } catch (err) {
     if (isEraMismatch(err)) return null;
     throw startError(err);
