@@ -148,6 +148,7 @@ async function connectStdio(
     const probe = new ProbeTransport(transport);
     const modern = await connectModern(server, probe, capabilitiesFor(server), setup, {
       probeTimeoutMs: probeTimeoutMs(server),
+      log,
       ...(known ? { prior: known } : {}),
     });
     if (modern) {
@@ -186,6 +187,7 @@ async function connectHttp(
     const transport = modernHttpTransport(server);
     opened.add(transport);
     const modern = await connectModern(server, transport, capabilitiesFor(server), setup, {
+      log,
       ...(known ? { prior: known } : {}),
     });
     if (modern) {

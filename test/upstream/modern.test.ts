@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   fixture,
@@ -215,6 +216,33 @@ describe("upstream protocol eras over stdio", () => {
         client.callTool({ name: "modern__ask_name", arguments: {} }),
         /not allowed for token "b"/,
       );
+    }
+  });
+});
+
+describe("change notifications from a modern upstream", () => {
+  it("a tools list_changed heard on subscriptions/listen updates the gateway's catalog", async () => {
+    const gw = await startTestGateway(`servers:\n  modern: ${nodeServer("modern.mjs")}\n`);
+    const client = await legacyClient(gw.url, "");
+    try {
+      let told = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        told++;
+      });
+      const before = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(!before.includes("modern__grown"));
+      assert.equal(textOf(await client.callTool({ name: "modern__grow", arguments: {} })), "grew");
+      await waitFor(
+        async () => (await client.listTools()).tools.some((t) => t.name === "modern__grown"),
+        10_000,
+        "the grown tool to be listed",
+      );
+      await waitFor(() => told > 0, 5_000, "the session to be told");
+      const r = await client.callTool({ name: "modern__grown", arguments: {} });
+      assert.equal(textOf(r), "grown");
+    } finally {
+      await client.close().catch(() => {});
+      await gw.stop();
     }
   });
 });

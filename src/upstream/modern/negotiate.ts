@@ -14,12 +14,14 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { UpstreamClient } from "../client.ts";
 import type { UpstreamCaller } from "../caller.ts";
 import { framed } from "../frame.ts";
 import { ModernClient } from "./client.ts";
 import { isEraMismatch, startError } from "./errors.ts";
+import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
 
 /** The revision a modern upstream is pinned to. */
@@ -45,8 +47,10 @@ export async function connectModern(
   transport: Transport,
   capabilities: Record<string, unknown>,
   setup: (client: UpstreamClient) => void,
-  { probeTimeoutMs = server.connectTimeoutMs, prior }: {
+  { probeTimeoutMs = server.connectTimeoutMs, prior, log }: {
     probeTimeoutMs?: number;
+    /** Where a dropped change stream is told. */
+    log?: Logger;
     /** A kept modern verdict: adopted with no round trip. */
     prior?: PriorDiscovery;
   } = {},
@@ -67,6 +71,7 @@ export async function connectModern(
       timeout: server.connectTimeoutMs,
       ...(prior?.kind === "modern" ? { prior } : {}),
     });
+    if (log) listenForChanges(v2, log);
     const discover = v2.getDiscoverResult();
     return {
       client,
