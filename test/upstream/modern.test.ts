@@ -51,7 +51,7 @@ servers:
   quiet: ${
   nodeServer(
     "silent-probe.mjs",
-    `connectTimeout: 3s, env: { SPAWNS_FILE: ${JSON.stringify(SPAWNS)} }`,
+    `connectTimeout: 9s, env: { SPAWNS_FILE: ${JSON.stringify(SPAWNS)} }`,
   )
 }
 `;
@@ -99,7 +99,7 @@ describe("upstream protocol eras over stdio", () => {
         const s = await status(gw);
         return s.upstreams.every((u) => u.state === "up" || u.state === "down");
       },
-      15_000,
+      30_000,
       "every upstream settled",
     );
   });
@@ -119,7 +119,7 @@ describe("upstream protocol eras over stdio", () => {
 
   it("auto takes a 2025 server that never answers the probe as 2025, on the same process", async () => {
     const quiet = (await status(gw)).upstreams.find((u) => u.name === "quiet");
-    assert.equal(quiet?.state, "up");
+    assert.equal(quiet?.state, "up", `quiet is ${quiet?.state}: ${quiet?.lastError}`);
     assert.equal(quiet?.protocol, "legacy");
     const client = await legacyClient(gw.url, TOKEN_A);
     open.push(client);
