@@ -115,6 +115,11 @@ describe("upstream protocol eras over stdio", () => {
     assert.equal(byName.get("modern")?.protocol, "modern");
     assert.equal(byName.get("echo")?.state, "up");
     assert.equal(byName.get("echo")?.protocol, "legacy");
+    const page = await (await fetch(`${gw.url}/`, {
+      headers: { authorization: `Bearer ${TOKEN_A}` },
+    })).text();
+    assert.match(page, /<tr data-server="modern">[\s\S]*?stdio · modern<\/td>/);
+    assert.match(page, /<tr data-server="echo">[\s\S]*?stdio · legacy<\/td>/);
   });
 
   it("auto takes a 2025 server that never answers the probe as 2025, on the same process", async () => {
