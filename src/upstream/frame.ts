@@ -74,6 +74,7 @@ function frame(
     leg.send(method, withMeta(params, options.meta), {
       signal: stop.signal,
       ...(onprogress ? { onprogress } : {}),
+      ...(options.input ? { input: options.input } : {}),
     }).then(
       (result) => {
         if (!settle()) return;

@@ -178,6 +178,28 @@ describe("upstream protocol eras over stdio", () => {
     assert.equal(textOf(r), "hello Ada");
   });
 
+  it("concurrent sessions' rounds on one shared modern upstream each reach their own session", async () => {
+    // Both sessions' elicitations are held until both arrived: the two calls are in flight on
+    // the shared process at once, and each round still goes to the session whose call it is.
+    let arrived = 0;
+    let release!: () => void;
+    const both = new Promise<void>((r) => (release = r));
+    const sessions = await Promise.all(["Ada", "Bob"].map(async (name) => {
+      const client = await legacyClient(gw.url, TOKEN_A, { elicitation: {} });
+      open.push(client);
+      client.setRequestHandler(ElicitRequestSchema, async () => {
+        if (++arrived === 2) release();
+        await both;
+        return { action: "accept", content: { name } };
+      });
+      return client;
+    }));
+    const results = await Promise.all(
+      sessions.map((c) => c.callTool({ name: "modern__ask_name", arguments: {} })),
+    );
+    assert.deepEqual(results.map(textOf), ["hello Ada", "hello Bob"]);
+  });
+
   it("an upstream sampling round reaches a 2025 session as sampling/createMessage", async () => {
     const client = await legacyClient(gw.url, TOKEN_A, { sampling: {} });
     open.push(client);
