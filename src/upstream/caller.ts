@@ -73,8 +73,15 @@ export interface LegOptions {
    * Aborted when the call ends early (timeout, the caller cancelled); `signal.reason` is the
    * text to send upstream in `notifications/cancelled`. The leg sends that notification with
    * the request's own id, forgets the request, and may reject with anything (it is ignored).
+   * The signal is made when first read: a leg that sets {@link onstop} instead pays nothing
+   * for it on the hot path.
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /**
+   * Set by the leg, during `send`, to be told of an early end without an `AbortSignal`: called
+   * once with the text for `notifications/cancelled`, before `signal` (if read) aborts.
+   */
+  onstop?: (notice: string) => void;
   /** Present when progress is wanted: the leg sends a `progressToken` and reports here. */
   onprogress?: (progress: Progress) => void;
   /** Present when the call's own client answers its input requests. */

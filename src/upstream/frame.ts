@@ -4,7 +4,7 @@
  * checked, and the error each way of failing becomes. A {@link CallLeg} only moves the request;
  * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
  */
-import type { CallerOptions, CallLeg, Progress, UpstreamCaller } from "./caller.ts";
+import type { CallerOptions, CallLeg, LegOptions, Progress, UpstreamCaller } from "./caller.ts";
 import {
   cancelled,
   CANCELLED_BY_CLIENT,
@@ -36,8 +36,19 @@ function frame(
 ): Promise<unknown> {
   const { signal, timeoutMs } = options;
   if (signal?.aborted) return Promise.reject(cancelled(server));
-  const stop = new AbortController();
   return new Promise<unknown>((resolve, reject) => {
+    // An AbortController costs microseconds on the hot path: made only for a leg that asks.
+    let stop: AbortController | undefined;
+    let stopped: string | undefined;
+    const legOptions: LegOptions = {
+      get signal() {
+        if (!stop) {
+          stop = new AbortController();
+          if (stopped !== undefined) stop.abort(stopped);
+        }
+        return stop.signal;
+      },
+    };
     let done = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settle = (): boolean => {
@@ -50,7 +61,9 @@ function frame(
     /** Ends the call early: the leg tells the upstream why, the caller gets `err`. */
     const end = (err: unknown, notice: string) => {
       if (!settle()) return;
-      stop.abort(notice);
+      stopped = notice;
+      legOptions.onstop?.(notice);
+      stop?.abort(notice);
       reject(err);
     };
     const arm = () => {
@@ -64,18 +77,15 @@ function frame(
     signal?.addEventListener("abort", onAbort, { once: true });
     arm();
     const wanted = options.onprogress;
-    const onprogress = wanted
-      ? (progress: Progress) => {
+    if (wanted) {
+      legOptions.onprogress = (progress: Progress) => {
         if (done) return;
         if (options.resetTimeoutOnProgress) arm();
         wanted(progress);
-      }
-      : undefined;
-    leg.send(method, withMeta(params, options.meta), {
-      signal: stop.signal,
-      ...(onprogress ? { onprogress } : {}),
-      ...(options.input ? { input: options.input } : {}),
-    }).then(
+      };
+    }
+    if (options.input) legOptions.input = options.input;
+    leg.send(method, withMeta(params, options.meta), legOptions).then(
       (result) => {
         if (!settle()) return;
         const checked = options.check?.(result) ??

@@ -54,21 +54,22 @@ export class LeanLeg implements CallLeg, LineTap {
   send(
     method: string,
     params: Record<string, unknown> | undefined,
-    { signal, onprogress }: LegOptions,
+    options: LegOptions,
   ): Promise<unknown> {
     if (this.#ended) return Promise.reject(notConnected(this.#server));
     const id = `${PREFIX}${++this.#next}`;
+    const onprogress = options.onprogress;
     return new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { method, resolve, reject, onprogress });
-      signal.addEventListener("abort", () => {
+      options.onstop = (notice) => {
         if (!this.#pending.delete(id)) return;
         this.#notify({
           jsonrpc: "2.0",
           method: "notifications/cancelled",
-          params: { requestId: id, reason: String(signal.reason) },
+          params: { requestId: id, reason: notice },
         });
-        reject(signal.reason);
-      }, { once: true });
+        reject(new Error(notice));
+      };
       const sent = onprogress
         ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
         : params;

@@ -15,8 +15,6 @@ import { StderrTail } from "./stderr-tail.ts";
 
 /** Options for {@link StdioTransport}. */
 export interface StdioTransportOptions {
-  /** Server name, for error messages. */
-  name?: string;
   command: string;
   args: readonly string[];
   /** The child's whole environment (see child-env.ts); nothing else is inherited. */

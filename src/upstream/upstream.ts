@@ -13,11 +13,12 @@ import { Backoff } from "./backoff.ts";
 import type { UpstreamClient } from "./client.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
 import { ExitRecord } from "./exit-record.ts";
-import { reasonOf, unavailable } from "./failure.ts";
+import { unavailable } from "./failure.ts";
 import { describeStartError, watchEnd } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
 import { meaningful } from "./reason.ts";
 import { callerOptions, type UpstreamRequestOptions } from "./request-options.ts";
+import { type Line, send } from "./resend.ts";
 import { statusText } from "./status.ts";
 import type { ProcessExit } from "./stdio.ts";
 import {
@@ -49,6 +50,14 @@ export class Upstream {
   #exits = new ExitRecord();
   /** Shutdown began or stopped: nothing new is started, no restart is scheduled. */
   #halted = false;
+  /** What the resend rule may do to the connection (resend.ts). */
+  #line: Line = {
+    current: () => (this.#state === "up" ? this.#conn : undefined),
+    http: () => this.config.kind === "http",
+    reconnect: (lost, why) => this.#reconnect(lost, why),
+    lose: (lost, why) => this.#lost(lost, why),
+    down: () => this.unavailable(),
+  };
 
   constructor(config: ServerConfig, log: Logger, hooks: UpstreamHooks) {
     this.config = config;
@@ -246,23 +255,12 @@ export class Upstream {
   ): Promise<unknown> {
     this.#inFlight++;
     try {
-      const conn = this.#state === "up" ? this.#conn : undefined;
-      if (!conn) throw this.unavailable();
-      const opts = callerOptions(options, this.config.timeoutMs, schema);
-      try {
-        return await conn.caller.call(method, params, opts);
-      } catch (err) {
-        if (this.config.kind !== "http" || reasonOf(err) !== "unavailable") throw err;
-        // The remote went away or restarted and forgot our session. A request that surely
-        // never ran is resent once over a fresh connection; any other fails.
-        if ((err as GatewayError).data?.delivered !== false) {
-          this.#lost(conn, `connection lost: ${messageOf(err)}`);
-          throw this.unavailable();
-        }
-        const again = await this.#reconnect(conn, messageOf(err));
-        if (!again) throw this.unavailable();
-        return await again.caller.call(method, params, opts);
-      }
+      return await send(
+        this.#line,
+        method,
+        params,
+        callerOptions(options, this.config.timeoutMs, schema),
+      );
     } finally {
       this.#inFlight--;
     }

@@ -106,6 +106,27 @@ describe("lean and SDK callers agree", () => {
     ]);
   });
 
+  it("restart the timeout on progress only when asked", async () => {
+    // 40 reports 50ms apart: 2s in all, against a 1s timeout.
+    const slow = { ms: 2000, steps: 40 };
+    const seen = await same("echo.mjs", async (c) => {
+      const count = { reset: 0, plain: 0 };
+      const [reset, plain] = await Promise.all([
+        call(c, "slow", slow, {
+          timeoutMs: 1000,
+          resetTimeoutOnProgress: true,
+          onprogress: () => count.reset++,
+        }),
+        fails(call(c, "slow", slow, { timeoutMs: 1000, onprogress: () => count.plain++ })),
+      ]);
+      return { reset, plain, resetReports: count.reset, plainStopped: count.plain < 40 };
+    });
+    assert.equal(textOf(seen.reset), "slept 2000ms");
+    assert.equal(seen.resetReports, 40);
+    assert.equal(seen.plain.reason, "timeout");
+    assert.equal(seen.plainStopped, true);
+  });
+
   it("cancel alike: the upstream hears the same reason for the request it got", async () => {
     const seen = await same("hang.mjs", async (c) => {
       const abort = new AbortController();

@@ -1,0 +1,48 @@
+/**
+ * The one request an upstream may send twice: over HTTP, a request the remote surely never
+ * received (it refused the connection, or forgot the session: 404) is resent once over a fresh
+ * connection, since a remote server restarts on its own schedule. Any other loss of the
+ * connection fails the call and marks the upstream down.
+ */
+import type { GatewayError } from "../shared/errors.ts";
+import { messageOf } from "../shared/errors.ts";
+import type { CallerOptions } from "./caller.ts";
+import type { Connection } from "./connect.ts";
+import { reasonOf } from "./failure.ts";
+
+/** What the rule needs from the upstream that owns the connection. */
+export interface Line {
+  /** The live connection, or none while the upstream is not up. */
+  current(): Connection | undefined;
+  /** True for an HTTP upstream (the only kind that is resent to). */
+  http(): boolean;
+  /** Replaces a lost connection now; the new one, or none when it did not come up. */
+  reconnect(lost: Connection, why: string): Promise<Connection | undefined>;
+  /** Drops a connection that failed under a call. */
+  lose(lost: Connection, why: string): void;
+  /** The error a call gets while the upstream is not up. */
+  down(): GatewayError;
+}
+
+/** Sends one request over `line`, resending it once when the rule above allows. */
+export async function send(
+  line: Line,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: CallerOptions,
+): Promise<unknown> {
+  const conn = line.current();
+  if (!conn) throw line.down();
+  try {
+    return await conn.caller.call(method, params, options);
+  } catch (err) {
+    if (!line.http() || reasonOf(err) !== "unavailable") throw err;
+    if ((err as GatewayError).data?.delivered !== false) {
+      line.lose(conn, `connection lost: ${messageOf(err)}`);
+      throw line.down();
+    }
+    const again = await line.reconnect(conn, messageOf(err));
+    if (!again) throw line.down();
+    return await again.caller.call(method, params, options);
+  }
+}
