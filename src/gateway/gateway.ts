@@ -337,14 +337,20 @@ export class Gateway {
       return await this.passthrough.serve(
         upstream,
         options,
-        (serving) =>
-          serving.callTool(target.upstreamName, args, {
+        (serving) => {
+          // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+          const input = serving.era === "modern"
+            ? this.passthrough.inputRelay(serving, options)
+            : undefined;
+          return serving.callTool(target.upstreamName, args, {
             ...(options.signal ? { signal: options.signal } : {}),
             ...(options.onprogress
               ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
               : {}),
             ...(options.meta ? { meta: options.meta } : {}),
-          }),
+            ...(input ? { input } : {}),
+          });
+        },
       );
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);

@@ -34,7 +34,21 @@ export interface CallerOptions {
   meta?: Record<string, unknown>;
   /** Checks the result; without it any JSON object passes through untouched. */
   check?: ResultCheck;
+  /** Answers the upstream's input requests of this very call (see {@link InputRelay}). */
+  input?: InputRelay;
 }
+
+/**
+ * Answers one input request an upstream makes as part of a call (`sampling/createMessage`,
+ * `elicitation/create`, `roots/list`) on behalf of the client whose call it is. A 2026-07-28
+ * upstream's `input_required` rounds belong to exactly one request, so a caller that is given
+ * this sends them there and nowhere else.
+ */
+export type InputRelay = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+) => Promise<unknown>;
 
 /** Sends requests to one connected upstream. */
 export interface UpstreamCaller {
@@ -70,6 +84,8 @@ export interface LegOptions {
   onstop?: (notice: string) => void;
   /** Present when progress is wanted: the leg sends a `progressToken` and reports here. */
   onprogress?: (progress: Progress) => void;
+  /** Present when the call's own client answers its input requests. */
+  input?: InputRelay;
 }
 
 /**

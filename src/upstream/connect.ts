@@ -21,7 +21,15 @@ import type { ProtocolEra, UpstreamClient } from "./client.ts";
 import { unavailable } from "./failure.ts";
 import { framed } from "./frame.ts";
 import { LeanLeg } from "./lean-leg.ts";
-import { connectModern, modernHttpTransport, notModern, ProbeTransport } from "./modern/mod.ts";
+import {
+  connectModern,
+  forget,
+  knownEra,
+  modernHttpTransport,
+  notModern,
+  ProbeTransport,
+  remember,
+} from "./modern/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
@@ -66,8 +74,6 @@ export interface ConnectAttempt {
 }
 
 type Setup = (client: UpstreamClient) => void;
-/** `protocol: auto` stdio configs whose process ended during the era probe: not probed again. */
-const endsOnProbe = new WeakSet<ServerConfig>();
 /** Transports an attempt opened: closed when it fails, times out or is stopped. */
 type Opened = Set<{ close(): Promise<void> }>;
 
@@ -85,7 +91,8 @@ export async function connectUpstream(
   if (aborted) throw aborted;
   const opened: Opened = new Set();
   // A stdio server silent on the probe is a 2025 one: its handshake still gets the full time.
-  const probing = server.kind === "stdio" && server.protocol === "auto";
+  const known = knownEra(server);
+  const probing = server.kind === "stdio" && server.protocol === "auto" && !known;
   const deadline = server.connectTimeoutMs + (probing ? probeTimeoutMs(server) : 0);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -113,6 +120,7 @@ export async function connectUpstream(
     const conn = await Promise.race([work, timeout, stopped]);
     return conn;
   } catch (err) {
+    if (known && server.protocol !== "legacy") forget(server); // probe again next time
     work.catch(() => {}); // settled after the race was lost: nothing left to report
     await Promise.all([...opened].map((t) => t.close().catch(() => {})));
     throw err;
@@ -136,28 +144,31 @@ async function connectStdio(
     return t;
   };
   let transport = spawnOne();
-  const probing = server.protocol === "modern" ||
-    (server.protocol === "auto" && !endsOnProbe.has(server));
-  if (probing) {
+  const known = knownEra(server);
+  if (known?.kind !== "legacy") {
     const probe = new ProbeTransport(transport);
     const modern = await connectModern(server, probe, capabilitiesFor(server), setup, {
       probeTimeoutMs: probeTimeoutMs(server),
+      log,
+      ...(known ? { prior: known } : {}),
     });
     if (modern) {
       probe.keep();
+      if (modern.discover) remember(server, { kind: "modern", discover: modern.discover });
       return { ...modern, kind: "stdio", era: "modern" };
     }
     if (probe.ended) {
       // Some servers exit on any request before `initialize`; others exit at start whatever
       // they are sent. Either way this start failed (its exit is the reason); the next start
       // of this config skips the probe, so neither kind is spawned twice per attempt.
-      if (server.protocol === "auto") endsOnProbe.add(server);
+      remember(server, { kind: "legacy" });
       throw new GatewayError(
         "UPSTREAM_UNAVAILABLE",
         "the server process ended during the server/discover probe",
       );
     }
     if (server.protocol === "modern") throw notModern(server);
+    remember(server, { kind: "legacy" });
     transport = probe.release();
     log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
   }
@@ -172,14 +183,22 @@ async function connectHttp(
   attempt: ConnectAttempt,
   opened: Opened,
 ): Promise<Connection> {
-  if (server.protocol !== "legacy" && server.transport !== "sse") {
+  const known = knownEra(server);
+  if (known?.kind !== "legacy" && server.transport !== "sse") {
     const transport = modernHttpTransport(server);
     opened.add(transport);
-    const modern = await connectModern(server, transport, capabilitiesFor(server), setup);
-    if (modern) return { ...modern, kind: "streamable-http", era: "modern" };
+    const modern = await connectModern(server, transport, capabilitiesFor(server), setup, {
+      log,
+      ...(known ? { prior: known } : {}),
+    });
+    if (modern) {
+      if (modern.discover) remember(server, { kind: "modern", discover: modern.discover });
+      return { ...modern, kind: "streamable-http", era: "modern" };
+    }
     opened.delete(transport);
     await transport.close().catch(() => {});
     if (server.protocol === "modern") throw notModern(server);
+    remember(server, { kind: "legacy" });
     log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
   }
   if (server.transport !== "sse") {

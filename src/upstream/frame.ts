@@ -84,6 +84,7 @@ function frame(
         wanted(progress);
       };
     }
+    if (options.input) legOptions.input = options.input;
     leg.send(method, withMeta(params, options.meta), legOptions).then(
       (result) => {
         if (!settle()) return;

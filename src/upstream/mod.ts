@@ -4,6 +4,7 @@
  */
 export { capabilitiesFor, UPSTREAM_CAPABILITIES } from "./connect.ts";
 export { BASE_ENV, childEnv } from "./child-env.ts";
+export type { InputRelay } from "./caller.ts";
 export type { ProtocolEra, UpstreamClient } from "./client.ts";
 export { SessionUpstreams } from "./isolated.ts";
 export { UpstreamPool } from "./pool.ts";

@@ -7,7 +7,7 @@ import {
   getParseErrorMessage,
   safeParse,
 } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type { CallerOptions, Progress, ResultCheck } from "./caller.ts";
+import type { CallerOptions, InputRelay, Progress, ResultCheck } from "./caller.ts";
 
 /** Options of one request to an upstream. */
 export interface UpstreamRequestOptions {
@@ -18,6 +18,8 @@ export interface UpstreamRequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Merged into the request's `_meta`. */
   meta?: Record<string, unknown>;
+  /** Answers the upstream's input requests of this call (2026-07-28 upstreams). */
+  input?: InputRelay;
 }
 
 /** A result check from a zod schema (the SDK's result schemas); parsed values pass on. */
@@ -43,5 +45,6 @@ export function callerOptions(
     ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
     ...(options.meta ? { meta: options.meta } : {}),
     ...(schema ? { check: schemaCheck(schema) } : {}),
+    ...(options.input ? { input: options.input } : {}),
   };
 }

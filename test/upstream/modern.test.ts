@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   fixture,
@@ -50,7 +51,7 @@ servers:
   quiet: ${
   nodeServer(
     "silent-probe.mjs",
-    `connectTimeout: 3s, env: { SPAWNS_FILE: ${JSON.stringify(SPAWNS)} }`,
+    `connectTimeout: 9s, env: { SPAWNS_FILE: ${JSON.stringify(SPAWNS)} }`,
   )
 }
 `;
@@ -98,7 +99,7 @@ describe("upstream protocol eras over stdio", () => {
         const s = await status(gw);
         return s.upstreams.every((u) => u.state === "up" || u.state === "down");
       },
-      15_000,
+      30_000,
       "every upstream settled",
     );
   });
@@ -114,11 +115,16 @@ describe("upstream protocol eras over stdio", () => {
     assert.equal(byName.get("modern")?.protocol, "modern");
     assert.equal(byName.get("echo")?.state, "up");
     assert.equal(byName.get("echo")?.protocol, "legacy");
+    const page = await (await fetch(`${gw.url}/`, {
+      headers: { authorization: `Bearer ${TOKEN_A}` },
+    })).text();
+    assert.match(page, /<tr data-server="modern">[\s\S]*?stdio · modern<\/td>/);
+    assert.match(page, /<tr data-server="echo">[\s\S]*?stdio · legacy<\/td>/);
   });
 
   it("auto takes a 2025 server that never answers the probe as 2025, on the same process", async () => {
     const quiet = (await status(gw)).upstreams.find((u) => u.name === "quiet");
-    assert.equal(quiet?.state, "up");
+    assert.equal(quiet?.state, "up", `quiet is ${quiet?.state}: ${quiet?.lastError}`);
     assert.equal(quiet?.protocol, "legacy");
     const client = await legacyClient(gw.url, TOKEN_A);
     open.push(client);
@@ -172,6 +178,28 @@ describe("upstream protocol eras over stdio", () => {
     assert.equal(textOf(r), "hello Ada");
   });
 
+  it("concurrent sessions' rounds on one shared modern upstream each reach their own session", async () => {
+    // Both sessions' elicitations are held until both arrived: the two calls are in flight on
+    // the shared process at once, and each round still goes to the session whose call it is.
+    let arrived = 0;
+    let release!: () => void;
+    const both = new Promise<void>((r) => (release = r));
+    const sessions = await Promise.all(["Ada", "Bob"].map(async (name) => {
+      const client = await legacyClient(gw.url, TOKEN_A, { elicitation: {} });
+      open.push(client);
+      client.setRequestHandler(ElicitRequestSchema, async () => {
+        if (++arrived === 2) release();
+        await both;
+        return { action: "accept", content: { name } };
+      });
+      return client;
+    }));
+    const results = await Promise.all(
+      sessions.map((c) => c.callTool({ name: "modern__ask_name", arguments: {} })),
+    );
+    assert.deepEqual(results.map(textOf), ["hello Ada", "hello Bob"]);
+  });
+
   it("an upstream sampling round reaches a 2025 session as sampling/createMessage", async () => {
     const client = await legacyClient(gw.url, TOKEN_A, { sampling: {} });
     open.push(client);
@@ -215,6 +243,70 @@ describe("upstream protocol eras over stdio", () => {
         client.callTool({ name: "modern__ask_name", arguments: {} }),
         /not allowed for token "b"/,
       );
+    }
+  });
+});
+
+describe("change notifications from a modern upstream", () => {
+  it("a tools list_changed heard on subscriptions/listen updates the gateway's catalog", async () => {
+    const gw = await startTestGateway(`servers:\n  modern: ${nodeServer("modern.mjs")}\n`);
+    const client = await legacyClient(gw.url, "");
+    try {
+      let told = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        told++;
+      });
+      const before = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(!before.includes("modern__grown"));
+      assert.equal(textOf(await client.callTool({ name: "modern__grow", arguments: {} })), "grew");
+      await waitFor(
+        async () => (await client.listTools()).tools.some((t) => t.name === "modern__grown"),
+        10_000,
+        "the grown tool to be listed",
+      );
+      await waitFor(() => told > 0, 5_000, "the session to be told");
+      const r = await client.callTool({ name: "modern__grown", arguments: {} });
+      assert.equal(textOf(r), "grown");
+    } finally {
+      await client.close().catch(() => {});
+      await gw.stop();
+    }
+  });
+});
+
+describe("era verdicts", () => {
+  it("a modern verdict is kept: each session process of an isolated server skips the probe", async () => {
+    const discovers = join(mkdtempSync(join(tmpdir(), "mcpgw-discovers-")), "discovers");
+    const gw = await startTestGateway(`
+servers:
+  iso: ${
+      nodeServer(
+        "modern.mjs",
+        `isolation: session, env: { DISCOVERS_FILE: ${JSON.stringify(discovers)} }`,
+      )
+    }
+`);
+    const clients: Client[] = [];
+    try {
+      await waitFor(
+        async () => {
+          const s = await (await fetch(`${gw.url}/status.json`)).json() as Status;
+          return s.upstreams[0]?.protocol === "modern";
+        },
+        15_000,
+        "the shared process to come up modern",
+      );
+      for (let i = 0; i < 2; i++) {
+        const client = await legacyClient(gw.url, "");
+        clients.push(client);
+        const r = await client.callTool({ name: "iso__echo", arguments: { text: `s${i}` } });
+        assert.equal(textOf(r), JSON.stringify({ text: `s${i}` }));
+      }
+      const probes = readFileSync(discovers, "utf8").trim().split("\n");
+      assert.equal(probes.length, 1, "only the first process was probed");
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await gw.stop();
     }
   });
 });

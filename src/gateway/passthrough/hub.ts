@@ -3,7 +3,6 @@
  * upstream (to route the server-to-client requests they cause), resource subscriptions shared
  * across sessions, the logging level sent upstream, and the handlers every upstream client gets.
  */
-import type { UpstreamClient } from "../../upstream/mod.ts";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   EmptyResultSchema,
@@ -16,12 +15,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { Upstream, UpstreamPool } from "../../upstream/mod.ts";
+import type { InputRelay, Upstream, UpstreamClient, UpstreamPool } from "../../upstream/mod.ts";
 import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
-import { registerServerRequests } from "./server-requests.ts";
+import { answerRound, registerServerRequests } from "./server-requests.ts";
 
 /** Pass-through state shared by every session of one gateway. */
 export class PassthroughHub {
@@ -181,6 +180,15 @@ export class PassthroughHub {
     if (!origin) return { upstream: shared };
     const own = await this.#pool.isolated.acquire(shared.config, origin);
     return { upstream: own, done: () => void this.#pool.isolated.release(origin) };
+  }
+
+  /**
+   * The relay of a call's own input rounds (a 2026-07-28 upstream's `input_required`): they go
+   * to the client behind `call` and nowhere else. `undefined` when no client is behind it.
+   */
+  inputRelay(upstream: Upstream, call: CallOptions): InputRelay | undefined {
+    if (call.session === undefined && call.origin === undefined) return undefined;
+    return (method, params, signal) => answerRound(this, upstream, call, method, params, signal);
   }
 
   /**

@@ -49,6 +49,23 @@ export function registerServerRequests(
   if (upstream.config.roots !== null) client.setRequestHandler(ListRootsRequestSchema, handle);
 }
 
+/**
+ * Answers one input round of a 2026-07-28 upstream's call: it belongs to exactly that call, so
+ * it goes to that call's client (a 2025 session's ordinary request, or a 2026-07-28 client's own
+ * round) — never attributed among the calls in flight.
+ */
+export function answerRound(
+  hub: PassthroughHub,
+  upstream: Upstream,
+  call: CallOptions,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const req = { method, ...(params ? { params } : {}) } as Request;
+  return relay(hub, upstream, undefined, req, { signal } as Extra, call);
+}
+
 /** Answers one upstream request itself, or sends it to its one session and returns the answer. */
 function relay(
   hub: PassthroughHub,
@@ -56,6 +73,7 @@ function relay(
   owner: SessionLink | CallOrigin | undefined,
   req: Request,
   extra: Extra,
+  chosen?: CallOptions,
 ) {
   return onWire(async () => {
     const roots = upstream.config.roots;
@@ -69,11 +87,15 @@ function relay(
       ?.[RELATED_TASK_META_KEY]?.taskId;
     const follower = hub.taskFollower(upstream.name, related);
     if (follower) return await follower.request(req.method, req.params) as never;
+    if (chosen && !chosen.origin && !chosen.session) {
+      throw refusal(upstream, req, "the call has no client behind it to answer");
+    }
     // A request flow's own process: everything it asks becomes a round of that flow.
     if (owner && !(owner instanceof SessionLink)) {
       return await owner.request(req.method, req.params) as never;
     }
-    const call = owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req);
+    const call = chosen ??
+      (owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req));
     // A 2026-07-28 client's call: the request becomes an input_required round of that call.
     if (call?.origin) return await call.origin.request(req.method, req.params) as never;
     const session = owner ?? call!.session!;

@@ -1,8 +1,9 @@
 /**
  * The SDK v2 client's leg (see caller.ts): requests to a 2026-07-28 upstream, each one
  * stateless (the client attaches the per-request `_meta` envelope). An `input_required` answer
- * never reaches the frame: the v2 client fulfils its rounds through the handlers the gateway
- * registered (relayed to whoever called) and retries with the answers, inside this one request.
+ * never reaches the frame: when the call brings its own relay (`input`), each round goes to the
+ * client whose call it is and the request is retried with the answers here; otherwise the v2
+ * client fulfils the rounds through the handlers the gateway registered on it.
  * As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
  * failure is named once.
  */
@@ -24,6 +25,19 @@ const ANY_RESULT = z.custom<unknown>(() => true);
 /** The frame's timer always fires first; the SDK's must never (the longest a timer takes). */
 const SDK_TIMEOUT_MS = 2 ** 31 - 1;
 
+/** Rounds one call may take before it is given up (the SDK's own default). */
+const MAX_ROUNDS = 10;
+
+interface InputRequired {
+  resultType: "input_required";
+  inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+  requestState?: string;
+}
+
+function isInputRequired(result: unknown): result is InputRequired {
+  return (result as { resultType?: unknown } | null)?.resultType === "input_required";
+}
+
 /** Requests of one connected v2 client in the modern era. */
 export class ModernLeg implements CallLeg {
   readonly kind = "modern";
@@ -38,19 +52,43 @@ export class ModernLeg implements CallLeg {
   async send(
     method: string,
     params: Record<string, unknown> | undefined,
-    { signal, onprogress }: LegOptions,
+    { signal, onprogress, input }: LegOptions,
   ): Promise<unknown> {
     if (!this.#client.transport) throw notConnected(this.#server);
     const options = {
       signal,
       timeout: SDK_TIMEOUT_MS,
       ...(onprogress ? { onprogress: (p: unknown) => onprogress(p as Progress) } : {}),
+      // With the call's own relay, its rounds are answered here (below), by its own client.
+      ...(input ? { allowInputRequired: true } : {}),
     };
-    try {
+    const once = (p: Record<string, unknown> | undefined) =>
       // callTool mirrors a tool's declared `Mcp-Param-*` headers on streamable HTTP.
-      return method === "tools/call"
-        ? await this.#client.callTool(params as never, options)
-        : await this.#client.request({ method, params } as never, ANY_RESULT, options);
+      method === "tools/call"
+        ? this.#client.callTool(p as never, options)
+        : this.#client.request({ method, params: p } as never, ANY_RESULT, options);
+    try {
+      let result: unknown = await once(params);
+      for (let round = 1; input && isInputRequired(result); round++) {
+        if (round > MAX_ROUNDS) {
+          throw new UpstreamRpcError(this.#server, {
+            code: -32603,
+            message: `server "${this.#server}" still asked for input after ${MAX_ROUNDS} rounds`,
+          });
+        }
+        const { inputRequests = {}, requestState } = result;
+        const answers = await Promise.all(
+          Object.entries(inputRequests).map(async ([key, req]) =>
+            [key, await input(req.method, req.params, signal)] as const
+          ),
+        );
+        result = await once({
+          ...params,
+          inputResponses: Object.fromEntries(answers),
+          ...(requestState === undefined ? {} : { requestState }),
+        });
+      }
+      return result;
     } catch (err) {
       throw this.#named(err);
     }

@@ -5,16 +5,23 @@
  * the caller falls back to the 1.x client's `initialize` — which is `protocol: auto`; under
  * `protocol: modern` the mismatch is the error, naming the server and the setting.
  */
-import { Client as V2Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client as V2Client,
+  type DiscoverResult,
+  type PriorDiscovery,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { UpstreamClient } from "../client.ts";
 import type { UpstreamCaller } from "../caller.ts";
 import { framed } from "../frame.ts";
 import { ModernClient } from "./client.ts";
 import { isEraMismatch, startError } from "./errors.ts";
+import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
 
 /** The revision a modern upstream is pinned to. */
@@ -22,12 +29,17 @@ export const MODERN_REVISION = "2026-07-28";
 
 /** A modern connection, or the verdict that the server is not one (`null`). */
 export type ModernOutcome =
-  | { client: ModernClient; transport: Transport; caller: UpstreamCaller }
+  | {
+    client: ModernClient;
+    transport: Transport;
+    caller: UpstreamCaller;
+    discover?: DiscoverResult;
+  }
   | null;
 
 /**
  * Probes `transport` (started by the v2 client) and connects to it when the server speaks
- * 2026-07-28. `setup` registers the gateway's handlers before any request goes out. Resolves
+ * 2026-07-28 (or adopts a kept verdict, `prior`, with no probe). `setup` registers the gateway's handlers before any request goes out. Resolves
  * `null` when the server is not modern; rejects on anything else (auth, outage, timeout).
  */
 export async function connectModern(
@@ -35,7 +47,13 @@ export async function connectModern(
   transport: Transport,
   capabilities: Record<string, unknown>,
   setup: (client: UpstreamClient) => void,
-  { probeTimeoutMs = server.connectTimeoutMs }: { probeTimeoutMs?: number } = {},
+  { probeTimeoutMs = server.connectTimeoutMs, prior, log }: {
+    probeTimeoutMs?: number;
+    /** Where a dropped change stream is told. */
+    log?: Logger;
+    /** A kept modern verdict: adopted with no round trip. */
+    prior?: PriorDiscovery;
+  } = {},
 ): Promise<ModernOutcome> {
   const v2 = new V2Client({ name: NAME, version: VERSION }, {
     capabilities,
@@ -49,8 +67,18 @@ export async function connectModern(
   const client = new ModernClient(v2);
   setup(client);
   try {
-    await v2.connect(transport as never, { timeout: server.connectTimeoutMs });
-    return { client, transport, caller: framed(new ModernLeg(server.name, v2), server.name) };
+    await v2.connect(transport as never, {
+      timeout: server.connectTimeoutMs,
+      ...(prior?.kind === "modern" ? { prior } : {}),
+    });
+    if (log) listenForChanges(v2, log);
+    const discover = v2.getDiscoverResult();
+    return {
+      client,
+      transport,
+      caller: framed(new ModernLeg(server.name, v2), server.name),
+      ...(discover ? { discover } : {}),
+    };
   } catch (err) {
     if (isEraMismatch(err)) return null;
     throw startError(err);
