@@ -22,6 +22,7 @@ import {
   isJsonContentType,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
   SERVER_INFO_META_KEY,
 } from "@modelcontextprotocol/server";
 import { callContext, type Gateway } from "../../gateway/mod.ts";
@@ -133,7 +134,9 @@ export async function serveCall(
     const error = toJsonRpcError(err);
     // As the SDK's 2026-07-28 codec does: -32002 (resource not found) goes out as -32602.
     const code = error.code === -32002 ? -32602 : error.code;
-    return { response: json(errorAnswer(call.id, { ...error, code })) };
+    // And as it answers a handler's error over HTTP: 400 for a missing client capability.
+    const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? 400 : 200;
+    return { response: json(errorAnswer(call.id, { ...error, code }), status) };
   }
 }
 
@@ -161,6 +164,6 @@ export const MODERN_STAMP: ResultStamp = {
   },
 };
 
-function json(text: string): Response {
-  return new Response(text, { headers: { "content-type": "application/json" } });
+function json(text: string, status = 200): Response {
+  return new Response(text, { status, headers: { "content-type": "application/json" } });
 }
