@@ -39,11 +39,12 @@ const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /**
- * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` that names a session
- * and states its length (every call of an open session: the hot path) runs the security checks
- * as plain functions, in the chain's order, then the body limit, then the session, and has its
- * refusals answered by the same {@link errorResponse}, so it gets exactly what the chain would
- * give it, at the cost of a few header reads. Everything else goes through hono.
+ * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` that states its
+ * length (every call of either era: the hot path — a 2025 session's, or a stateless 2026-07-28
+ * request) runs the security checks as plain functions, in the chain's order, then the body
+ * limit, then the door its classification names, and has its refusals answered by the same
+ * {@link errorResponse}, so it gets exactly what the chain would give it, at the cost of a few
+ * header reads. Everything else goes through hono.
  */
 export class GatewayApp extends Hono<AppEnv> {
   #mcp: ((request: Request) => Promise<Response>) | undefined;
@@ -56,8 +57,7 @@ export class GatewayApp extends Hono<AppEnv> {
       const mcp = this.#mcp;
       if (
         mcp !== undefined && request.method === "POST" && pathOf(request.url) === "/mcp" &&
-        request.headers.has("mcp-session-id") && request.headers.has("content-length") &&
-        !request.headers.has("transfer-encoding")
+        request.headers.has("content-length") && !request.headers.has("transfer-encoding")
       ) {
         return mcp(request);
       }
@@ -91,6 +91,17 @@ export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
   const app = new GatewayApp();
   const guard = deps.mcpGuard;
+  const maxBody = gateway.config.gateway.requestBodyBytes;
+  // One router for `/mcp`, from the pre-dispatch and from hono: a request with no session that
+  // the SDK classifies as 2026-07-28 takes the stateless door, everything else the sessions.
+  const route = async (request: Request, identity: RequestIdentity): Promise<Response> => {
+    const modern = deps.modern;
+    if (modern) {
+      const door = await classify(request, maxBody);
+      if (door.modern) return modern.fetch(request, identity, door.body, door.route);
+    }
+    return sessions.handleMcp(request, identity);
+  };
   if (guard) {
     app.preDispatch(async function postMcp(request) {
       try {
@@ -99,7 +110,7 @@ export function createApp(deps: AppDeps): GatewayApp {
         if (parseInt(request.headers.get("content-length") ?? "0", 10) > max) {
           throw new GatewayError("TOO_LARGE", `request body over ${max} bytes`);
         }
-        return await sessions.handleMcp(request, who);
+        return await route(request, who);
       } catch (err) {
         const response = errorResponse(gateway, err, "/mcp");
         guard.challenge(response, err, request);
@@ -133,15 +144,7 @@ export function createApp(deps: AppDeps): GatewayApp {
 
   const who = (c: { get(key: "identity"): RequestIdentity | undefined }) =>
     c.get("identity") ?? ANONYMOUS;
-  const maxBody = gateway.config.gateway.requestBodyBytes;
-  app.on(["POST", "GET", "DELETE"], "/mcp", limit, async (c) => {
-    const modern = deps.modern;
-    if (modern) {
-      const door = await classify(c.req.raw, maxBody);
-      if (door.modern) return modern.fetch(c.req.raw, who(c), door.body, door.route);
-    }
-    return sessions.handleMcp(c.req.raw, who(c));
-  });
+  app.on(["POST", "GET", "DELETE"], "/mcp", limit, (c) => route(c.req.raw, who(c)));
   app.get("/sse", (c) => sessions.openSse(who(c), "/message"));
   app.post(
     "/message",

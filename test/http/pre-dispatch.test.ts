@@ -60,18 +60,18 @@ describe("the POST /mcp pre-dispatch answers as the middleware chain does", () =
   });
   after(() => sessions.closeAll());
 
-  const post = (app: GatewayApp, headers: Record<string, string>, body = "{}") =>
-    app.request("http://127.0.0.1:8787/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": "no-such-session",
-        "content-length": String(new TextEncoder().encode(body).length),
-        ...headers,
-      },
-      body,
-    });
+  const post = (app: GatewayApp, headers: Record<string, string>, body = "{}") => {
+    const all: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": "no-such-session",
+      "content-length": String(new TextEncoder().encode(body).length),
+      ...headers,
+    };
+    // An empty value stands for "no such header" (a request without a session).
+    for (const [k, v] of Object.entries(all)) if (v === "") delete all[k];
+    return app.request("http://127.0.0.1:8787/mcp", { method: "POST", headers: all, body });
+  };
 
   const same = async (headers: Record<string, string>, body?: string) => {
     const before = chainRuns;
@@ -111,9 +111,14 @@ describe("the POST /mcp pre-dispatch answers as the middleware chain does", () =
     assert.match(a.body, /Session not found/);
   });
 
+  it("a request without a session takes it too (both eras' hot path)", async () => {
+    const a = await same({ ...bearer, "mcp-session-id": "" });
+    assert.equal(a.status, 400);
+    assert.match(a.body, /first request must be initialize/);
+  });
+
   it("over the token's rate: 429 with Retry-After", async () => {
-    // Burst 3: the two requests above that passed auth, this one, then the refusal.
-    await same(bearer);
+    // Burst 3: the three requests above that passed auth, then the refusal.
     const a = await same(bearer);
     assert.equal(a.status, 429);
     assert.ok(a.headers["retry-after"]);
