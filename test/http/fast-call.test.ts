@@ -1,37 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-
-const HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
-async function openSession(url: string): Promise<string> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }),
-  });
-  await res.body?.cancel();
-  const sid = res.headers.get("mcp-session-id");
-  assert.ok(sid);
-  await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: { ...HEADERS, "mcp-session-id": sid },
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-  }).then((r) => r.body?.cancel());
-  return sid;
-}
+import { HEADERS, openSession } from "./_raw.ts";
 
 function call(url: string, sid: string, id: number, name: string, args: object, meta?: object) {
   return fetch(`${url}/mcp`, {

@@ -9,37 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { LOCAL_CALLER } from "../../src/gateway/mod.ts";
 import { rawJsonOf } from "../../src/shared/raw-json.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-
-const HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
-async function openSession(url: string): Promise<string> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-03-26",
-        capabilities: {},
-        clientInfo: { name: "parity", version: "1" },
-      },
-    }),
-  });
-  await res.body?.cancel();
-  const sid = res.headers.get("mcp-session-id");
-  assert.ok(sid);
-  await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: { ...HEADERS, "mcp-session-id": sid },
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-  }).then((r) => r.body?.cancel());
-  return sid;
-}
+import { HEADERS, openSession } from "./_raw.ts";
 
 /** The JSON-RPC messages of an answer as the text they were sent as, in order. */
 async function messagesOf(res: Response): Promise<string[]> {
@@ -75,7 +45,7 @@ describe("the fast path answers tools/call exactly as the SDK session server doe
   let sid: string;
   before(async () => {
     gw = await startTestGateway(`servers:\n  echo: ${nodeServer("echo.mjs")}\n`);
-    sid = await openSession(gw.url);
+    sid = await openSession(gw.url, "2025-03-26");
   });
   after(() => gw?.stop());
 
