@@ -4,7 +4,9 @@
  * and result again with zod: together about twice the gateway CPU of a 2025 session call (whose
  * own fast path is `src/http/fast-call.ts`). A plain call is served here instead, straight
  * through the gateway core and its MRTR continuations, and answered the way the SDK answers it
- * (`resultType` and `serverInfo` stamped into the result, errors as JSON-RPC errors).
+ * (`resultType` and `serverInfo` stamped into the result, errors as JSON-RPC errors), by the
+ * answer writer the 2025 fast path uses too (`../answers.ts`). A tool that may run as a task is
+ * the SDK server's to serve (`./tasks.ts`, `mayRunAsTask`).
  *
  * "Plain" is decided after the SDK's own classifier: a modern request of revision 2026-07-28
  * whose standard headers are present and agree with the body, with a JSON content type, well
