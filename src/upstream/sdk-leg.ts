@@ -12,10 +12,10 @@ import type { CallLeg, LegOptions, Progress } from "./caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
 
 /** Any result: the frame checks its shape, so the SDK need not parse it a second time. */
-const ANY_RESULT = z.custom<unknown>(() => true);
+export const ANY_RESULT = z.custom<unknown>(() => true);
 
 /** The frame's timer always fires first; the SDK's must never (the longest a timer takes). */
-const SDK_TIMEOUT_MS = 2 ** 31 - 1;
+export const SDK_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** Requests of one connected SDK client. */
 export class SdkLeg implements CallLeg {

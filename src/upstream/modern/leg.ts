@@ -13,17 +13,10 @@ import {
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
-import { z } from "zod";
 import { messageOf } from "../../shared/errors.ts";
 import type { CallLeg, LegOptions, Progress } from "../caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.ts";
-import { neverDelivered } from "../sdk-leg.ts";
-
-/** Any result: the frame checks its shape, so the SDK need not parse it a second time. */
-const ANY_RESULT = z.custom<unknown>(() => true);
-
-/** The frame's timer always fires first; the SDK's must never (the longest a timer takes). */
-const SDK_TIMEOUT_MS = 2 ** 31 - 1;
+import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
 
 /** Rounds one call may take before it is given up (the SDK's own default). */
 const MAX_ROUNDS = 10;
