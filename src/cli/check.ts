@@ -16,6 +16,7 @@ import {
 } from "../config/mod.ts";
 import { ScriptHost } from "../scripting/mod.ts";
 import { loadMacros } from "../tools/macros/mod.ts";
+import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
@@ -77,12 +78,7 @@ async function registerMacros(
   const { macrosDir, tools, limits, vfs } = config.scripting;
   if (macrosDir === null && tools.length === 0) return { count: 0, problems: [] };
   const host = new ScriptHost({
-    limits: {
-      timeoutMs: limits.timeoutMs,
-      memoryBytes: limits.memoryBytes,
-      transferBytes: limits.transferBytes,
-      pictures: limits.pictures,
-    },
+    limits: runLimitsOf(limits),
     vfs: { ...vfs },
     poolSize: 1,
     lazy: true,

@@ -3,8 +3,8 @@
  * its tool adapter, its logic and its one bridge to the gateway, running on one
  * {@link ScriptHost} per gateway. Finished runs are published through {@link ScriptRuns}.
  */
-import type { GatewayConfig } from "../config/mod.ts";
-import { ScriptHost } from "../scripting/mod.ts";
+import type { GatewayConfig, ScriptLimitsConfig } from "../config/mod.ts";
+import { ScriptHost, type ScriptLimits } from "../scripting/mod.ts";
 import type { Gateway, MetaTools } from "../gateway/mod.ts";
 import { ExecuteTool } from "./execute/mod.ts";
 import { MacroTools } from "./macros/mod.ts";
@@ -42,12 +42,7 @@ export async function attachScripting(
   if (!force && !needsScripting(config)) return null;
   const { limits } = config.scripting;
   const host = new ScriptHost({
-    limits: {
-      timeoutMs: limits.timeoutMs,
-      memoryBytes: limits.memoryBytes,
-      transferBytes: limits.transferBytes,
-      pictures: limits.pictures,
-    },
+    limits: runLimitsOf(limits),
     vfs: { ...config.scripting.vfs },
     poolSize: limits.workers,
     ...(limits.workersPerToken === null ? {} : { workersPerToken: limits.workersPerToken }),
@@ -69,4 +64,14 @@ export async function attachScripting(
     await host.close();
   });
   return { host, macros, runs };
+}
+
+/** The per-run limits of `scripting.limits` (the rest of it sizes the worker pool). */
+export function runLimitsOf(limits: ScriptLimitsConfig): ScriptLimits {
+  return {
+    timeoutMs: limits.timeoutMs,
+    memoryBytes: limits.memoryBytes,
+    transferBytes: limits.transferBytes,
+    pictures: limits.pictures,
+  };
 }
