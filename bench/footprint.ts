@@ -124,18 +124,7 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
     const idleRssBytes = memBytes(gateway.pid, "VmRSS");
     let loadedRssBytes = 0;
     const run = await runCell(
-      {
-        target: { kind: "http", url: `${gateway.url}/mcp` },
-        tool: `everything${config.gateway.separator}echo`,
-        argName: "message",
-        verify: false,
-        sessions: 8,
-        payloadBytes: 100,
-        warmupCalls: 50,
-        warmupMs: 500,
-        maxCalls: 1_000_000,
-        maxMs: opts.loadMs,
-      },
+      loadCell(gateway.url, config.gateway.separator, opts.loadMs),
       gateway.pid,
       () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS"))),
     );
@@ -160,6 +149,22 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
 }
 
 /** Runs `fn` with extra environment variables set, then puts the old values back. */
+/** The load the footprint puts on a gateway: 8 sessions calling `everything`'s echo for `ms`. */
+function loadCell(url: string, separator: string, ms: number): Parameters<typeof runCell>[0] {
+  return {
+    target: { kind: "http", url: `${url}/mcp` },
+    tool: `everything${separator}echo`,
+    argName: "message",
+    verify: false,
+    sessions: 8,
+    payloadBytes: 100,
+    warmupCalls: 50,
+    warmupMs: 500,
+    maxCalls: 1_000_000,
+    maxMs: ms,
+  };
+}
+
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
   const old = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
@@ -238,18 +243,7 @@ export async function compareBuilds(
         const workersCpuMs = childrenCpuMs(gateway.pid, (comm) => comm !== "node");
         await sleep(opts.settleMs);
         const idleRssBytes = memBytes(gateway.pid, "VmRSS");
-        const run = await runCell({
-          target: { kind: "http", url: `${gateway.url}/mcp` },
-          tool: `everything${sep}echo`,
-          argName: "message",
-          verify: false,
-          sessions: 8,
-          payloadBytes: 100,
-          warmupCalls: 50,
-          warmupMs: 500,
-          maxCalls: 1_000_000,
-          maxMs: opts.loadMs,
-        }, gateway.pid);
+        const run = await runCell(loadCell(gateway.url, sep, opts.loadMs), gateway.pid);
         await sleep(opts.settleMs);
         runs.set(command, [...runs.get(command) ?? [], {
           coldStartMs: gateway.readyMs,
