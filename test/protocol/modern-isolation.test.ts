@@ -12,8 +12,8 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { nodeServer, startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
+import { MODERN, postModern } from "./_modern.ts";
 
-const MODERN = "2026-07-28";
 const WIDE = "token-wide-0123456789abcdef";
 const NARROW = "token-narrow-0123456789abcdef";
 
@@ -48,31 +48,9 @@ async function rawCall(
   args: Record<string, unknown>,
   meta: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: "call-1",
-      method: "tools/call",
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          ...meta,
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
+  const res = await postModern(url, token, "tools/call", { name, arguments: args }, {
+    meta,
+    id: "call-1",
   });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/json");

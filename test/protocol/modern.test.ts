@@ -14,8 +14,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { nodeServer, startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
 import { EVERYTHING, untilTool } from "../passthrough/_helpers.ts";
+import { answerOf, MODERN, postModern } from "./_modern.ts";
 
-const MODERN = "2026-07-28";
 const TOKEN_A = "token-a-0123456789abcdef";
 const TOKEN_B = "token-b-0123456789abcdef";
 
@@ -47,7 +47,7 @@ async function modernClient(
   return client;
 }
 
-/** One raw 2026-07-28 request: the per-request `_meta` envelope and the routing headers. */
+/** One raw 2026-07-28 request of a client that can answer sampling and elicitation. */
 async function rawModern(
   url: string,
   token: string,
@@ -55,36 +55,9 @@ async function rawModern(
   params: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { sampling: {}, elicitation: {} },
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const json = text.startsWith("{")
-    ? text
-    : text.split("\n").find((l) => l.startsWith("data: "))!.slice(6);
-  return { status: res.status, body: JSON.parse(json) };
+  const caps = { sampling: {}, elicitation: {} };
+  const res = await postModern(url, token, method, params, { caps, headers });
+  return { status: res.status, body: await answerOf(res) };
 }
 
 describe("2026-07-28 beside 2025-11-25 on one instance", () => {

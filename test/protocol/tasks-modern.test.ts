@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { EVERYTHING } from "../passthrough/_helpers.ts";
 import { startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
+import { answerOf, postModern } from "./_modern.ts";
 
-const MODERN = "2026-07-28";
 const EXTENSION = "io.modelcontextprotocol/tasks";
 const TOOL = "everything__simulate-research-query";
 const TOKEN_A = "modern-tasks-token-a-0123456789";
@@ -31,36 +31,7 @@ async function rpc(
   params: Record<string, unknown>,
   caps: Record<string, unknown> = WITH_TASKS,
 ): Promise<Answer> {
-  const name = params.name ?? params.taskId;
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": caps,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const line = text.startsWith("{")
-    ? text
-    : text.split("\n").filter((l) => l.startsWith("data: ") && l.includes('"id"')).pop();
-  return JSON.parse(line!.replace(/^data: /, "")) as Answer;
+  return await answerOf(await postModern(url, token, method, params, { caps })) as Answer;
 }
 
 describe("tasks on the 2026-07-28 door", () => {
