@@ -19,6 +19,7 @@ import {
   relayTaskStatus,
   type ResourceIndex,
   TaskRouter,
+  upstreamRequestMeta,
   viewServerOf,
 } from "./passthrough/mod.ts";
 import { unprefixedTarget } from "./unprefixed.ts";
@@ -366,7 +367,7 @@ export class Gateway {
             ...(options.onprogress
               ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
               : {}),
-            ...(options.meta ? { meta: options.meta } : {}),
+            ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
             ...(input ? { input } : {}),
           });
         },

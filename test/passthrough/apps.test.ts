@@ -172,6 +172,22 @@ describe("MCP Apps pass-through", () => {
         assert.equal(textOf(hinted), "data from b");
       });
 
+      it("a view hint reaches its server as the URI that server knows", async () => {
+        const hint = (resourceUri: string) => ({ ui: { resourceUri } });
+        const own = await client.callTool({
+          name: "b__view_hint",
+          arguments: {},
+          _meta: hint("ui://b/charts/view.html"),
+        });
+        assert.equal(textOf(own), "ui://charts/view.html");
+        const other = await client.callTool({
+          name: "b__view_hint",
+          arguments: {},
+          _meta: hint("ui://a/charts/view.html"),
+        });
+        assert.equal(textOf(other), "ui://a/charts/view.html");
+      });
+
       it("an upstream name several servers offer is refused, naming them", async () => {
         const text = await refusal(client, { name: "chart_data", arguments: {} });
         assert.match(text, /several servers/);

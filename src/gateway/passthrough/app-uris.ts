@@ -45,16 +45,11 @@ export function upstreamAppUri(uri: string): { server: string; uri: string } | u
 export function exposeToolMeta(server: string, tool: Tool): Tool {
   const meta = tool._meta as Record<string, unknown> | undefined;
   if (!meta) return tool;
-  const map = (v: unknown) => typeof v === "string" && isAppUri(v) ? exposeAppUri(server, v) : v;
-  const ui = meta.ui as Record<string, unknown> | undefined;
-  const legacy = meta[LEGACY_RESOURCE_URI_KEY];
-  const mapsUi = ui !== null && typeof ui === "object" && map(ui.resourceUri) !== ui.resourceUri;
-  const mapsLegacy = map(legacy) !== legacy;
-  if (!mapsUi && !mapsLegacy) return tool;
-  const next: Record<string, unknown> = { ...meta };
-  if (mapsUi) next.ui = { ...ui, resourceUri: map(ui!.resourceUri) };
-  if (mapsLegacy) next[LEGACY_RESOURCE_URI_KEY] = map(legacy);
-  return { ...tool, _meta: next };
+  const next = mapViewKeys(
+    meta,
+    (v) => typeof v === "string" && isAppUri(v) ? exposeAppUri(server, v) : v,
+  );
+  return next === meta ? tool : { ...tool, _meta: next };
 }
 
 /**
@@ -77,6 +72,39 @@ export function viewServerOf(meta: Record<string, unknown> | undefined): string 
   const ui = meta.ui as { resourceUri?: unknown } | undefined;
   const uri = typeof ui?.resourceUri === "string" ? ui.resourceUri : meta[LEGACY_RESOURCE_URI_KEY];
   return typeof uri === "string" ? upstreamAppUri(uri)?.server : undefined;
+}
+
+/**
+ * A request's `_meta` as `server` is sent it: a view hint naming one of its own views (see
+ * {@link viewServerOf}) carries the URI the server knows, the way `resources/read` maps back.
+ */
+export function upstreamRequestMeta(
+  meta: Record<string, unknown>,
+  server: string,
+): Record<string, unknown> {
+  return mapViewKeys(meta, (v) => {
+    const app = typeof v === "string" ? upstreamAppUri(v) : undefined;
+    return app?.server === server ? app.uri : v;
+  });
+}
+
+/**
+ * `meta` with `map` applied to `ui.resourceUri` and the legacy key; `meta` itself when neither
+ * changes. Other keys, and their order, are kept.
+ */
+function mapViewKeys(
+  meta: Record<string, unknown>,
+  map: (value: unknown) => unknown,
+): Record<string, unknown> {
+  const ui = meta.ui as Record<string, unknown> | undefined;
+  const legacy = meta[LEGACY_RESOURCE_URI_KEY];
+  const mapsUi = ui !== null && typeof ui === "object" && map(ui.resourceUri) !== ui.resourceUri;
+  const mapsLegacy = map(legacy) !== legacy;
+  if (!mapsUi && !mapsLegacy) return meta;
+  const next: Record<string, unknown> = { ...meta };
+  if (mapsUi) next.ui = { ...ui, resourceUri: map(ui!.resourceUri) };
+  if (mapsLegacy) next[LEGACY_RESOURCE_URI_KEY] = map(legacy);
+  return next;
 }
 
 /**

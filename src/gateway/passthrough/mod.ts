@@ -11,6 +11,7 @@ export {
   exposeResultUris,
   exposeToolMeta,
   upstreamAppUri,
+  upstreamRequestMeta,
   viewServerOf,
 } from "./app-uris.ts";
 export { DEFAULT_TTL_MS as TASK_TTL_MS, relayTaskStatus, TaskRouter } from "./tasks.ts";
