@@ -12,6 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { LOCAL_CALLER } from "../../src/gateway/mod.ts";
 import { startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
+import { stdioHarness } from "./_helpers.ts";
 import {
   APPS_YAML,
   type AppsClient,
@@ -234,5 +235,27 @@ servers:
     assert.match(await refusal(client, { name: "only_b", arguments: {} }), /unknown tool "only_b"/);
     const r = await client.callTool({ name: "b__only_b", arguments: {} });
     assert.equal(textOf(r), "only b");
+  });
+});
+
+describe("MCP Apps over --stdio", () => {
+  it("maps views, hides view-only tools and routes upstream names the same way", async () => {
+    const harness = stdioHarness(`
+servers:
+  a: ${appsServer("a")}
+  b: ${appsServer("b")}
+`);
+    try {
+      const { client } = await harness.connect({});
+      const { tools } = await client.listTools();
+      const show = tools.find((t) => t.name === "b__show_chart");
+      assert.equal(viewOf(show), "ui://b/charts/view.html");
+      assert.ok(!tools.some((t) => t.name === "b__chart_data"), "a view-only tool is listed");
+      const read = await client.readResource({ uri: "ui://b/charts/view.html" });
+      assert.match((read.contents[0] as { text: string }).text, /Chart from server b</);
+      assert.equal(textOf(await client.callTool({ name: "only_b", arguments: {} })), "only b");
+    } finally {
+      await harness.close();
+    }
   });
 });
