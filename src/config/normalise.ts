@@ -82,6 +82,7 @@ export function normaliseConfig(
       port,
       separator,
       exposure: g.exposure ?? "all",
+      unprefixedCalls: g.unprefixedCalls ?? true,
       tokens: g.auth
         ? (g.auth.tokens ?? []).map((t) => ({
           name: t.name,
@@ -171,6 +172,7 @@ function normaliseServer(
     },
     ...isolationOf(name, s, dir, problems),
     protocol: s.protocol ?? "auto",
+    apps: s.apps ?? "auto",
   };
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {

@@ -73,6 +73,10 @@ const server = z.strictObject({
         "falls back to initialize; legacy speaks 2025-11-25 (initialize, a session); modern " +
         "speaks 2026-07-28 only (stateless) and fails against a server that does not offer it.",
     ),
+  apps: z.enum(["auto", "on", "off"], { error: "expected auto, on or off" }).optional().describe(
+    "MCP Apps: offer this server the io.modelcontextprotocol/ui client capability so it " +
+      "registers its app tools. auto (default) and on offer it; off does not.",
+  ),
   timeout: duration.optional().describe("Per-call timeout (default 60s)."),
   connectTimeout: duration.optional().describe("Handshake timeout (default 15s)."),
   tools: z.strictObject({
@@ -213,6 +217,11 @@ export const configSchema = z.strictObject({
       error: "expected 1-4 characters of letters, digits, '_' or '-'",
     }).optional(),
     exposure: z.enum(["all", "search"], { error: "expected all or search" }).optional(),
+    unprefixedCalls: z.boolean().optional().describe(
+      "Route a tools/call by a name the gateway does not expose to the one reachable server " +
+        "offering it under that upstream name (MCP Apps views call their server's tools so; " +
+        "default true).",
+    ),
     auth: z.strictObject({
       tokens: z.array(token).min(1, { error: "expected at least one token" }).optional(),
       rateLimit: z.strictObject({

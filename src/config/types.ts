@@ -40,6 +40,8 @@ interface ServerCommon {
    * `initialize`; `legacy` is the 2025 wire (SDK 1.x client); `modern` is 2026-07-28 only.
    */
   readonly protocol: "auto" | "legacy" | "modern";
+  /** MCP Apps: whether the server is offered the `io.modelcontextprotocol/ui` capability. */
+  readonly apps: "auto" | "on" | "off";
 }
 
 /** One root the gateway offers an upstream on its own (a `file://` URI). */
@@ -153,6 +155,8 @@ export interface GatewayConfig {
     readonly port: number;
     readonly separator: string;
     readonly exposure: "all" | "search";
+    /** A `tools/call` by an upstream name reaches the one server offering it (MCP Apps views). */
+    readonly unprefixedCalls: boolean;
     readonly tokens: readonly TokenConfig[] | null;
     readonly rateLimit: {
       readonly perMinute: number;

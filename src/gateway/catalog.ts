@@ -8,6 +8,7 @@ import type { GatewayConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 import { disambiguate, exposedName } from "./names.ts";
+import { appOnly, exposeToolMeta } from "./passthrough/app-uris.ts";
 
 /** One upstream tool as the gateway exposes it. */
 export interface ToolEntry {
@@ -22,6 +23,8 @@ export interface ToolEntry {
   readonly hidden: boolean;
   /** Not listed; found by search; callable. */
   readonly discoverable: boolean;
+  /** For MCP Apps views only (`_meta.ui.visibility` without `"model"`): not listed or found. */
+  readonly appOnly: boolean;
 }
 
 /** One upstream prompt as the gateway exposes it. */
@@ -88,13 +91,14 @@ export function buildCatalog(
         name,
         server: cfg.name,
         upstreamName: tool.name,
-        tool: {
+        tool: exposeToolMeta(cfg.name, {
           ...tool,
           name,
           ...(o.description !== undefined ? { description: o.description } : {}),
-        },
+        }),
         hidden: o.hidden ?? false,
         discoverable: o.discoverable ?? cfg.discoverable,
+        appOnly: appOnly(tool),
       };
       tools.push(entry);
       toolsByName.set(name, entry);

@@ -34,5 +34,6 @@ export function downServerEntry(
     tool: { name, inputSchema: { type: "object" } },
     hidden: false,
     discoverable: false,
+    appOnly: false,
   };
 }

@@ -13,11 +13,16 @@ import { downServerEntry } from "./down-servers.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import {
   buildResourceIndex,
+  exposeResultUris,
+  exposeUri,
   PassthroughHub,
   relayTaskStatus,
   type ResourceIndex,
   TaskRouter,
+  upstreamRequestMeta,
+  viewServerOf,
 } from "./passthrough/mod.ts";
+import { unprefixedTarget } from "./unprefixed.ts";
 import type { CallTracer } from "./tracing.ts";
 import { traced } from "./traced.ts";
 import { ServerScopes } from "./server-scopes.ts";
@@ -196,13 +201,27 @@ export class Gateway {
     return callableNames(this.#local, this.#catalog, caller, internal);
   }
 
-  /** Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. */
-  resolveTool(name: string, caller: Caller, internal = false): LocalTool | ToolEntry {
+  /**
+   * Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. A name
+   * the gateway does not expose may still reach one upstream tool by its upstream name
+   * (./unprefixed.ts; `view`: the server of the MCP Apps view the call came from).
+   */
+  resolveTool(
+    name: string,
+    caller: Caller,
+    internal = false,
+    view?: string,
+  ): LocalTool | ToolEntry {
     const local = this.#local.get(name);
     let entry = local ? undefined : this.#catalog.toolsByName.get(name);
     // A server that never came up has no catalog: its names answer "down", not "unknown".
     if (!local && !entry) {
       entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
+    }
+    if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
+      const allowed = (e: ToolEntry) => !e.hidden && callerAllows(caller, e.name);
+      const found = unprefixedTarget(this.#catalog, name, allowed, view);
+      if (found) return found;
     }
     if (!local && (!entry || (entry.hidden && !internal))) {
       throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
@@ -294,7 +313,8 @@ export class Gateway {
     options: CallOptions,
     onServer?: (server: string) => void,
   ): Promise<CallToolResult> {
-    const target = this.resolveTool(name, caller, options.internal);
+    const view = viewServerOf(options.meta);
+    const target = this.resolveTool(name, caller, options.internal, view);
     if ("call" in target) {
       if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
       return await traced(
@@ -334,7 +354,7 @@ export class Gateway {
         });
       }
       // Tracked in flight, on the caller's own process of an `isolation: session` server.
-      return await this.passthrough.serve(
+      const result = await this.passthrough.serve(
         upstream,
         options,
         (serving) => {
@@ -347,11 +367,13 @@ export class Gateway {
             ...(options.onprogress
               ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
               : {}),
-            ...(options.meta ? { meta: options.meta } : {}),
+            ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
             ...(input ? { input } : {}),
           });
         },
       );
+      // Resource links name URIs as the client knows them (`ui://` views especially).
+      return exposeResultUris(result, (uri) => exposeUri(this.#resources, target.server, uri));
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);

@@ -1,7 +1,8 @@
 /**
  * The three views of the tool set a caller gets: what `tools/list` lists, what search and
  * describe may find, and what a script may call. Each is the local tools (meta-tools, macros,
- * execute) then the upstream catalog, filtered by the caller's current globs.
+ * execute) then the upstream catalog, filtered by the caller's current globs. Tools for MCP Apps
+ * views only (`appOnly`) are in none of the model's views, yet callable by name.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callerAllows } from "./access.ts";
@@ -33,7 +34,9 @@ export function listedTools(
   }
   if (search) return out;
   for (const e of catalog.tools) {
-    if (!e.hidden && !e.discoverable && callerAllows(caller, e.name)) out.push(e.tool);
+    if (!e.hidden && !e.discoverable && !e.appOnly && callerAllows(caller, e.name)) {
+      out.push(e.tool);
+    }
   }
   return out;
 }
@@ -52,7 +55,7 @@ export function visibleTools(local: LocalTools, catalog: Catalog, caller: Caller
     }
   }
   for (const e of catalog.tools) {
-    if (!e.hidden && callerAllows(caller, e.name)) {
+    if (!e.hidden && !e.appOnly && callerAllows(caller, e.name)) {
       out.push({ tool: e.tool, server: e.server, keywords: [], discoverable: e.discoverable });
     }
   }
@@ -69,7 +72,9 @@ export function callableNames(
   const names: string[] = [];
   for (const name of local.keys()) if (callerAllows(caller, name)) names.push(name);
   for (const e of catalog.tools) {
-    if ((internal || !e.hidden) && callerAllows(caller, e.name)) names.push(e.name);
+    if ((internal || (!e.hidden && !e.appOnly)) && callerAllows(caller, e.name)) {
+      names.push(e.name);
+    }
   }
   return names;
 }

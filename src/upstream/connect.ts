@@ -39,15 +39,25 @@ export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   elicitation: {},
 };
 
+/** The MCP Apps client capability, as ext-apps' `getUiCapability` reads it. */
+export const UI_EXTENSION = {
+  "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+} as const;
+
 /**
  * The capabilities offered to one server: `roots` only when its config says where they come
  * from (a fixed list the gateway answers itself, or each session's client for a session-isolated
- * server); without `roots:` the server keeps the folders its own arguments give it.
+ * server); without `roots:` the server keeps the folders its own arguments give it. The MCP Apps
+ * extension unless `apps: off`: one connection serves every client, present and future, so the
+ * gateway offers what any of them may render (`auto`); a host that renders nothing ignores
+ * `_meta.ui`, and tools for views only are kept from models (gateway/tool-views.ts).
  */
 export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
-  if (server.roots === null) return UPSTREAM_CAPABILITIES;
+  const apps = server.apps === "off" ? {} : { extensions: UI_EXTENSION };
+  if (server.roots === null) return { ...UPSTREAM_CAPABILITIES, ...apps };
   return {
     ...UPSTREAM_CAPABILITIES,
+    ...apps,
     roots: server.roots === "client" ? { listChanged: true } : {},
   };
 }

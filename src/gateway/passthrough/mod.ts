@@ -5,6 +5,15 @@
  * handlers a 2025 session installs on top of it live in `src/session/legacy/`.
  */
 export { PassthroughHub } from "./hub.ts";
+export {
+  appOnly,
+  exposeAppUri,
+  exposeResultUris,
+  exposeToolMeta,
+  upstreamAppUri,
+  upstreamRequestMeta,
+  viewServerOf,
+} from "./app-uris.ts";
 export { DEFAULT_TTL_MS as TASK_TTL_MS, relayTaskStatus, TaskRouter } from "./tasks.ts";
 export { SessionLink } from "./link.ts";
 export type { ResourceSubscriber } from "./link.ts";

@@ -4,10 +4,14 @@
  * it and every later one is exposed as `mcpgw://<server>/<encodeURIComponent(uri)>` — a
  * rewrite that is reversed on the way back. Templates follow the same rule, except that their
  * `{…}` expressions stay unencoded so clients can still expand them.
+ *
+ * MCP Apps URIs (`ui://…`) are the exception: hosts render only that scheme, so they are always
+ * exposed as `ui://<server>/<rest>` (./app-uris.ts), collision or not, and resolved only so.
  */
 import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Upstream } from "../../upstream/mod.ts";
+import { exposeAppUri, isAppUri, upstreamAppUri } from "./app-uris.ts";
 
 /** Scheme of rewritten URIs. */
 export const REWRITE_SCHEME = "mcpgw:";
@@ -82,6 +86,14 @@ export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceInde
     const server = u.name;
     if (u.client?.getServerCapabilities()?.resources) servers.push(server);
     for (const r of u.catalog.resources) {
+      if (isAppUri(r.uri)) {
+        const uri = exposeAppUri(server, r.uri);
+        if (byUri.has(uri)) continue;
+        byUri.set(uri, { server, uri: r.uri });
+        exposed.set(`${server}\0${r.uri}`, uri);
+        resources.push({ ...r, uri });
+        continue;
+      }
       const first = owner.get(r.uri);
       if (first === undefined) owner.set(r.uri, server);
       const uri = first === undefined || first === server ? r.uri : rewriteUri(server, r.uri);
@@ -93,6 +105,13 @@ export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceInde
       addOrigin(r.uri, server);
     }
     for (const t of u.catalog.resourceTemplates) {
+      if (isAppUri(t.uriTemplate)) {
+        const uriTemplate = exposeAppUri(server, t.uriTemplate);
+        if (byTemplate.has(uriTemplate)) continue;
+        byTemplate.set(uriTemplate, { server, uri: t.uriTemplate });
+        templates.push({ ...t, uriTemplate });
+        continue;
+      }
       const first = templateOwner.get(t.uriTemplate);
       if (first === undefined) templateOwner.set(t.uriTemplate, server);
       const plain = first === undefined || first === server;
@@ -112,12 +131,17 @@ export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceInde
 }
 
 /**
- * Finds the upstream of a URI a client asks for: a rewritten URI names its server; a listed URI
+ * Finds the upstream of a URI a client asks for: a `ui://` URI only by its server segment; a
+ * rewritten URI names its server; a listed URI
  * is looked up; an unlisted one is matched against the templates kept unrewritten, then goes
  * to the one server using its `scheme://authority`, or else its scheme, if exactly one does;
  * last, to the only server that offers resources, if there is just one.
  */
 export function resolveResource(index: ResourceIndex, uri: string): ResourceTarget | undefined {
+  if (isAppUri(uri)) {
+    const app = upstreamAppUri(uri);
+    return app && index.servers.includes(app.server) ? app : undefined;
+  }
   const rewritten = unrewriteUri(uri);
   if (rewritten) return index.servers.includes(rewritten.server) ? rewritten : undefined;
   const listed = index.byUri.get(uri);
@@ -141,6 +165,7 @@ export function resolveTemplate(index: ResourceIndex, uri: string): ResourceTarg
 
 /** The URI a client sees for an upstream URI of `server` (in notifications and read results). */
 export function exposeUri(index: ResourceIndex, server: string, uri: string): string {
+  if (isAppUri(uri)) return exposeAppUri(server, uri);
   const listed = index.exposed.get(`${server}\0${uri}`);
   if (listed !== undefined) return listed;
   const first = index.owner.get(uri);
