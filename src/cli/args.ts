@@ -4,7 +4,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
 
 /** Sub-commands. */
-export const COMMANDS = ["serve", "check", "tools", "call", "run", "import"] as const;
+export const COMMANDS = ["serve", "check", "tools", "call", "run", "import", "login"] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
 
@@ -16,6 +16,8 @@ export interface CliArgs {
   stdio: boolean;
   logLevel: LogLevel | null;
   json: boolean;
+  /** `login --url`: the running gateway's address. */
+  url: string | null;
   /** `check --connect`: start each upstream once. */
   connect: boolean;
   help: boolean;
@@ -33,6 +35,7 @@ Usage:
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
   mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
+  mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
   mcp-gateway --help | --version
 
 Options:
@@ -42,6 +45,8 @@ Options:
   --log-level LEVEL   debug | info | warn | error | silent (default info)
   --json              machine-readable output (tools)
   --connect           check: also start each upstream once and report its tools
+  --url URL           login: the running gateway (default gateway.publicUrl, else its listen
+                      address); an admin token is read from MCP_GATEWAY_TOKEN
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
 
@@ -60,6 +65,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         "log-level": { type: "string" },
         json: { type: "boolean" },
         connect: { type: "boolean" },
+        url: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -104,6 +110,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     call: [1, 2, "call TOOL [JSON]"],
     run: [1, 1, "run SCRIPT.lua"],
     import: [1, 1, "import FILE.json"],
+    login: [1, 1, "login SERVER [--url URL]"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {
@@ -119,6 +126,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     stdio: values.stdio ?? false,
     logLevel: (level as LogLevel | undefined) ?? null,
     json: values.json ?? false,
+    url: values.url ?? null,
     connect: values.connect ?? false,
     help: values.help ?? false,
     version: values.version ?? false,

@@ -10,6 +10,7 @@ import {
   assertSafeExposure,
   createApp,
   frontDoor,
+  oauthRoutes,
   securityChain,
   SessionRegistry,
   statusRoutes,
@@ -181,34 +182,38 @@ export async function startGateway(
     maxBodyBytes: config.gateway.requestBodyBytes,
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
+  gateway.upstreamAuth.listening(hostPort(http!));
+  const status = statusRoutes({
+    gateway,
+    sessions: statusSessions,
+    metrics: {
+      render: () => metrics.render() + (cluster?.metrics() ?? ""),
+      contentType: PROMETHEUS_CONTENT_TYPE,
+    },
+    ...(cluster ? { cluster: () => cluster.status() } : {}),
+    snapshot: async () =>
+      statusSnapshot({
+        gateway,
+        recentCalls: () => journal.recent(),
+        recentScripts: () => scriptJournal.recent(),
+        sessions: () => sessions.counts(),
+        phase: () => lifecycle.phase,
+        startedAt,
+        ...(cluster ? { instances: await cluster.membership.list() } : {}),
+      }),
+    page: async (snapshot, signedInAs) => String(await renderStatusPage(snapshot, { signedInAs })),
+    loginPage: async (problem) => String(await renderLoginPage(problem)),
+  });
   const app = createApp({
     gateway,
     sessions,
     modern,
     // The middleware, and the same checks for the POST /mcp pre-dispatch.
     ...securityChain(gateway, hostname, statusSessions, cluster?.limiter),
-    routes: statusRoutes({
-      gateway,
-      sessions: statusSessions,
-      metrics: {
-        render: () => metrics.render() + (cluster?.metrics() ?? ""),
-        contentType: PROMETHEUS_CONTENT_TYPE,
-      },
-      ...(cluster ? { cluster: () => cluster.status() } : {}),
-      snapshot: async () =>
-        statusSnapshot({
-          gateway,
-          recentCalls: () => journal.recent(),
-          recentScripts: () => scriptJournal.recent(),
-          sessions: () => sessions.counts(),
-          phase: () => lifecycle.phase,
-          startedAt,
-          ...(cluster ? { instances: await cluster.membership.list() } : {}),
-        }),
-      page: async (snapshot, signedInAs) =>
-        String(await renderStatusPage(snapshot, { signedInAs })),
-      loginPage: async (problem) => String(await renderLoginPage(problem)),
-    }),
+    routes: (app) => {
+      oauthRoutes(gateway)(app);
+      status(app);
+    },
   });
   lifecycle.ready((req) => app.fetch(req));
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.

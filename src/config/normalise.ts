@@ -9,6 +9,7 @@ import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts"
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
+import { normaliseUpstreamOAuth } from "./upstream-oauth.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -108,6 +109,8 @@ export function normaliseConfig(
       maxBatch: g.limits?.batch ?? 50,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
+      publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
+      secretsKey: g.secrets?.key ?? null,
       telemetry: g.telemetry
         ? {
           otlp: g.telemetry.otlp,
@@ -180,7 +183,7 @@ function normaliseServer(
     return undefined;
   }
   if (s.command !== undefined) {
-    for (const key of ["headers", "transport"] as const) {
+    for (const key of ["headers", "transport", "oauth"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to url servers only` });
       }
@@ -198,6 +201,7 @@ function normaliseServer(
     };
   }
   if (s.url !== undefined) {
+    const oauth = normaliseUpstreamOAuth(s.oauth, [...path, "oauth"], problems);
     for (const key of ["args", "env", "cwd", "inheritEnv"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
@@ -218,6 +222,7 @@ function normaliseServer(
       url: s.url,
       headers: s.headers ?? {},
       transport: s.transport ?? "auto",
+      oauth,
     };
   }
   problems.push({ path, message: "expected command (stdio server) or url (HTTP server)" });

@@ -31,12 +31,15 @@ import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import { CallObservers, type CallRecord } from "./call-records.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
   #config: GatewayConfig;
   readonly pool: UpstreamPool;
   readonly log: Logger;
+  /** Upstream OAuth: credentials of servers with `oauth:`, and logins in progress. */
+  readonly upstreamAuth: UpstreamAuth;
   /** Pass-through state shared by all sessions (server requests, logging, subscriptions). */
   readonly passthrough: PassthroughHub;
   /** Tasks created through the gateway, routed to the upstreams that own them. */
@@ -59,7 +62,9 @@ export class Gateway {
     this.#config = config;
     this.log = log;
     this.#changes = new ListChanges(log);
+    this.upstreamAuth = new UpstreamAuth(() => this.#config, log.child("upstream-oauth"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
+      credential: (server) => this.upstreamAuth.credentialFor(server),
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
         this.passthrough.setupClient(upstream, client, owner);
@@ -390,9 +395,10 @@ export class Gateway {
     this.#version++;
     const up = this.pool.all().filter((u) => u.state === "up");
     // Tools and prompts of a server that went down stay listed from its last-known catalog;
-    // calls to them answer with the reason. Resources follow live servers only.
+    // calls to them answer with the reason (or how to log in). Resources follow live servers only.
     const known = this.pool.all().filter((u) =>
-      u.state === "up" || u.state === "down" || u.state === "starting"
+      u.state === "up" || u.state === "down" || u.state === "starting" ||
+      u.state === "needs-login"
     );
     this.#catalog = buildCatalog(this.#config, known, this.log);
     this.#resources = buildResourceIndex(up);

@@ -35,8 +35,11 @@ export interface AppDeps {
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
-/** Paths that answer without auth or origin checks: liveness and readiness probes. */
-export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+/**
+ * Paths that answer without auth or origin checks: liveness and readiness probes, and the
+ * upstream-login callback (a browser's redirect; its one-use `state` is the check).
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/oauth/callback"]);
 
 /**
  * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` that states its

@@ -7,6 +7,7 @@ import type { ServerConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import { SessionUpstreams } from "./isolated.ts";
 import { Upstream } from "./upstream.ts";
+import type { UpstreamCredential } from "./oauth/mod.ts";
 
 /** Listeners for pool-wide changes. */
 export interface PoolEvents {
@@ -19,6 +20,8 @@ export interface PoolEvents {
    * session a session-isolated process belongs to (absent for the shared instance).
    */
   setup?(upstream: Upstream, client: UpstreamClient, owner?: object): void;
+  /** The OAuth credential of a server with `oauth:`. */
+  credential?(config: ServerConfig): UpstreamCredential | undefined;
 }
 
 /** The set of upstream servers. */
@@ -45,6 +48,7 @@ export class UpstreamPool {
       onCatalog: (u) => this.#events.onCatalog?.(u),
       onState: (u) => this.#events.onState?.(u),
       setup: (u, c) => this.#events.setup?.(u, c),
+      credential: (c) => this.#events.credential?.(c),
     });
     if (this.#halted) upstream.halt();
     return upstream;

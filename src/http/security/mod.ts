@@ -137,6 +137,10 @@ function authFor(
 ): MiddlewareHandler<AppEnv> {
   const status = statusAccess({ tokens, sessions, bearer });
   return function auth(c, next) {
-    return STATUS_PATHS.has(c.req.path) ? status(c, next) : bearer(c, next);
+    // The status page's Connect link is followed with the admin's cookie too.
+    const path = c.req.path;
+    return STATUS_PATHS.has(path) || path.startsWith("/oauth/connect/")
+      ? status(c, next)
+      : bearer(c, next);
   };
 }

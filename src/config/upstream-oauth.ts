@@ -1,0 +1,43 @@
+/**
+ * Normalises `servers.<name>.oauth`: the client side of OAuth 2.1 towards one HTTP upstream.
+ * Which modes this build serves is decided here, so a config naming one it does not is refused
+ * with its YAML path instead of starting a server that could never log in.
+ */
+import type { NormaliseProblem } from "./normalise.ts";
+import type { RawUpstreamOAuth } from "./schema.ts";
+import type { UpstreamOAuthConfig } from "./types.ts";
+
+/** The modes this build implements. */
+const SERVED_MODES: ReadonlySet<string> = new Set(["shared"]);
+
+/** The normalised section, or `null` when absent; problems are pushed, not thrown. */
+export function normaliseUpstreamOAuth(
+  raw: RawUpstreamOAuth | undefined,
+  path: readonly (string | number)[],
+  problems: NormaliseProblem[],
+): UpstreamOAuthConfig | null {
+  if (raw === undefined) return null;
+  if (!SERVED_MODES.has(raw.mode)) {
+    problems.push({
+      path: [...path, "mode"],
+      message: `mode ${raw.mode} is not available in this version (use shared)`,
+    });
+  }
+  if (raw.clientSecret !== undefined && raw.clientId === undefined) {
+    problems.push({
+      path: [...path, "clientSecret"],
+      message: "clientSecret needs clientId (a registered client)",
+    });
+  }
+  if (raw.audience !== undefined && raw.mode !== "exchange") {
+    problems.push({ path: [...path, "audience"], message: "audience applies to mode exchange" });
+  }
+  return {
+    mode: raw.mode,
+    issuer: raw.issuer ?? null,
+    clientId: raw.clientId ?? null,
+    clientSecret: raw.clientSecret ?? null,
+    scopes: raw.scopes ?? null,
+    audience: raw.audience ?? null,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The gateway's side of upstream OAuth: one {@link UpstreamCredential} per server with an
+ * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
+ * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
+ */
+import { join } from "node:path";
+import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
+import type { Logger } from "../../shared/log.ts";
+import { UpstreamCredential } from "./credential.ts";
+import { LoginFlows } from "./logins.ts";
+import { type CredentialStore, FileCredentialStore, type StoredCredential } from "./store.ts";
+import { Vault } from "./vault.ts";
+
+/** Path of the callback every login's redirect URI names. */
+export const CALLBACK_PATH = "/oauth/callback";
+/** Path prefix of the admin's "Connect" link (a GET that redirects to the authorization URL). */
+export const CONNECT_PATH = "/oauth/connect/";
+
+/** The credentials of every OAuth upstream of one gateway. */
+export class UpstreamAuth {
+  readonly logins: LoginFlows;
+  #config: () => GatewayConfig;
+  #log: Logger;
+  #base: string | null = null;
+  #store: Promise<CredentialStore> | undefined;
+  #credentials = new Map<string, UpstreamCredential>();
+
+  constructor(config: () => GatewayConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+    this.logins = new LoginFlows(() => this.baseUrl() + CALLBACK_PATH, log);
+  }
+
+  /** Sets the address the gateway listens on (known once it does). */
+  listening(hostPort: string): void {
+    this.#base = `http://${hostPort}`;
+  }
+
+  /** `gateway.publicUrl`, else the listen address. */
+  baseUrl(): string {
+    const g = this.#config().gateway;
+    if (g.publicUrl !== null) return g.publicUrl;
+    const host = g.host.includes(":") ? `[${g.host}]` : g.host;
+    return this.#base ?? `http://${host}:${g.port}`;
+  }
+
+  /**
+   * Opens the store when some server uses OAuth: a key file with loose permissions, or a
+   * credential that does not open, is an error now (at start) rather than at the first call.
+   */
+  async open(): Promise<void> {
+    if (this.#config().servers.some((s) => s.kind === "http" && s.oauth !== null)) {
+      await this.store();
+    }
+  }
+
+  /** The store, opened on first use. */
+  store(): Promise<CredentialStore> {
+    return this.#store ??= (async () => {
+      const config = this.#config();
+      const dir = stateDir(config);
+      const vault = await Vault.open(config.gateway.secretsKey, join(dir, "credentials.key"));
+      return new FileCredentialStore(dir, vault);
+    })();
+  }
+
+  /** The credential of `server` (`undefined` for a server without `oauth:`). */
+  credentialFor(server: ServerConfig): UpstreamCredential | undefined {
+    if (server.kind !== "http" || server.oauth === null) return undefined;
+    const known = this.#credentials.get(server.name);
+    if (known?.server === server) return known;
+    const credential = new UpstreamCredential(
+      server as HttpServerConfig,
+      lazyStore(() => this.store()),
+      this.#log.child(server.name),
+      () => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server.name),
+    );
+    this.#credentials.set(server.name, credential);
+    return credential;
+  }
+
+  /** The credential of the running server named `name`, if it uses OAuth. */
+  byName(name: string): UpstreamCredential | undefined {
+    const server = this.#config().servers.find((s) => s.name === name);
+    return server ? this.credentialFor(server) : undefined;
+  }
+}
+
+/**
+ * The state folder: `gateway.state` once the config has it, else `$STATE_DIRECTORY` (systemd's
+ * `StateDirectory=`), else `.mcp-gateway` beside the config file.
+ */
+function stateDir(config: GatewayConfig): string {
+  const configured = (config.gateway as { state?: string }).state;
+  if (configured) return configured;
+  return process.env.STATE_DIRECTORY?.split(":")[0] || join(config.dir, ".mcp-gateway");
+}
+
+function lazyStore(open: () => Promise<CredentialStore>): CredentialStore {
+  return {
+    read: async (slot) => await (await open()).read(slot),
+    write: async (slot, c: StoredCredential) => await (await open()).write(slot, c),
+    remove: async (slot) => await (await open()).remove(slot),
+  };
+}
