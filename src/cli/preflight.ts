@@ -6,8 +6,9 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import type { GatewayConfig, StdioServerConfig } from "../config/mod.ts";
+import type { GatewayConfig, SandboxConfig, StdioServerConfig } from "../config/mod.ts";
 import { assertSafeExposure } from "../http/mod.ts";
+import { BWRAP_HINT, findBwrap } from "../upstream/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 
 /** One problem found by a start-time rule. */
@@ -49,6 +50,7 @@ export function preflight(config: GatewayConfig, options: PreflightOptions): Pre
     if (why) problems.push({ path: ["servers", server.name, "command"], message: why });
     const cwd = folderProblem(server.cwd);
     if (cwd) problems.push({ path: ["servers", server.name, "cwd"], message: cwd });
+    if (server.sandbox) problems.push(...sandboxProblems(server, server.sandbox, env));
   }
   const macros = config.scripting.macrosDir;
   if (macros && options.macrosExplicit) {
@@ -56,6 +58,26 @@ export function preflight(config: GatewayConfig, options: PreflightOptions): Pre
     if (why) problems.push({ path: ["scripting", "macros"], message: why });
   }
   return problems;
+}
+
+/** A sandboxed server needs bubblewrap and the folders it is given. */
+function sandboxProblems(
+  server: StdioServerConfig,
+  sandbox: SandboxConfig,
+  env: Record<string, string | undefined>,
+): PreflightProblem[] {
+  const at = ["servers", server.name, "sandbox"];
+  const out: PreflightProblem[] = [];
+  if (!findBwrap(env.PATH)) {
+    out.push({ path: at, message: `bubblewrap (bwrap) is not on PATH; ${BWRAP_HINT}` });
+  }
+  for (const key of ["read", "write"] as const) {
+    sandbox[key].forEach((dir, i) => {
+      const why = folderProblem(dir);
+      if (why) out.push({ path: [...at, key, i], message: why });
+    });
+  }
+  return out;
 }
 
 /** Why a stdio server's command cannot be started, or `undefined` when it can. */
