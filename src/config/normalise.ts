@@ -175,10 +175,7 @@ function normaliseServer(
     protocol: s.protocol ?? "auto",
     filters: filtersOf(s, g.filters, dir),
   };
-  // Filters are applied by the next change; until then a configured one must not pass silently.
-  if (common.filters.length > 0) {
-    problems.push({ path: ["servers", name, "filters"], message: "filters are not supported yet" });
-  }
+
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {
     problems.push({ path, message: "expected either command (stdio) or url (HTTP), not both" });

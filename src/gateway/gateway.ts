@@ -24,7 +24,8 @@ import { ServerScopes } from "./server-scopes.ts";
 import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { CallObservers, type CallRecord } from "./call-records.ts";
+import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
+import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Gateway lifecycle and routing. */
@@ -36,6 +37,8 @@ export class Gateway {
   readonly passthrough: PassthroughHub;
   /** Tasks created through the gateway, routed to the upstreams that own them. */
   readonly tasks: TaskRouter = new TaskRouter(this);
+  /** The result filters every upstream tool result and resource read passes. */
+  readonly filters: ResultScreen = new ResultScreen();
   #catalog: Catalog;
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
@@ -263,7 +266,7 @@ export class Gateway {
     return this.#observers.observe(
       name,
       caller,
-      (onServer) => this.#route(name, args, caller, options, onServer),
+      (note) => this.#route(name, args, caller, options, note),
     );
   }
 
@@ -292,7 +295,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    onServer?: (server: string) => void,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const target = this.resolveTool(name, caller, options.internal);
     if ("call" in target) {
@@ -306,7 +309,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    onServer?.(target.server);
+    note?.server(target.server);
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(
@@ -315,16 +318,18 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, inner),
+        (inner) => this.#callUpstream(target, args, caller, inner, note),
       );
     }
-    return await this.#callUpstream(target, args, options);
+    return await this.#callUpstream(target, args, caller, options, note);
   }
 
   async #callUpstream(
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
+    caller: Caller,
     options: CallOptions,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     try {
@@ -334,7 +339,7 @@ export class Gateway {
         });
       }
       // Tracked in flight, on the caller's own process of an `isolation: session` server.
-      return await this.passthrough.serve(
+      const result = await this.passthrough.serve(
         upstream,
         options,
         (serving) => {
@@ -352,6 +357,13 @@ export class Gateway {
           });
         },
       );
+      const screened = await this.filters.run(
+        this.#config,
+        filterContext("tool", target.server, target.name, caller, options),
+        result,
+      );
+      if (screened.acted.length > 0) note?.filters(screened.acted);
+      return screened.value;
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);
