@@ -180,4 +180,18 @@ describe("mcp-gateway check", () => {
       /servers\.boxed\.sandbox\.read\[0\] \(line 4\): read folder .* holds the config's folder/,
     );
   });
+
+  it("names a missing Lua filter file and a package runner under the sandbox", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder(
+        "gateway:\n  filters: [secrets, { lua: ./gone.lua }]\nservers:\n" +
+          "  a: { command: npx, args: [some-server], sandbox: true }\n",
+      ),
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /servers\.a\.filters \(line 4\): Lua filter .*gone\.lua does not exist/);
+    assert.match(r.stderr, /servers\.a\.command \(line 4\): npx fetches packages at start/);
+  });
 });

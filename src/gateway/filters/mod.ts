@@ -5,7 +5,7 @@
  */
 export { filterContext, type LuaFilterFactory, ResultScreen, type Screened } from "./screen.ts";
 export { SECRET_RULES, secretsFilter } from "./secrets.ts";
-export { ibanValid, luhnValid, PII_RULES, piiFilter } from "./pii.ts";
+export { ibanValid, luhnValid, PII_RULES, piiFilter, redactEmails } from "./pii.ts";
 export { spotlightFilter, spotlightMarkers } from "./spotlight.ts";
 export { mapStrings, redactor, type RedactRule } from "./strings.ts";
 export type { FilterContext, FilterEvent, JsonObject, ResultFilter } from "./types.ts";

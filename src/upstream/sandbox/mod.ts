@@ -14,7 +14,7 @@ import { bwrapArgs } from "./bwrap.ts";
 import { packageFolders, resolveProgram } from "./package-folders.ts";
 
 export { bwrapArgs } from "./bwrap.ts";
-export { packageFolders, resolveProgram } from "./package-folders.ts";
+export { FETCHING_RUNNERS, packageFolders, resolveProgram } from "./package-folders.ts";
 
 /** What to install when `bwrap` is missing (said by `check` and by a failed start). */
 export const BWRAP_HINT = "install the Debian package bubblewrap (apt-get install bubblewrap)";

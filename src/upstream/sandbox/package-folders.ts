@@ -20,11 +20,22 @@ import { GatewayError } from "../../shared/errors.ts";
 /** Folders bound read-only for every sandboxed server (those that exist on this machine). */
 export const SYSTEM_FOLDERS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/** Package runners that fetch at start (network, a cache in `$HOME`): a box refuses both. */
+export const FETCHING_RUNNERS = /^(npx|bunx|pnpx|uvx|pipx)$/;
+
 /** Programs whose first existing file argument is the script they run. */
 const INTERPRETERS = /^(node|nodejs|bun|deno|python[0-9.]*|tsx|ts-node)(\.exe)?$/;
 
 /** The command's real path, found on `path` (the child's `PATH`) unless it names a file. */
 export function resolveProgram(command: string, path: string | undefined, cwd: string): string {
+  if (FETCHING_RUNNERS.test(basename(command))) {
+    throw new GatewayError(
+      "UPSTREAM_UNAVAILABLE",
+      `sandbox: ${basename(command)} fetches the package at start (network, a cache in $HOME), ` +
+        "which the sandbox refuses; install the package and run its file (command: node, " +
+        "args: [node_modules/PACKAGE/dist/index.js, …])",
+    );
+  }
   const candidates = command.includes("/")
     ? [isAbsolute(command) ? command : resolve(cwd, command)]
     : (path ?? "").split(delimiter).filter((d) => d !== "").map((d) => join(d, command));
