@@ -6,23 +6,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseConfig, type StdioServerConfig } from "../../src/config/mod.ts";
-import { GatewayError } from "../../src/shared/errors.ts";
+import { problemsOf } from "./_problems.ts";
 
 const FILE = "/srv/gw/gateway.yaml";
 const stdio = (yaml: string, name: string) =>
   parseConfig(yaml, { file: FILE }).servers.find((s) => s.name === name) as StdioServerConfig;
 
-function problems(yaml: string): string[] {
-  try {
-    parseConfig(yaml, { file: FILE });
-  } catch (err) {
-    assert.ok(err instanceof GatewayError);
-    return (err.data!.problems as { path: string; message: string }[]).map((p) =>
-      `${p.path}: ${p.message}`
-    );
-  }
-  assert.fail("expected the config to be rejected");
-}
+const problems = (yaml: string) => problemsOf(yaml, FILE);
 
 describe("sandbox and filters in the config", () => {
   const yaml = `
