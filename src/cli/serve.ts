@@ -114,6 +114,7 @@ export async function startGateway(
     journal.record(call);
     metrics.observe(call);
   });
+  gateway.filters.observe((event) => metrics.observeFilter(event));
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);

@@ -9,6 +9,7 @@ import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts"
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
+import { filtersOf, sandboxOf } from "./sandbox.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -39,7 +40,7 @@ export function normaliseConfig(
   const separator = g.separator ?? "__";
   const servers: ServerConfig[] = [];
   for (const [name, s] of Object.entries(raw.servers ?? {})) {
-    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? []);
+    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? [], g);
     if (server) servers.push(server);
     if (name.includes(separator)) {
       problems.push({
@@ -152,6 +153,7 @@ function normaliseServer(
   dir: string,
   problems: NormaliseProblem[],
   withheldEnv: readonly string[],
+  g: NonNullable<RawConfig["gateway"]>,
 ): ServerConfig | undefined {
   const common = {
     name,
@@ -173,7 +175,9 @@ function normaliseServer(
     ...isolationOf(name, s, dir, problems),
     protocol: s.protocol ?? "auto",
     apps: s.apps ?? "auto",
+    filters: filtersOf(s, g.filters, dir),
   };
+
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {
     problems.push({ path, message: "expected either command (stdio) or url (HTTP), not both" });
@@ -195,10 +199,11 @@ function normaliseServer(
       cwd: abs(dir, s.cwd ?? "."),
       inheritEnv: s.inheritEnv ?? false,
       withheldEnv,
+      sandbox: sandboxOf(name, s, g.sandbox, dir, process.env.HOME, problems),
     };
   }
   if (s.url !== undefined) {
-    for (const key of ["args", "env", "cwd", "inheritEnv"] as const) {
+    for (const key of ["args", "env", "cwd", "inheritEnv", "sandbox"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
       }

@@ -53,6 +53,42 @@ const restart = z.strictObject({
   ),
 });
 
+const pathList = z.array(z.string().min(1, { error: "expected a non-empty path" }), {
+  error: "expected a list of folders",
+});
+
+/** `sandbox:` of a stdio server (or the gateway's default): true, false, or what it may reach. */
+const sandbox = z.union([
+  z.boolean(),
+  z.strictObject({
+    read: pathList.optional().describe("Folders the server may read (relative to the config)."),
+    write: pathList.optional().describe("Folders the server may read and write."),
+    network: z.boolean().optional().describe("Keep the network (default false: none at all)."),
+  }),
+], { error: "expected true, false or a map with read, write and network" }).describe(
+  "Run the stdio command under bubblewrap: system folders and its own package read-only, a " +
+    "private /tmp, its cwd and `write` folders writable, `read` folders readable, nothing " +
+    "else; new PID, IPC and UTS namespaces; no network unless `network: true`.",
+);
+
+/** `filters:` of a server or the gateway: built-in names or Lua files, applied in order. */
+const filters = z.array(
+  z.union([
+    z.enum(["secrets", "pii", "spotlight"], {
+      error: "expected secrets, pii, spotlight or { lua: FILE }",
+    }),
+    z.strictObject({
+      lua: z.string().min(1).describe(
+        "Lua file defining filter(result, ctx), relative to the config.",
+      ),
+    }),
+  ], { error: "expected secrets, pii, spotlight or { lua: FILE }" }),
+  { error: "expected a list of filters" },
+).describe(
+  "Filters applied to every tool result and resource read before a client sees it: secrets, " +
+    "pii, spotlight, or { lua: FILE }. The gateway's run first, then the server's.",
+);
+
 const server = z.strictObject({
   command: z.string().min(1, { error: "expected a command" }).optional().describe(
     "Executable of a stdio server (never run through a shell).",
@@ -124,6 +160,8 @@ const server = z.strictObject({
     "Pass the gateway's environment to a stdio server: true (all of it) or a list of names. " +
       "Default: only PATH, HOME, LANG and TMPDIR. Auth token variables are never passed.",
   ),
+  sandbox: sandbox.optional(),
+  filters: filters.optional(),
 });
 
 const token = z.strictObject({
@@ -251,6 +289,8 @@ export const configSchema = z.strictObject({
       ),
     }).optional(),
     drainTimeout: duration.optional(),
+    sandbox: sandbox.optional().describe("Default sandbox of every stdio server."),
+    filters: filters.optional().describe("Filters applied to every server's results, first."),
     telemetry: z.strictObject({
       otlp: z.url({ error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }).describe(
         "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces.",
@@ -302,6 +342,10 @@ export type RawConfig = z.infer<typeof configSchema>;
 export type RawServer = z.infer<typeof server>;
 /** The `gateway.auth.oauth` section as written. */
 export type RawOAuth = z.infer<typeof oauth>;
+/** A `sandbox:` entry as written. */
+export type RawSandbox = z.infer<typeof sandbox>;
+/** A `filters:` list as written. */
+export type RawFilters = z.infer<typeof filters>;
 /** One inline macro as written. */
 export type RawInlineMacro = z.infer<typeof inlineMacro>;
 

@@ -42,6 +42,33 @@ interface ServerCommon {
   readonly protocol: "auto" | "legacy" | "modern";
   /** MCP Apps: whether the server is offered the `io.modelcontextprotocol/ui` capability. */
   readonly apps: "auto" | "on" | "off";
+  /** Filters applied to its tool results and resource reads, in order (the gateway's first). */
+  readonly filters: readonly FilterSpec[];
+}
+
+/** One result filter: a built-in or a Lua file. */
+export type FilterSpec =
+  | { readonly kind: "builtin"; readonly name: "secrets" | "pii" | "spotlight" }
+  | {
+    readonly kind: "lua";
+    /** `lua:<file name without .lua>`, as metrics and call records name it. */
+    readonly name: string;
+    /** Absolute path of the Lua file. */
+    readonly file: string;
+  };
+
+/** What a sandboxed stdio server may reach (see `upstream/sandbox/`). */
+export interface SandboxConfig {
+  /** Absolute folders bound read-only. */
+  readonly read: readonly string[];
+  /** Absolute folders bound writable. */
+  readonly write: readonly string[];
+  /** Keep the host's network (default false: a network namespace of its own, loopback only). */
+  readonly network: boolean;
+  /** True when `cwd` was written (bound writable); false: an empty folder at the same path. */
+  readonly ownCwd: boolean;
+  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
+  readonly hidden: readonly string[];
 }
 
 /** One root the gateway offers an upstream on its own (a `file://` URI). */
@@ -61,6 +88,8 @@ export interface StdioServerConfig extends ServerCommon {
   readonly inheritEnv: boolean | readonly string[];
   /** Variables never passed on: they hold or name an auth token (names only, never values). */
   readonly withheldEnv: readonly string[];
+  /** Run under bubblewrap; `null` = unboxed. */
+  readonly sandbox: SandboxConfig | null;
 }
 
 /** An HTTP upstream: streamable HTTP, legacy SSE, or auto (streamable first, then SSE). */

@@ -29,7 +29,8 @@ import { ServerScopes } from "./server-scopes.ts";
 import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { CallObservers, type CallRecord } from "./call-records.ts";
+import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
+import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Gateway lifecycle and routing. */
@@ -41,6 +42,8 @@ export class Gateway {
   readonly passthrough: PassthroughHub;
   /** Tasks created through the gateway, routed to the upstreams that own them. */
   readonly tasks: TaskRouter = new TaskRouter(this);
+  /** The result filters every upstream tool result and resource read passes. */
+  readonly filters: ResultScreen = new ResultScreen();
   #catalog: Catalog;
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
@@ -282,7 +285,7 @@ export class Gateway {
     return this.#observers.observe(
       name,
       caller,
-      (onServer) => this.#route(name, args, caller, options, onServer),
+      (note) => this.#route(name, args, caller, options, note),
     );
   }
 
@@ -311,7 +314,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    onServer?: (server: string) => void,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
     const target = this.resolveTool(name, caller, options.internal, view);
@@ -326,7 +329,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    onServer?.(target.server);
+    note?.server(target.server);
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(
@@ -335,16 +338,18 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, inner),
+        (inner) => this.#callUpstream(target, args, caller, inner, note),
       );
     }
-    return await this.#callUpstream(target, args, options);
+    return await this.#callUpstream(target, args, caller, options, note);
   }
 
   async #callUpstream(
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
+    caller: Caller,
     options: CallOptions,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     try {
@@ -372,8 +377,17 @@ export class Gateway {
           });
         },
       );
+      const screened = await this.filters.run(
+        this.#config,
+        filterContext("tool", target.server, target.name, caller, options),
+        result,
+      );
+      if (screened.acted.length > 0) note?.filters(screened.acted);
       // Resource links name URIs as the client knows them (`ui://` views especially).
-      return exposeResultUris(result, (uri) => exposeUri(this.#resources, target.server, uri));
+      return exposeResultUris(
+        screened.value,
+        (uri) => exposeUri(this.#resources, target.server, uri),
+      );
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);

@@ -10,7 +10,15 @@ export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
-export type { CallRecord } from "./call-records.ts";
+export type { CallNote, CallRecord } from "./call-records.ts";
+export {
+  type FilterContext,
+  type FilterEvent,
+  type JsonObject,
+  type LuaFilterFactory,
+  type ResultFilter,
+  ResultScreen,
+} from "./filters/mod.ts";
 export type { ChangeListener } from "./list-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";

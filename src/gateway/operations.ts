@@ -22,6 +22,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../shared/errors.ts";
+import { filterContext } from "./filters/mod.ts";
 import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
 import {
@@ -108,14 +109,21 @@ export async function readResource(
       ReadResourceResultSchema,
       options.signal ? { signal: options.signal } : {},
     )) as ReadResourceResult;
-  if (params.uri === target.uri) return result;
-  const contents = result.contents.map((c) => {
-    const uri = c.uri === target.uri
-      ? params.uri
-      : exposeUri(gateway.resources, target.server, c.uri);
-    return uri === c.uri ? c : { ...c, uri };
-  });
-  return { ...result, contents };
+  const exposed = params.uri === target.uri ? result : {
+    ...result,
+    contents: result.contents.map((c) => {
+      const uri = c.uri === target.uri
+        ? params.uri
+        : exposeUri(gateway.resources, target.server, c.uri);
+      return uri === c.uri ? c : { ...c, uri };
+    }),
+  };
+  const screened = await gateway.filters.run(
+    gateway.config,
+    filterContext("resource", target.server, params.uri, caller, options),
+    exposed,
+  );
+  return screened.value;
 }
 
 /** `completion/complete` routed by its prompt or resource-template reference. */

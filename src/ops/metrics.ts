@@ -7,7 +7,7 @@
  * `tool="unknown"`, and after {@link MAX_TOOL_LABELS} distinct names every further one counts
  * under `tool="other"`.
  */
-import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import type { CallRecord, FilterEvent, Gateway } from "../gateway/mod.ts";
 import type { ScriptRunRecord } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import {
@@ -53,6 +53,8 @@ export class Metrics {
   readonly #reloads = { ok: 0, rejected: 0 };
   readonly #scriptRuns = new Map<string, number>();
   readonly #scriptLimits = new Map<string, number>();
+  /** Filter actions by `server\0filter\0action` (bounded: servers × configured filters × 3). */
+  readonly #filterActions = new Map<string, number>();
   readonly #startedAt = Date.now();
   readonly #toolLabels = new Set<string>();
   readonly #maxToolLabels: number;
@@ -101,6 +103,12 @@ export class Metrics {
   observeScript(run: ScriptRunRecord): void {
     this.#scriptRuns.set(run.outcome, (this.#scriptRuns.get(run.outcome) ?? 0) + 1);
     if (run.limit) this.#scriptLimits.set(run.limit, (this.#scriptLimits.get(run.limit) ?? 0) + 1);
+  }
+
+  /** Counts what one result filter did (pass to `gateway.filters.observe`). */
+  observeFilter(event: FilterEvent): void {
+    const key = `${event.server}\0${event.filter}\0${event.action}`;
+    this.#filterActions.set(key, (this.#filterActions.get(key) ?? 0) + 1);
   }
 
   /** Counts one config reload. */
@@ -189,6 +197,15 @@ export class Metrics {
         "counter",
         "Script runs stopped at a limit, by limit.",
         [...limits].map(([limit, n]) => ({ labels: { limit }, value: n })),
+      ),
+      family(
+        `${P}_filter_actions_total`,
+        "counter",
+        "Results a filter changed, blocked or failed on, by server and filter.",
+        [...this.#filterActions].map(([key, n]) => {
+          const [server, filter, action] = key.split("\0") as [string, string, string];
+          return { labels: { server, filter, action }, value: n };
+        }),
       ),
       family(`${P}_config_reloads_total`, "counter", "Config reloads by result.", [
         { labels: { result: "applied" }, value: this.#reloads.ok },

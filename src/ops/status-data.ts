@@ -67,6 +67,8 @@ export interface CallStatus {
   outcome: CallRecord["outcome"];
   durationMs: number;
   error: string | null;
+  /** Result filters that changed or blocked the result, in order. */
+  filters: readonly string[];
 }
 
 /** The whole snapshot (`/status.json`). */
@@ -140,6 +142,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     outcome: c.outcome,
     durationMs: Math.round(c.durationMs * 1000) / 1000,
     error: c.error ?? null,
+    filters: c.filters ?? [],
   }));
   const scripts = (s.recentScripts?.() ?? []).map((r): ScriptStatus => ({
     at: new Date(r.at).toISOString(),

@@ -130,11 +130,12 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
               <th>Token</th>
               <th>Outcome</th>
               <th>Duration</th>
+              <th>Filters</th>
               <th>Error</th>
             </tr>
           </thead>
           <tbody>
-    ${s.calls.length === 0 ? emptyRow(7, "no calls yet") : s.calls.map((c) =>
+    ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map((c) =>
       html`
         <tr>
           <td data-label="When">${c.at.slice(11, 23)}</td>
@@ -143,6 +144,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
           <td data-label="Token" class="name">${c.token ?? ""}</td>
           <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
           <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
+          <td data-label="Filters" class="name">${c.filters.join(", ")}</td>
           <td data-label="Error" class="err">${c.error ?? ""}</td>
         </tr>
       `

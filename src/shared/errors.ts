@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   "TOO_LARGE",
   "SCRIPT_ERROR",
   "SCRIPT_LIMIT",
+  /** A result filter refused to let a tool result or resource read through. */
+  "FILTER_BLOCKED",
   "IMAGE_INVALID",
   "VFS_DENIED",
   /** The client or upstream that would have to serve a request does not support it. */
@@ -80,6 +82,7 @@ const RPC_CODE: Record<ErrorCode, number> = {
   TOO_LARGE: JSONRPC.INVALID_REQUEST,
   SCRIPT_ERROR: JSONRPC.INTERNAL_ERROR,
   SCRIPT_LIMIT: JSONRPC.INTERNAL_ERROR,
+  FILTER_BLOCKED: JSONRPC.FORBIDDEN,
   IMAGE_INVALID: JSONRPC.INVALID_PARAMS,
   VFS_DENIED: JSONRPC.INVALID_PARAMS,
   UNSUPPORTED: JSONRPC.METHOD_NOT_FOUND,

@@ -30,6 +30,7 @@ import {
   ProbeTransport,
   remember,
 } from "./modern/mod.ts";
+import { spawnSpec } from "./sandbox/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
@@ -148,7 +149,8 @@ async function connectStdio(
   opened: Opened,
 ): Promise<Connection> {
   const spawnOne = () => {
-    const t = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
+    // A sandboxed server's command line is bwrap's (upstream/sandbox/); the rest is the same.
+    const t = new StdioTransport({ ...spawnSpec(server, childEnv(server, process.env)), log });
     attempt.onTransport?.(t);
     opened.add(t);
     return t;

@@ -30,9 +30,11 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** Writes `yaml` to a temp folder and serves it on 127.0.0.1:0. */
-export async function startTestGateway(yaml: string): Promise<TestGateway> {
-  const dir = mkdtempSync(join(tmpdir(), "mcpgw-test-"));
+/** Writes `yaml` to a temp folder (or `dir`) and serves it on 127.0.0.1:0. */
+export async function startTestGateway(
+  yaml: string,
+  dir = mkdtempSync(join(tmpdir(), "mcpgw-test-")),
+): Promise<TestGateway> {
   const file = join(dir, "gateway.yaml");
   writeFileSync(file, yaml);
   const config = parseConfig(yaml, { file });

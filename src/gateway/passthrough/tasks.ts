@@ -21,11 +21,14 @@ import {
 import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
+import { filterContext } from "../filters/mod.ts";
 import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 
 interface Owned {
   readonly server: string;
+  /** The exposed name of the tool the task runs (its result passes that server's filters). */
+  readonly tool: string;
   readonly upstreamId: string;
   readonly tokenName: string | null;
   readonly session: SessionLink | undefined;
@@ -74,7 +77,7 @@ export class TaskRouter {
     ).finally(() => {
       if (options.origin) this.#gateway.passthrough.untrack(target.server, options);
     }) as CreateTaskResult;
-    const id = this.#remember(target.server, result.task, caller, options.session);
+    const id = this.#remember(target, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
 
@@ -99,12 +102,19 @@ export class TaskRouter {
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);
     try {
-      return await this.#upstream(owned).request(
+      const result = await this.#upstream(owned).request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
       );
+      // A task's result is a tool result: it passes the tool's server's filters the same way.
+      const screened = await this.#gateway.filters.run(
+        this.#gateway.config,
+        filterContext("tool", owned.server, owned.tool, caller, options),
+        result as object,
+      );
+      return screened.value;
     } finally {
       hub.untrack(owned.server, options);
     }
@@ -169,7 +179,12 @@ export class TaskRouter {
     }).catch(() => {});
   }
 
-  #remember(server: string, task: Task, caller: Caller, session: SessionLink | undefined): string {
+  #remember(
+    { server, name: tool }: { server: string; name: string },
+    task: Task,
+    caller: Caller,
+    session: SessionLink | undefined,
+  ): string {
     this.#sweep();
     if (this.#byId.size >= MAX_TASKS) {
       const oldest = this.#byId.keys().next().value;
@@ -179,6 +194,7 @@ export class TaskRouter {
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
       server,
+      tool,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       session,
