@@ -1,0 +1,106 @@
+/**
+ * Large command output into a pipe that is read slowly arrives whole before the command exits:
+ * `import` of a 1 MB client config, `call` of a 2 MiB result, `tools --json` of a long list.
+ * Runs the CLI from source on the runtime the tests run on, and the compiled binary when
+ * MCPGW_BINARY names it (before, Bun cut the output at 64–400 KB and exited 0).
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { importClientConfig, importedYaml, parseJsonc } from "../../src/config/mod.ts";
+import { selfCommand } from "../../src/runtime/mod.ts";
+import { fixture } from "../_helpers/gateway.ts";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `cmd args` with stdout to a pipe this side reads slowly (40 ms after every chunk), so
+ * the command's writes queue up behind a full pipe as they do behind a slow consumer.
+ */
+function slowRead(cmd: readonly string[], args: string[], cwd: string): Promise<Run> {
+  const child = spawn(cmd[0]!, [...cmd.slice(1), ...args], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out: Buffer[] = [];
+  let err = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    out.push(chunk);
+    child.stdout!.pause();
+    setTimeout(() => child.stdout!.resume(), 40);
+  });
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.kill(child.pid!, "SIGKILL");
+      reject(new Error(`no exit within 120s; stderr:\n${err}`));
+    }, 120_000);
+    // "close": the exit status and the end of both pipes, so nothing is still in flight here.
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: err });
+    });
+  });
+}
+
+const COMMANDS: Array<[string, string[]]> = [["source", selfCommand()]];
+if (process.env.MCPGW_BINARY) COMMANDS.push(["binary", [process.env.MCPGW_BINARY]]);
+
+describe("large output into a slow pipe", () => {
+  let dir: string;
+  let clientConfig: string;
+  const MIB2 = 2 * 1024 * 1024;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "mcpgw-pipe-"));
+    const servers: Record<string, unknown> = {};
+    for (let i = 0; i < 2000; i++) {
+      servers[`server-${i}`] = { command: "node", args: [`--flag-${i}`, "x".repeat(480)] };
+    }
+    clientConfig = join(dir, "claude_desktop_config.json");
+    writeFileSync(clientConfig, JSON.stringify({ mcpServers: servers }));
+    writeFileSync(
+      join(dir, "gateway.yaml"),
+      `servers:\n  big: { command: node, args: [${JSON.stringify(fixture("big-result.mjs"))}] }\n` +
+        `  echo: { command: node, args: [${JSON.stringify(fixture("echo.mjs"))}], ` +
+        `env: { ECHO_EXTRA_TOOLS: "9000" } }\n`,
+    );
+  });
+
+  for (const [label, cmd] of COMMANDS) {
+    it(`${label}: import of a 1 MB config prints all of it`, async () => {
+      const text = readFileSync(clientConfig, "utf8");
+      const expected = importedYaml(
+        importClientConfig(parseJsonc(text, clientConfig), clientConfig),
+        "claude_desktop_config.json",
+      );
+      assert.ok(expected.length > 1_000_000, `only ${expected.length} bytes expected`);
+      const r = await slowRead(cmd, ["import", clientConfig], dir);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.length, expected.length);
+      assert.equal(r.stdout, expected);
+    });
+
+    it(`${label}: call of a 2 MiB result prints all of it`, async () => {
+      const r = await slowRead(cmd, ["call", "big__big", JSON.stringify({ bytes: MIB2 })], dir);
+      assert.equal(r.code, 0, r.stderr);
+      const result = JSON.parse(r.stdout) as { content: Array<{ text: string }> };
+      assert.equal(result.content[0]!.text.length, MIB2);
+    });
+
+    it(`${label}: tools --json of a long list prints all of it`, async () => {
+      const r = await slowRead(cmd, ["tools", "--json"], dir);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.length > 1_000_000, `only ${r.stdout.length} bytes`);
+      const { tools } = JSON.parse(r.stdout) as { tools: Array<{ name: string }> };
+      assert.equal(tools.filter((t) => t.name.startsWith("echo__extra_")).length, 9000);
+    });
+  }
+});
