@@ -7,6 +7,7 @@ import { dirname, resolve } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
+import { plainData } from "./aliases.ts";
 import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
 import { importClientConfig, importedYaml, isClientConfig, parseJsonc } from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
@@ -76,7 +77,11 @@ export function parseConfig(
     });
     throw configError(file, problems);
   }
-  const raw = doc.toJS() ?? {};
+  const plain = plainData(doc);
+  if ("problem" in plain) {
+    throw configError(file, [locate(plain.problem.path, plain.problem.message, lineOf)]);
+  }
+  const raw = plain.data;
   const envProblems: EnvProblem[] = [];
   const expanded = expandEnv(raw, options.env ?? process.env, envProblems);
   const problems: ConfigProblem[] = envProblems.map((p) => locate(p.path, p.message, lineOf));
