@@ -8,6 +8,7 @@ export { splitListen } from "./normalise.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
 export {
+  ESCAPED_NOTE,
   importClientConfig,
   importedYaml,
   isClientConfig,
