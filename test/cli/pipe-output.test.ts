@@ -1,6 +1,7 @@
 /**
  * Large command output into a pipe that is read slowly arrives whole before the command exits:
- * `import` of a 1 MB client config, `call` of a 2 MiB result, `tools --json` of a long list.
+ * `import` of a 1 MB client config, `call` of a 2 MiB result, `tools --json` of a long list,
+ * and 4 MiB of a script's `print` output that `run` writes to stderr.
  * Runs the CLI from source on the runtime the tests run on, and the compiled binary when
  * MCPGW_BINARY names it (before, Bun cut the output at 64–400 KB and exited 0).
  */
@@ -21,31 +22,39 @@ interface Run {
 }
 
 /**
- * Runs `cmd args` with stdout to a pipe this side reads slowly (40 ms after every chunk), so
- * the command's writes queue up behind a full pipe as they do behind a slow consumer.
+ * Runs `cmd args` with stdout and stderr to pipes, `slow` of them read slowly (40 ms after every
+ * chunk), so the command's writes queue up behind a full pipe as they do behind a slow consumer.
  */
-function slowRead(cmd: readonly string[], args: string[], cwd: string): Promise<Run> {
+function slowRead(
+  cmd: readonly string[],
+  args: string[],
+  cwd: string,
+  slow: "stdout" | "stderr" = "stdout",
+): Promise<Run> {
   const child = spawn(cmd[0]!, [...cmd.slice(1), ...args], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const out: Buffer[] = [];
-  let err = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    out.push(chunk);
-    child.stdout!.pause();
-    setTimeout(() => child.stdout!.resume(), 40);
-  });
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const got = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+  for (const name of ["stdout", "stderr"] as const) {
+    const stream = child[name]!;
+    stream.on("data", (chunk: Buffer) => {
+      got[name].push(chunk);
+      if (name !== slow) return;
+      stream.pause();
+      setTimeout(() => stream.resume(), 40);
+    });
+  }
+  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString("utf8");
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       process.kill(child.pid!, "SIGKILL");
-      reject(new Error(`no exit within 120s; stderr:\n${err}`));
+      reject(new Error(`no exit within 120s; stderr:\n${text(got.stderr)}`));
     }, 120_000);
     // "close": the exit status and the end of both pipes, so nothing is still in flight here.
     child.once("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: err });
+      resolve({ code, stdout: text(got.stdout), stderr: text(got.stderr) });
     });
   });
 }
@@ -56,7 +65,8 @@ if (process.env.MCPGW_BINARY) COMMANDS.push(["binary", [process.env.MCPGW_BINARY
 describe("large output into a slow pipe", () => {
   let dir: string;
   let clientConfig: string;
-  const MIB2 = 2 * 1024 * 1024;
+  const MIB = 1024 * 1024;
+  const MIB2 = 2 * MIB;
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "mcpgw-pipe-"));
@@ -93,6 +103,14 @@ describe("large output into a slow pipe", () => {
       assert.equal(r.code, 0, r.stderr);
       const result = JSON.parse(r.stdout) as { content: Array<{ text: string }> };
       assert.equal(result.content[0]!.text.length, MIB2);
+    });
+
+    it(`${label}: run prints 4 MiB of script output to stderr, all of it`, async () => {
+      writeFileSync(join(dir, "loud.lua"), `print(string.rep("z", ${4 * MIB})) return "done"`);
+      const r = await slowRead(cmd, ["run", "loud.lua"], dir, "stderr");
+      assert.equal(r.code, 0, r.stderr.slice(-500));
+      assert.equal(r.stdout, "done\n");
+      assert.equal((r.stderr.match(/z+/) ?? [""])[0].length, 4 * MIB);
     });
 
     it(`${label}: tools --json of a long list prints all of it`, async () => {
