@@ -7,9 +7,16 @@ import { dirname, resolve } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
+import { createLogger } from "../shared/log.ts";
 import { plainData } from "./aliases.ts";
 import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
-import { importClientConfig, importedYaml, isClientConfig, parseJsonc } from "./import.ts";
+import {
+  ESCAPED_NOTE,
+  importClientConfig,
+  importedYaml,
+  isClientConfig,
+  parseJsonc,
+} from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
@@ -53,7 +60,11 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
  * would, then validated; problems keep their paths but not lines (those are of the conversion).
  */
 function parseImported(json: unknown, options: LoadOptions, file: string): GatewayConfig {
-  const yaml = importedYaml(importClientConfig(json, file), file);
+  const imported = importClientConfig(json, file);
+  if (imported.escaped.length > 0) {
+    createLogger("config").warn(ESCAPED_NOTE, { file, values: imported.escaped });
+  }
+  const yaml = importedYaml(imported, file);
   try {
     return parseConfig(yaml, { ...options, file });
   } catch (err) {

@@ -143,6 +143,9 @@ describe("importing client configs", () => {
       assert.deepEqual(s.web.headers, HOSTILE.mcpServers.web.headers);
       assert.ok(!JSON.stringify(config).includes("s3cret-value"));
     }
+    // Served or checked as --config directly, the same values are named in a warning.
+    const checked = cli(["check", "--config", file], ROOT, { ...process.env, ...env });
+    assert.match(checked.stderr, /"msg":"Kept literal [^\n]*"values":\["servers\.evil\.args\[1\]"/);
   });
 
   it("a config without $ is imported without a note", () => {
