@@ -9,6 +9,7 @@ export { within } from "./sandbox.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
 export {
+  ESCAPED_NOTE,
   importClientConfig,
   importedYaml,
   isClientConfig,

@@ -51,19 +51,31 @@ export class GatewayError extends Error {
   }
 }
 
-/** JSON-RPC error codes used on the wire. */
+/**
+ * JSON-RPC error codes used on the wire. Besides JSON-RPC's own and the spec's "resource not
+ * found", the gateway's codes sit in -32003…-32019, part of the range the 2026-07-28 revision
+ * leaves to implementations (-32000…-32019), each with one meaning. Codes the spec and the SDKs already give a meaning are not reused: -32000
+ * (connection closed) and -32001 (request timeout; "session not found" on the SDK's HTTP
+ * transport, which the gateway's session layer answers too), -32002 (resource not found before
+ * 2026-07-28), and -32020…-32099 (the spec's own: header mismatch, missing client capability,
+ * unsupported protocol version, URL elicitation required, …).
+ */
 export const JSONRPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
-  /** Implementation-defined server error range. */
-  UPSTREAM_UNAVAILABLE: -32001,
-  UPSTREAM_TIMEOUT: -32002,
-  FORBIDDEN: -32003,
-  RATE_LIMITED: -32004,
+  /** The spec's "resource not found" for 2025 revisions (2026-07-28 answers -32602). */
   RESOURCE_NOT_FOUND: -32002,
+  /** The token may not do this (a tool outside its globs, a foreign session). */
+  FORBIDDEN: -32003,
+  /** Over the token's call rate or concurrency; `data.retryAfter` says when to retry. */
+  RATE_LIMITED: -32004,
+  /** The upstream that would serve the request is down or gone. */
+  UPSTREAM_UNAVAILABLE: -32005,
+  /** The upstream did not answer within its `timeout`. */
+  UPSTREAM_TIMEOUT: -32006,
 } as const;
 
 const RPC_CODE: Record<ErrorCode, number> = {

@@ -194,4 +194,33 @@ describe("mcp-gateway check", () => {
     assert.match(r.stderr, /servers\.a\.filters \(line 4\): Lua filter .*gone\.lua does not exist/);
     assert.match(r.stderr, /servers\.a\.command \(line 4\): npx fetches packages at start/);
   });
+  it("refuses a YAML alias bomb as a config error naming the file, path and line, exit 2", () => {
+    const lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'];
+    for (const [prev, name] of [..."abcdefgh"].map((c, i) => [c, "bcdefghi"[i]!])) {
+      lines.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    }
+    const cfg = folder(
+      [...lines, "servers:", "  x: { command: node, args: *i }"].join("\n") + "\n",
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.stderr.includes(cfg), r.stderr);
+    assert.match(
+      r.stderr,
+      /servers\.x\.args \(line 11\): the alias \*i expands to .* \(a YAML alias bomb\)/,
+    );
+  });
+
+  it("refuses an alias inside its own anchor, exit 2", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder("servers:\n  x: &x { command: node, args: [*x] }\n"),
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /servers\.x\.args\[0\] \(line 2\): the alias \*x is inside its own anchor/,
+    );
+  });
 });
