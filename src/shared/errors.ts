@@ -76,6 +76,8 @@ export const JSONRPC = {
   UPSTREAM_UNAVAILABLE: -32005,
   /** The upstream did not answer within its `timeout`. */
   UPSTREAM_TIMEOUT: -32006,
+  /** A result filter refused the result (`data.reason` says which filter and why). */
+  FILTER_BLOCKED: -32007,
 } as const;
 
 const RPC_CODE: Record<ErrorCode, number> = {
@@ -94,7 +96,7 @@ const RPC_CODE: Record<ErrorCode, number> = {
   TOO_LARGE: JSONRPC.INVALID_REQUEST,
   SCRIPT_ERROR: JSONRPC.INTERNAL_ERROR,
   SCRIPT_LIMIT: JSONRPC.INTERNAL_ERROR,
-  FILTER_BLOCKED: JSONRPC.FORBIDDEN,
+  FILTER_BLOCKED: JSONRPC.FILTER_BLOCKED,
   IMAGE_INVALID: JSONRPC.INVALID_PARAMS,
   VFS_DENIED: JSONRPC.INVALID_PARAMS,
   UNSUPPORTED: JSONRPC.METHOD_NOT_FOUND,
