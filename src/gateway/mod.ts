@@ -12,6 +12,7 @@ export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
 export type { CallRecord } from "./call-records.ts";
 export type { ChangeListener } from "./list-changes.ts";
+export { visibleChanges } from "./visible-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
