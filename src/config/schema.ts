@@ -242,6 +242,9 @@ export const configSchema = z.strictObject({
       ),
     }).optional(),
     drainTimeout: duration.optional(),
+    startWait: duration.optional().describe(
+      "Longest wait for upstreams before clients are served at start (2s); later ones join.",
+    ),
     telemetry: z.strictObject({
       otlp: z.url({ error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }).describe(
         "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces.",

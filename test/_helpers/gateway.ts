@@ -30,13 +30,20 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** Writes `yaml` to a temp folder and serves it on 127.0.0.1:0. */
-export async function startTestGateway(yaml: string): Promise<TestGateway> {
+/**
+ * Writes `yaml` to a temp folder and serves it on 127.0.0.1:0; resolves once every upstream's
+ * first start is done, unless `settle: false` (then as soon as clients are served).
+ */
+export async function startTestGateway(
+  yaml: string,
+  { settle = true }: { settle?: boolean } = {},
+): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-test-"));
   const file = join(dir, "gateway.yaml");
   writeFileSync(file, yaml);
   const config = parseConfig(yaml, { file });
   const running = await startGateway(config, { listen: "127.0.0.1:0" });
+  if (settle) await running.settled;
   const url = `http://127.0.0.1:${running.http!.port}`;
   return { running, url, dir, stop: () => running.stop() };
 }
