@@ -390,7 +390,8 @@ export class Gateway {
     const known = this.pool.all().filter((u) =>
       u.state === "up" || u.state === "down" || u.state === "starting"
     );
-    this.#catalog = buildCatalog(this.#config, known, this.log);
+    // The gateway's own tools keep their names; an upstream tool taking one is renamed.
+    this.#catalog = buildCatalog(this.#config, known, this.log, new Set(this.#local.keys()));
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({

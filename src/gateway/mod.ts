@@ -8,7 +8,7 @@ export type { CallGate, GatedCall } from "./call-gate.ts";
 export { callContext } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
-export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
+export type { Catalog, PromptEntry, RenamedTool, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
 export type { CallRecord } from "./call-records.ts";
 export type { ChangeListener } from "./list-changes.ts";
