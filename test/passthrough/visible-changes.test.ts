@@ -1,10 +1,15 @@
 /**
  * `list_changed` reaches only the sessions whose own list changed: with two tokens, a server
  * outside the narrow token's globs adding a tool, a prompt or a resource tells the wide
- * session and not the narrow one; a change inside the narrow token's globs tells both.
+ * session and not the narrow one; a change inside the narrow token's globs tells both. The
+ * same holds for 2026-07-28 clients' `subscriptions/listen` streams.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   PromptListChangedNotificationSchema,
@@ -30,12 +35,39 @@ function count(client: Client): Counts {
   return counts;
 }
 
+/** A 2026-07-28 client of `token` listening for every list change, and what it heard. */
+async function listening(url: string, token: string): Promise<{ client: V2Client; seen: Counts }> {
+  const client = new V2Client({ name: "modern", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const seen = { tools: 0, prompts: 0, resources: 0 };
+  for (const kind of ["tools", "prompts", "resources"] as const) {
+    client.setNotificationHandler(
+      `notifications/${kind}/list_changed` as never,
+      (() => void seen[kind]++) as never,
+    );
+  }
+  await client.connect(
+    new V2Transport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  await client.listen({
+    toolsListChanged: true,
+    promptsListChanged: true,
+    resourcesListChanged: true,
+  });
+  return { client, seen };
+}
+
 describe("list_changed per session", () => {
   let gw: TestGateway;
   let wide: Client;
   let narrow: Client;
   let seenWide: Counts;
   let seenNarrow: Counts;
+  let modernWide: { client: V2Client; seen: Counts };
+  let modernNarrow: { client: V2Client; seen: Counts };
   before(async () => {
     // `hidden` is outside the narrow token's globs; `shared` is inside them.
     gw = await startTestGateway(`
@@ -52,8 +84,12 @@ servers:
     narrow = await authedHttpClient(gw.url, NARROW);
     seenWide = count(wide);
     seenNarrow = count(narrow);
+    modernWide = await listening(gw.url, WIDE);
+    modernNarrow = await listening(gw.url, NARROW);
   });
   after(async () => {
+    await modernWide?.client.close().catch(() => {});
+    await modernNarrow?.client.close().catch(() => {});
     await wide?.close();
     await narrow?.close();
     await gw?.stop();
@@ -63,16 +99,21 @@ servers:
     for (const what of ["tool", "prompt", "resource"] as const) {
       await wide.callTool({ name: `hidden__add_${what}`, arguments: {} });
     }
-    await waitFor(
-      () => seenWide.tools >= 1 && seenWide.prompts >= 1 && seenWide.resources >= 1,
-      10_000,
-      "the wide session's list_changed",
-    );
+    for (const seen of [seenWide, modernWide.seen]) {
+      await waitFor(
+        () => seen.tools >= 1 && seen.prompts >= 1 && seen.resources >= 1,
+        10_000,
+        "the wide token's list_changed",
+      );
+    }
     // Then a change both see: once it reached the narrow session, an earlier one would have.
     await wide.callTool({ name: "shared__add_tool", arguments: {} });
     await waitFor(() => seenNarrow.tools >= 1, 10_000, "the narrow session's tools/list_changed");
     await waitFor(() => seenWide.tools >= 2, 10_000, "the wide session's second one");
+    await waitFor(() => modernNarrow.seen.tools >= 1, 10_000, "the narrow stream's list_changed");
+    await waitFor(() => modernWide.seen.tools >= 2, 10_000, "the wide stream's second one");
     assert.deepEqual(seenNarrow, { tools: 1, prompts: 0, resources: 0 });
+    assert.deepEqual(modernNarrow.seen, { tools: 1, prompts: 0, resources: 0 });
     const names = (await narrow.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes("shared__added_13"), names.join(","));
     assert.ok(!names.some((n) => n.startsWith("hidden__")), names.join(","));
