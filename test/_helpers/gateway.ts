@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { parseDocument } from "yaml";
 import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
@@ -21,6 +22,18 @@ export const nodeServer = (file: string, extra = ""): string =>
   `{ command: node, args: [${JSON.stringify(fixture(file))}]${extra ? ", " + extra : ""} }`;
 
 setLogLevel(process.env.TEST_LOG_LEVEL as "debug" ?? "silent");
+
+/**
+ * `yaml` with a long `gateway.startWait` unless it sets one: a gateway process started on it
+ * serves its first lists once every upstream's start is done, as a test that is not about
+ * start-up expects (an in-process gateway waits for {@link RunningGateway.settled} instead).
+ */
+export function settledStart(yaml: string): string {
+  const doc = parseDocument(yaml);
+  if (doc.hasIn(["gateway", "startWait"])) return yaml;
+  doc.setIn(["gateway", "startWait"], "2m");
+  return doc.toString();
+}
 
 /** A gateway serving HTTP on an ephemeral loopback port. */
 export interface TestGateway {
