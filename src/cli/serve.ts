@@ -222,7 +222,13 @@ export async function startGateway(
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
   setJitPolicy(1);
   const up = gateway.pool.all().filter((u) => u.state === "up").length;
-  log.info("ready", { upstreams: gateway.pool.all().length, up });
+  // Those still starting after `startWait` join later (each logs "upstream up" then).
+  const starting = gateway.pool.all().filter((u) => u.state === "starting").length;
+  log.info("ready", {
+    upstreams: gateway.pool.all().length,
+    up,
+    ...(starting ? { starting } : {}),
+  });
   let stopping: Promise<void> | undefined;
   return {
     gateway,
