@@ -43,6 +43,8 @@ const log = createLogger("serve");
 export interface RunningGateway {
   gateway: Gateway;
   http: HttpServer | null;
+  /** Resolves once every upstream's first start is done (serving began `startWait` sooner). */
+  settled: Promise<void>;
   /** Re-reads the config file and applies it; keeps the old one when invalid. */
   reload(trigger?: string): Promise<boolean>;
   /**
@@ -62,7 +64,10 @@ export interface StartOptions {
   watch?: boolean;
 }
 
-/** Starts serving a config; resolves once upstreams are started and HTTP or stdio serves. */
+/**
+ * Starts serving a config; resolves once HTTP or stdio serves, which is when every upstream
+ * started or `gateway.startWait` passed (the rest join as they come up).
+ */
 export async function startGateway(
   config: GatewayConfig,
   options: StartOptions = {},
@@ -91,8 +96,10 @@ export async function startGateway(
   let gateway: Gateway;
   let scripting: Scripting | null;
   try {
+    // Clients are served after `startWait` at most: a silent server holds no one at the door.
     ({ gateway, scripting } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
+      startWaitMs: config.gateway.startWaitMs,
     }));
   } catch (err) {
     await http?.close();
@@ -153,6 +160,7 @@ export async function startGateway(
     return {
       gateway,
       http: null,
+      settled: gateway.settled,
       reload,
       forceStop: () => lifecycle.force(),
       stop: () =>
@@ -215,11 +223,18 @@ export async function startGateway(
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
   setJitPolicy(1);
   const up = gateway.pool.all().filter((u) => u.state === "up").length;
-  log.info("ready", { upstreams: gateway.pool.all().length, up });
+  // Those still starting after `startWait` join later (each logs "upstream up" then).
+  const starting = gateway.pool.all().filter((u) => u.state === "starting").length;
+  log.info("ready", {
+    upstreams: gateway.pool.all().length,
+    up,
+    ...(starting ? { starting } : {}),
+  });
   let stopping: Promise<void> | undefined;
   return {
     gateway,
     http,
+    settled: gateway.settled,
     reload,
     forceStop: () => lifecycle.force(),
     stop: () =>

@@ -109,6 +109,7 @@ export function normaliseConfig(
       maxBatch: g.limits?.batch ?? 50,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
+      startWaitMs: ms(g.startWait, 2_000),
       telemetry: g.telemetry
         ? {
           otlp: g.telemetry.otlp,

@@ -291,6 +291,9 @@ export const configSchema = z.strictObject({
     drainTimeout: duration.optional(),
     sandbox: sandbox.optional().describe("Default sandbox of every stdio server."),
     filters: filters.optional().describe("Filters applied to every server's results, first."),
+    startWait: duration.optional().describe(
+      "Longest wait for upstreams before clients are served at start (2s); later ones join.",
+    ),
     telemetry: z.strictObject({
       otlp: z.url({ error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }).describe(
         "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces.",

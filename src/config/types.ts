@@ -207,6 +207,11 @@ export interface GatewayConfig {
     readonly maxBatch: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
+    /**
+     * Longest wait at start for upstreams before clients are served; servers up by then are
+     * listed, later ones join with `list_changed`.
+     */
+    readonly startWaitMs: number;
     /** OpenTelemetry traces; `null` = off. */
     readonly telemetry: TelemetryConfig | null;
     /** Several instances sharing Redis; `null` = everything in-process. */

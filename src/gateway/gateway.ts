@@ -57,6 +57,7 @@ export class Gateway {
   /** Servers per glob list, valid for one catalog version. */
   #scopes = new ServerScopes();
   #gate: CallGate | null = null;
+  #settled: Promise<void> = Promise.resolve();
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -93,10 +94,27 @@ export class Gateway {
     return this.#resources;
   }
 
-  /** Connects every upstream concurrently. */
-  async start(onEach?: (u: Upstream) => void): Promise<void> {
-    await this.pool.startAll(onEach);
+  /**
+   * Connects every upstream concurrently. With `waitMs`, resolves after that long at most: the
+   * servers up by then are in the catalog, and each one that comes up later joins it (every
+   * session hears `list_changed`). {@link settled} tells when every first start is done.
+   */
+  async start(onEach?: (u: Upstream) => void, waitMs?: number): Promise<void> {
+    const all = this.pool.startAll(onEach);
+    this.#settled = all;
+    if (waitMs === undefined) await all;
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((r) => (timer = setTimeout(r, waitMs)));
+      await Promise.race([all, waited]);
+      clearTimeout(timer);
+    }
     this.#rebuild();
+  }
+
+  /** Resolves once every upstream's first start (of {@link start}) is done: up or down. */
+  get settled(): Promise<void> {
+    return this.#settled;
   }
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
@@ -408,7 +426,8 @@ export class Gateway {
     const known = this.pool.all().filter((u) =>
       u.state === "up" || u.state === "down" || u.state === "starting"
     );
-    this.#catalog = buildCatalog(this.#config, known, this.log);
+    // The gateway's own tools keep their names; an upstream tool taking one is renamed.
+    this.#catalog = buildCatalog(this.#config, known, this.log, new Set(this.#local.keys()));
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({

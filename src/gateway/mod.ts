@@ -8,7 +8,7 @@ export type { CallGate, GatedCall } from "./call-gate.ts";
 export { callContext } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
-export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
+export type { Catalog, PromptEntry, RenamedTool, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
 export type { CallNote, CallRecord } from "./call-records.ts";
 export {
@@ -20,6 +20,7 @@ export {
   ResultScreen,
 } from "./filters/mod.ts";
 export type { ChangeListener } from "./list-changes.ts";
+export { visibleChanges } from "./visible-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";

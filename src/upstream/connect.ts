@@ -89,8 +89,8 @@ type Setup = (client: UpstreamClient) => void;
 type Opened = Set<{ close(): Promise<void> }>;
 
 /**
- * Connects to one upstream, giving up after `connectTimeoutMs` (plus the probe's own time when a
- * stdio server may stay silent on it).
+ * Connects to one upstream, giving up after `connectTimeoutMs` for the whole attempt: the era
+ * probe of `protocol: auto` (a share of that time on stdio) and the handshake after it.
  */
 export async function connectUpstream(
   server: ServerConfig,
@@ -101,10 +101,9 @@ export async function connectUpstream(
   const aborted = attempt.signal?.aborted ? stoppedError(server) : undefined;
   if (aborted) throw aborted;
   const opened: Opened = new Set();
-  // A stdio server silent on the probe is a 2025 one: its handshake still gets the full time.
   const known = knownEra(server);
-  const probing = server.kind === "stdio" && server.protocol === "auto" && !known;
-  const deadline = server.connectTimeoutMs + (probing ? probeTimeoutMs(server) : 0);
+  // One clock for the probe and the handshake: a silent server is down after connectTimeout.
+  const deadline = server.connectTimeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(

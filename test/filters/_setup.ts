@@ -66,5 +66,5 @@ ${server("hog", "[{ lua: ./hog.lua }]")}
 ${server("stash", "[{ lua: ./stash.lua }]")}
 ${server("upper", "[pii, { lua: ./upper.lua }]")}
 `;
-  return await startTestGateway(yaml, dir);
+  return await startTestGateway(yaml, { dir });
 }

@@ -81,7 +81,7 @@ servers:
     sandbox: { write: ["./fsdata"] }
     isolation: session
 `;
-    gw = await startTestGateway(yaml, dir);
+    gw = await startTestGateway(yaml, { dir });
     client = await httpClient(gw.url);
   });
   after(async () => {

@@ -19,6 +19,7 @@ import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
 import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
+import { ScopedBus } from "./scoped-bus.ts";
 import { mayRunAsTask } from "./tasks.ts";
 import { authInfoOf, callerOf, createModernServer, type ModernIdentity } from "./server.ts";
 
@@ -76,6 +77,11 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
   // reload or an upstream's list_changed is never hidden for long (listeners are told at once).
   const ttlMs = () => Math.min(MAX_TTL_MS, Math.floor((Date.now() - lastChange) / 10));
+  // Listen streams hear of a list change only when their own token's view of it changed.
+  const bus = new ScopedBus(
+    gateway,
+    (err) => gateway.log.debug("listen stream notification failed", { error: messageOf(err) }),
+  );
   const handler = createMcpHandler(
     () =>
       createModernServer(gateway, {
@@ -85,6 +91,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       }),
     {
       legacy: "reject",
+      bus,
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (err) => gateway.log.debug("modern request failed", { error: messageOf(err) }),
     },
@@ -129,10 +136,11 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     if (hidden !== undefined) return unknownResource(body, hidden);
     // Subscribed before the stream is acknowledged, so no update falls in between.
     const release = uris.length > 0 ? await feed.open(uris) : undefined;
-    const response = await handler.fetch(request, {
-      authInfo: authInfoOf(identity, ready),
-      ...(body === undefined ? {} : { parsedBody: body }),
-    });
+    const response = await bus.as(callerOf(identity), () =>
+      handler.fetch(request, {
+        authInfo: authInfoOf(identity, ready),
+        ...(body === undefined ? {} : { parsedBody: body }),
+      }));
     return release ? onEnd(response, release) : response;
   };
   // Cluster hook: continuations of calls parked on another instance go there.
