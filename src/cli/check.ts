@@ -1,7 +1,8 @@
 /**
  * `mcp-gateway check [--connect]`: every rule the gateway applies at start, without starting it
  * — the schema, `${VAR}`s, the listen/auth rule, commands and folders, and macro registration in
- * a real script sandbox — so a config that passes here does not fail at start. `--connect` then
+ * a real script sandbox — so a config that passes here does not fail at start; and profile
+ * globs that can match nothing (`./profile-globs.ts`). `--connect` then
  * starts each upstream once and reports its tool count or why it failed.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -20,7 +21,10 @@ import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
+import { META_TOOL_NAMES } from "../gateway/mod.ts";
+import { EXECUTE_TOOL_NAME } from "../tools/execute/mod.ts";
 import { readConfig } from "./boot.ts";
+import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
 
 /** Options of {@link checkCommand}. */
@@ -52,6 +56,16 @@ export async function checkCommand(
     .map((p) => at(p.path, p.message));
   const macros = await registerMacros(config, at);
   problems.push(...macros.problems);
+  if (macros.problems.length === 0) {
+    const locals = [
+      ...macros.names,
+      ...(config.scripting.execute ? [EXECUTE_TOOL_NAME] : []),
+      ...META_TOOL_NAMES,
+    ];
+    problems.push(
+      ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
+    );
+  }
   if (problems.length > 0) throw configError(config.file, problems);
 
   const servers = config.servers.map((s) =>
@@ -60,7 +74,9 @@ export async function checkCommand(
   const out = [
     `${config.file}: ok — ${config.servers.length} server(s)${
       servers.length ? ": " + servers.join(", ") : ""
-    }; ${macros.count} macro(s)`,
+    }; ${macros.names.length} macro(s)${
+      config.profiles.length ? `; profiles: ${config.profiles.map((p) => p.name).join(", ")}` : ""
+    }`,
   ];
   const dir = config.scripting.macrosDir;
   if (dir && !macrosExplicit && !existsSync(dir)) {
@@ -74,9 +90,9 @@ export async function checkCommand(
 async function registerMacros(
   config: GatewayConfig,
   at: (path: (string | number)[], message: string) => ConfigProblem,
-): Promise<{ count: number; problems: ConfigProblem[] }> {
+): Promise<{ names: string[]; problems: ConfigProblem[] }> {
   const { macrosDir, tools, limits, vfs } = config.scripting;
-  if (macrosDir === null && tools.length === 0) return { count: 0, problems: [] };
+  if (macrosDir === null && tools.length === 0) return { names: [], problems: [] };
   const host = new ScriptHost({
     limits: runLimitsOf(limits),
     vfs: { ...vfs },
@@ -86,16 +102,16 @@ async function registerMacros(
   const problems: ConfigProblem[] = [];
   const attempt = async (
     path: (string | number)[],
-    register: () => Promise<unknown[]>,
-  ): Promise<number> => {
+    register: () => Promise<{ name: string }[]>,
+  ): Promise<string[]> => {
     try {
-      return (await register()).length;
+      return (await register()).map((m) => m.name);
     } catch (err) {
       if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
       const listed = err.data?.problems;
       const messages = Array.isArray(listed) ? listed.map(String) : [err.message];
       problems.push(...messages.map((m) => at(path, m)));
-      return 0;
+      return [];
     }
   };
   try {
@@ -104,13 +120,13 @@ async function registerMacros(
     for (const t of tools) {
       await attempt(["scripting", "tools", t.name], () => loadMacros(host, null, [t], config.file));
     }
-    if (problems.length > 0) return { count: 0, problems };
+    if (problems.length > 0) return { names: [], problems };
     // Then together: a name defined twice is only visible this way.
-    const count = await attempt(
+    const names = await attempt(
       ["scripting", "tools"],
       () => loadMacros(host, macrosDir, tools, config.file),
     );
-    return { count, problems };
+    return { names, problems };
   } finally {
     await host.close();
   }

@@ -9,6 +9,7 @@ import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts"
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
+import { normaliseProfiles } from "./profiles.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -88,6 +89,7 @@ export function normaliseConfig(
           token: t.token,
           tools: t.tools ?? null,
           admin: t.admin ?? false,
+          profiles: t.profiles ?? null,
         }))
         : null,
       rateLimit: g.auth?.rateLimit
@@ -127,6 +129,7 @@ export function normaliseConfig(
         : null,
     },
     servers,
+    profiles: normaliseProfiles(raw, problems),
     scripting: {
       macrosDir: sc.macros === null ? null : abs(dir, sc.macros ?? "./macros"),
       execute: sc.execute ?? true,
