@@ -28,13 +28,13 @@ export const PROFILES = `
     exposure: search
 `;
 
-/** The config with `profiles` as its profiles section. */
-export const config = (profiles = PROFILES) => `
+/** The config with `profiles` as its profiles section, and the `coder` token's profiles. */
+export const config = (profiles = PROFILES, coder = "[coding]") => `
 gateway:
   auth:
     tokens:
       - { name: full, token: "${FULL}", admin: true }
-      - { name: coder, token: "${CODER}", profiles: [coding] }
+      - { name: coder, token: "${CODER}", profiles: ${coder} }
       - { name: narrow, token: "${NARROW}", profiles: [coding], tools: ["alpha__echo", "execute"] }
 servers:
   alpha: ${nodeServer("echo.mjs", "env: { ECHO_NAME: alpha }")}
