@@ -21,7 +21,7 @@ import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
-import { META_TOOL_NAMES } from "../gateway/mod.ts";
+import { buildCatalog, META_TOOL_NAMES } from "../gateway/mod.ts";
 import { EXECUTE_TOOL_NAME } from "../tools/execute/mod.ts";
 import { readConfig } from "./boot.ts";
 import { deadProfileGlobs } from "./profile-globs.ts";
@@ -56,12 +56,12 @@ export async function checkCommand(
     .map((p) => at(p.path, p.message));
   const macros = await registerMacros(config, at);
   problems.push(...macros.problems);
+  const locals = [
+    ...macros.names,
+    ...(config.scripting.execute ? [EXECUTE_TOOL_NAME] : []),
+    ...META_TOOL_NAMES,
+  ];
   if (macros.problems.length === 0) {
-    const locals = [
-      ...macros.names,
-      ...(config.scripting.execute ? [EXECUTE_TOOL_NAME] : []),
-      ...META_TOOL_NAMES,
-    ];
     problems.push(
       ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
     );
@@ -83,7 +83,11 @@ export async function checkCommand(
     out.push(`note: no macros folder at ${dir} (scripting.macros defaults to ./macros)`);
   }
   process.stdout.write(out.join("\n") + "\n");
-  return options.connect ? await connectEach(config) : 0;
+  if (!options.connect) return 0;
+  return await connectEach(
+    config,
+    (catalog) => deadProfileGlobs(config, locals, macros.names, catalog),
+  );
 }
 
 /** Registers the macros in a script sandbox, as start does; problems name the YAML path. */
@@ -132,8 +136,14 @@ async function registerMacros(
   }
 }
 
-/** Starts each enabled upstream once, prints its tool count or reason, stops them all. */
-async function connectEach(config: GatewayConfig): Promise<number> {
+/**
+ * Starts each enabled upstream once, prints its tool count or reason, stops them all. When all
+ * came up, `deadGlobs` judges the profile globs against the real catalog (exit 1 if any is dead).
+ */
+async function connectEach(
+  config: GatewayConfig,
+  deadGlobs: (catalog: string[]) => { path: (string | number)[]; message: string }[],
+): Promise<number> {
   const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), createLogger("check"));
   try {
     await pool.startAll();
@@ -147,7 +157,11 @@ async function connectEach(config: GatewayConfig): Promise<number> {
         process.stdout.write(`${u.name}: down — ${u.lastError ?? u.state}\n`);
       }
     }
-    return down > 0 ? 1 : 0;
+    if (down > 0) return 1;
+    const catalog = buildCatalog(config, pool.all(), createLogger("check"));
+    const dead = deadGlobs(catalog.tools.map((e) => e.name));
+    for (const p of dead) process.stderr.write(`  ${dotted(p.path)}: ${p.message}\n`);
+    return dead.length > 0 ? 1 : 0;
   } catch (err) {
     process.stderr.write(`mcp-gateway: check --connect: ${messageOf(err)}\n`);
     return 1;

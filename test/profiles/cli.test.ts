@@ -121,6 +121,27 @@ scripting:
     assert.match(r.stderr, /profiles\.coding\.servers\[1\].*unknown server "github"/);
   });
 
+  it("with --connect, judges the globs against the real catalog", () => {
+    const file = write(`
+servers:
+  alpha: ${nodeServer("echo.mjs")}
+profiles:
+  coding:
+    tools: ["alpha__echo", "alpha__no_such_tool"]
+scripting:
+  macros: null
+`);
+    // Without upstreams the second glob could match (it starts with alpha__): not reported.
+    assert.equal(cli(["check", "--config", file]).code, 0);
+    const r = cli(["check", "--connect", "--config", file]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      /profiles\.coding\.tools\[1\]: glob "alpha__no_such_tool" matches no tool/,
+    );
+    assert.doesNotMatch(r.stderr, /tools\[0\]/);
+  });
+
   it("passes a config whose profile globs all match something", () => {
     const r = cli(["check", "--config", SERVED]);
     assert.equal(r.code, 0, r.stderr);
