@@ -121,6 +121,21 @@ scripting:
     assert.match(r.stderr, /profiles\.coding\.servers\[1\].*unknown server "github"/);
   });
 
+  it("names execute: true while scripting.execute is off", () => {
+    const file = write(`
+servers:
+  alpha: ${nodeServer("echo.mjs")}
+profiles:
+  coding: { servers: [alpha], execute: true }
+scripting:
+  execute: false
+  macros: null
+`);
+    const r = cli(["check", "--config", file]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /profiles\.coding\.execute.*needs scripting\.execute on/);
+  });
+
   it("with --connect, judges the globs against the real catalog", () => {
     const file = write(`
 servers:

@@ -179,6 +179,9 @@ describe("profile endpoints", () => {
     assert.deepEqual(byName.get("coding")?.servers, ["alpha", "prompts"]);
     assert.equal(byName.get("support")?.toolsListed, 2);
     assert.equal(byName.get("support")?.toolsExposed, 4); // two meta-tools, two beta tools
+    const page = await (await fetch(`${gw.url}/`, { headers })).text();
+    assert.match(page, /<tr data-profile="coding">[\s\S]*?\/mcp\/coding[\s\S]*?<\/tr>/);
+    assert.match(page, /<tr data-profile="support">/);
     const metrics = await (await fetch(`${gw.url}/metrics`, { headers })).text();
     assert.match(
       metrics,
