@@ -129,7 +129,9 @@ const token = z.strictObject({
   admin: z.boolean().optional().describe(
     "May read /metrics, the status page and /status.json (default false).",
   ),
-  profiles: z.array(name, { error: "expected a list of profile names" }).optional().describe(
+  profiles: z.array(name, { error: "expected a list of profile names" }).min(1, {
+    error: "expected at least one profile (omit the key to allow every endpoint)",
+  }).optional().describe(
     "Profiles this token may use (/mcp/<profile>, /sse/<profile>); omitted = every endpoint. " +
       "A limited token is refused on /mcp and /sse.",
   ),

@@ -121,6 +121,19 @@ scripting:
     assert.match(r.stderr, /profiles\.coding\.servers\[1\].*unknown server "github"/);
   });
 
+  it("refuses an empty profiles list on a token (it would reach nothing)", () => {
+    const file = write(`
+gateway:
+  auth:
+    tokens:
+      - { name: b, token: "token-b-0123456789abcdef", profiles: [] }
+servers: {}
+`);
+    const r = cli(["check", "--config", file]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /gateway\.auth\.tokens\[0\]\.profiles.*expected at least one profile/);
+  });
+
   it("names execute: true while scripting.execute is off", () => {
     const file = write(`
 servers:
