@@ -41,12 +41,11 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /**
  * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` (or
- * `/mcp/<profile>`) that states its
- * length (every call of either era: the hot path — a 2025 session's, or a stateless 2026-07-28
- * request) runs the security checks as plain functions, in the chain's order, then the body
- * limit, then the door its classification names, and has its refusals answered by the same
- * {@link errorResponse}, so it gets exactly what the chain would give it, at the cost of a few
- * header reads. Everything else goes through hono.
+ * `/mcp/<profile>`) that states its length (every call of either era: the hot path — a 2025
+ * session's, or a stateless 2026-07-28 request) runs the security checks as plain functions, in
+ * the chain's order, then the body limit, then the door its classification names, and has its
+ * refusals answered by the same {@link errorResponse}, so it gets exactly what the chain would
+ * give it, at the cost of a few header reads. Everything else goes through hono.
  */
 export class GatewayApp extends Hono<AppEnv> {
   #mcp: ((request: Request) => Promise<Response>) | undefined;
