@@ -1,7 +1,8 @@
 /**
  * `mcp-gateway check [--connect]`: every rule the gateway applies at start, without starting it
  * — the schema, `${VAR}`s, the listen/auth rule, commands and folders, and macro registration in
- * a real script sandbox — so a config that passes here does not fail at start. `--connect` then
+ * a real script sandbox — so a config that passes here does not fail at start; and profile
+ * globs that can match nothing (`./profile-globs.ts`). `--connect` then
  * starts each upstream once and reports its tool count or why it failed.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -23,6 +24,7 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
 import { needsMetaTools, readConfig } from "./boot.ts";
+import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
 
 /** Options of {@link checkCommand}. */
@@ -54,6 +56,16 @@ export async function checkCommand(
     .map((p) => at(p.path, p.message));
   const macros = await registerMacros(config, at);
   problems.push(...macros.problems);
+  const locals = [
+    ...macros.names,
+    ...(config.scripting.execute ? [EXECUTE_TOOL_NAME] : []),
+    ...META_TOOL_NAMES,
+  ];
+  if (macros.problems.length === 0) {
+    problems.push(
+      ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
+    );
+  }
   if (problems.length > 0) throw configError(config.file, problems);
 
   const servers = config.servers.map((s) =>
@@ -62,14 +74,21 @@ export async function checkCommand(
   const out = [
     `${config.file}: ok — ${config.servers.length} server(s)${
       servers.length ? ": " + servers.join(", ") : ""
-    }; ${macros.count} macro(s)`,
+    }; ${macros.names.length} macro(s)${
+      config.profiles.length ? `; profiles: ${config.profiles.map((p) => p.name).join(", ")}` : ""
+    }`,
   ];
   const dir = config.scripting.macrosDir;
   if (dir && !macrosExplicit && !existsSync(dir)) {
     out.push(`note: no macros folder at ${dir} (scripting.macros defaults to ./macros)`);
   }
   process.stdout.write(out.join("\n") + "\n");
-  return options.connect ? await connectEach(config, ownToolNames(config, macros)) : 0;
+  if (!options.connect) return 0;
+  return await connectEach(
+    config,
+    ownToolNames(config, macros),
+    (catalog) => deadProfileGlobs(config, locals, macros.names, catalog),
+  );
 }
 
 /** The names of the tools the gateway itself would serve with this config and these macros. */
@@ -140,9 +159,14 @@ async function registerMacros(
 /**
  * Starts each enabled upstream once, prints its tool count or reason, and each tool that would
  * be renamed because its name is taken (by the gateway's own tools, `own`, or another
- * server's); stops them all.
+ * server's); stops them all. When all came up, `deadGlobs` judges the profile globs against the
+ * real catalog (exit 1 if any is dead).
  */
-async function connectEach(config: GatewayConfig, own: ReadonlySet<string>): Promise<number> {
+async function connectEach(
+  config: GatewayConfig,
+  own: ReadonlySet<string>,
+  deadGlobs: (catalog: string[]) => { path: (string | number)[]; message: string }[],
+): Promise<number> {
   const log = createLogger("check");
   const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), log);
   try {
@@ -166,7 +190,11 @@ async function connectEach(config: GatewayConfig, own: ReadonlySet<string>): Pro
         process.stdout.write(`${u.name}: down — ${u.lastError ?? u.state}\n`);
       }
     }
-    return down > 0 ? 1 : 0;
+    if (down > 0) return 1;
+    const catalog = buildCatalog(config, pool.all(), quiet, own);
+    const dead = deadGlobs(catalog.tools.map((e) => e.name));
+    for (const p of dead) process.stderr.write(`  ${dotted(p.path)}: ${p.message}\n`);
+    return dead.length > 0 ? 1 : 0;
   } catch (err) {
     process.stderr.write(`mcp-gateway: check --connect: ${messageOf(err)}\n`);
     return 1;

@@ -4,7 +4,7 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
-import { type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
+import { type Gateway, LOCAL_CALLER, profileConfig } from "../gateway/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
@@ -32,7 +32,7 @@ import {
 import { type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
-import { messageOf } from "../shared/errors.ts";
+import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
@@ -60,6 +60,8 @@ export interface RunningGateway {
 export interface StartOptions {
   listen?: string | null;
   stdio?: boolean;
+  /** With `stdio`: serve only this profile (`--profile`); it must exist in the config. */
+  profile?: string | null;
   /** Reload when the config file changes (default true). */
   watch?: boolean;
 }
@@ -78,6 +80,11 @@ export async function startGateway(
   );
   if (!options.stdio) assertSafeExposure(config.gateway, hostname);
   // --- end security
+  const profile = options.profile ?? null;
+  if (profile !== null && !profileConfig(config, profile)) {
+    const known = config.profiles.map((p) => p.name).join(", ") || "none configured";
+    throw new GatewayError("USAGE", `--profile: no profile "${profile}" (profiles: ${known})`);
+  }
   const lifecycle = new Lifecycle();
   // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
   // first start is done, and MCP requests wait for it instead of being refused.
@@ -152,7 +159,10 @@ export async function startGateway(
   };
 
   if (options.stdio) {
-    const { server } = createSessionServer(gateway, () => LOCAL_CALLER);
+    // A reload that removes the profile leaves this caller reaching nothing (it cannot be
+    // closed like an HTTP session: the client owns the pipe).
+    const caller = { ...LOCAL_CALLER, profile };
+    const { server } = createSessionServer(gateway, () => caller);
     await server.connect(new StdioServerTransport());
     lifecycle.ready(() => new Response(null, { status: 404 }));
     setJitPolicy(1);

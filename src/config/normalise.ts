@@ -10,6 +10,7 @@ import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
 import { filtersOf, sandboxOf } from "./sandbox.ts";
+import { normaliseProfiles } from "./profiles.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -90,6 +91,7 @@ export function normaliseConfig(
           token: t.token,
           tools: t.tools ?? null,
           admin: t.admin ?? false,
+          profiles: t.profiles ?? null,
         }))
         : null,
       rateLimit: g.auth?.rateLimit
@@ -130,6 +132,7 @@ export function normaliseConfig(
         : null,
     },
     servers,
+    profiles: normaliseProfiles(raw, problems),
     scripting: {
       macrosDir: sc.macros === null ? null : abs(dir, sc.macros ?? "./macros"),
       execute: sc.execute ?? true,

@@ -171,6 +171,27 @@ const token = z.strictObject({
   admin: z.boolean().optional().describe(
     "May read /metrics, the status page and /status.json (default false).",
   ),
+  profiles: z.array(name, { error: "expected a list of profile names" }).min(1, {
+    error: "expected at least one profile (omit the key to allow every endpoint)",
+  }).optional().describe(
+    "Profiles this token may use (/mcp/<profile>, /sse/<profile>); omitted = every endpoint. " +
+      "A limited token is refused on /mcp and /sse.",
+  ),
+});
+
+const profile = z.strictObject({
+  description: z.string().optional().describe("What the profile is for (status page)."),
+  tools: globList.optional().describe("Globs over the gateway's tool names."),
+  servers: z.array(name, { error: "expected a list of server names" }).optional().describe(
+    "Whole servers: every tool, prompt and resource of each.",
+  ),
+  macros: globList.optional().describe("Globs over macro names."),
+  exposure: z.enum(["all", "search"], { error: "expected all or search" }).optional().describe(
+    "all | search for this profile (default: gateway.exposure).",
+  ),
+  execute: z.boolean().optional().describe(
+    "Offer the execute tool (default: when a tools glob matches execute).",
+  ),
 });
 
 /** Asymmetric JWS algorithms an OAuth access token may use; `none` and HS* are never accepted. */
@@ -318,6 +339,8 @@ export const configSchema = z.strictObject({
     }).optional(),
   }).optional(),
   servers: z.record(name, server, { error: "expected a map of server name to server" }).optional(),
+  profiles: z.record(name, profile, { error: "expected a map of profile name to profile" })
+    .optional().describe("Endpoints with a subset of the tools: /mcp/<name>, /sse/<name>."),
   scripting: z.strictObject({
     macros: z.string().nullable().optional().describe("Directory of .lua macro files."),
     execute: z.boolean().optional(),
@@ -349,6 +372,8 @@ export type RawOAuth = z.infer<typeof oauth>;
 export type RawSandbox = z.infer<typeof sandbox>;
 /** A `filters:` list as written. */
 export type RawFilters = z.infer<typeof filters>;
+/** One profile as written. */
+export type RawProfile = z.infer<typeof profile>;
 /** One inline macro as written. */
 export type RawInlineMacro = z.infer<typeof inlineMacro>;
 

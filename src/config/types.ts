@@ -121,6 +121,23 @@ export interface TokenConfig {
   readonly tools: readonly string[] | null;
   /** May read `/metrics`, the status page and `/status.json`. */
   readonly admin: boolean;
+  /** Profiles it may use; `null` = every endpoint (`/mcp` and each profile's). */
+  readonly profiles: readonly string[] | null;
+}
+
+/** A profile: one more endpoint (`/mcp/<name>`) serving a subset of the catalog. */
+export interface ProfileConfig {
+  readonly name: string;
+  readonly description: string;
+  /** Globs over the gateway's tool names. */
+  readonly tools: readonly string[];
+  /** Whole servers. */
+  readonly servers: readonly string[];
+  /** Globs over macro names. */
+  readonly macros: readonly string[];
+  readonly exposure: "all" | "search";
+  /** Offer `execute`; `null` = when a `tools` glob matches it. */
+  readonly execute: boolean | null;
 }
 
 /** OAuth 2.1 resource-server mode: access tokens (JWT) from one authorization server. */
@@ -218,6 +235,8 @@ export interface GatewayConfig {
     readonly cluster: ClusterConfig | null;
   };
   readonly servers: readonly ServerConfig[];
+  /** Profiles by name, in file order. */
+  readonly profiles: readonly ProfileConfig[];
   readonly scripting: {
     /** Absolute macro folder, or `null` when none. */
     readonly macrosDir: string | null;

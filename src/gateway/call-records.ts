@@ -13,6 +13,8 @@ export interface CallRecord {
   /** Upstream server, or `null` for local tools. */
   readonly server: string | null;
   readonly tokenName: string | null;
+  /** The profile endpoint the call came to; `null` = the whole catalog's. */
+  readonly profile: string | null;
   readonly durationMs: number;
   /** `ok`, `tool_error` (an isError result), or `error` (thrown). */
   readonly outcome: "ok" | "tool_error" | "error";
@@ -61,6 +63,7 @@ export class CallObservers {
         name,
         server,
         tokenName: caller.tokenName,
+        profile: caller.profile,
         durationMs: performance.now() - started,
         outcome,
         ...(error === undefined ? {} : { error }),

@@ -8,7 +8,7 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
-import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
+import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import {
@@ -26,7 +26,15 @@ import { unprefixedTarget } from "./unprefixed.ts";
 import type { CallTracer } from "./tracing.ts";
 import { traced } from "./traced.ts";
 import { ServerScopes } from "./server-scopes.ts";
-import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
+import {
+  callableNames,
+  listedTools,
+  reachesUpstream,
+  type Scope,
+  type VisibleTool,
+  visibleTools,
+} from "./tool-views.ts";
+import { profileView } from "./profiles.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
@@ -157,14 +165,33 @@ export class Gateway {
   }
 
   /**
-   * The upstream servers this caller's token reaches: those owning at least one tool its globs
-   * allow (hidden tools do not count); `null` = every server (no globs).
+   * The upstream servers this caller reaches: those owning at least one tool its token's globs
+   * allow (hidden tools do not count), within its profile's servers on a profile's endpoint;
+   * `null` = every server (no globs, no profile). `config` (default: the running one) gives the
+   * profile's definition: a re-scope compares the one a reload replaced with the new one.
    */
-  serversOf(caller: Caller): ReadonlySet<string> | null {
-    return this.#scopes.serversOf(caller, this.#catalog, this.#version);
+  serversOf(caller: Caller, config: GatewayConfig = this.#config): ReadonlySet<string> | null {
+    const view = profileView(config, caller.profile);
+    // Cached for the running config only; another one's profile of the same name differs.
+    const scopes = config === this.#config ? this.#scopes : new ServerScopes();
+    return scopes.serversOf(caller, view, this.#catalog, this.#version);
   }
 
-  /** True when this caller's token reaches `server` (see {@link serversOf}). */
+  /** True when this caller's prompt list holds `entry` (token globs, then profile servers). */
+  reachesPrompt(caller: Caller, entry: PromptEntry, config: GatewayConfig = this.#config): boolean {
+    if (!callerAllows(caller, entry.name)) return false;
+    if (caller.profile === null) return true;
+    const servers = this.serversOf(caller, config);
+    return servers === null || servers.has(entry.server);
+  }
+
+  /** What narrows this caller's view under `config`: its token, its profile, the exposure. */
+  #scope(caller: Caller, config: GatewayConfig = this.#config): Scope {
+    const view = profileView(config, caller.profile);
+    return { caller, view, exposure: view?.exposure ?? config.gateway.exposure };
+  }
+
+  /** True when this caller reaches `server` (see {@link serversOf}). */
   sees(caller: Caller, server: string): boolean {
     const servers = this.serversOf(caller);
     return servers === null || servers.has(server);
@@ -206,20 +233,19 @@ export class Gateway {
     this.#observers.add(observer);
   }
 
-  /** Tools listed to this caller by `tools/list`. */
-  listTools(caller: Caller): Tool[] {
-    const search = this.#config.gateway.exposure === "search";
-    return listedTools(this.#local, this.#catalog, caller, search);
+  /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
+  listTools(caller: Caller, config: GatewayConfig = this.#config): Tool[] {
+    return listedTools(this.#local, this.#catalog, this.#scope(caller, config));
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
-    return visibleTools(this.#local, this.#catalog, caller);
+    return visibleTools(this.#local, this.#catalog, this.#scope(caller));
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */
   callableNames(caller: Caller, internal: boolean): string[] {
-    return callableNames(this.#local, this.#catalog, caller, internal);
+    return callableNames(this.#local, this.#catalog, this.#scope(caller), internal);
   }
 
   /**
@@ -239,12 +265,17 @@ export class Gateway {
     if (!local && !entry) {
       entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
     }
+    // Outside the caller's profile a tool does not exist, as for an unknown name.
+    const scope = this.#scope(caller);
     if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
-      const allowed = (e: ToolEntry) => !e.hidden && callerAllows(caller, e.name);
+      const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
       const found = unprefixedTarget(this.#catalog, name, allowed, view);
       if (found) return found;
     }
-    if (!local && (!entry || (entry.hidden && !internal))) {
+    const outside = local
+      ? local.shownWith?.(scope.exposure) === false || (scope.view && !scope.view.local(local))
+      : entry && scope.view && !scope.view.upstream(entry.name, entry.server);
+    if ((!local && (!entry || (entry.hidden && !internal))) || outside) {
       throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
     }
     if (!callerAllows(caller, name)) {
@@ -278,7 +309,11 @@ export class Gateway {
     const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
     try {
       if (this.#tracer) {
-        const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
+        const attributes = {
+          "mcp.tool": name,
+          "mcp.token": caller.tokenName ?? "",
+          "mcp.profile": caller.profile ?? "",
+        };
         return await traced(
           this.#tracer,
           "tool",

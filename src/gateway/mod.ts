@@ -27,6 +27,8 @@ export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { outageOf, outageResult } from "./outcome.ts";
 export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
+export { profileConfig, profileView } from "./profiles.ts";
+export type { ProfileView } from "./profiles.ts";
 export { missingCapability } from "./passthrough/mod.ts";
 export { LOCAL_CALLER } from "./types.ts";
 export type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";

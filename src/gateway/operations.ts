@@ -23,7 +23,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../shared/errors.ts";
 import { filterContext } from "./filters/mod.ts";
-import { callerAllows } from "./access.ts";
 import type { Gateway } from "./gateway.ts";
 import {
   exposeUri,
@@ -37,7 +36,9 @@ const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } }
 
 /** Prompts this caller may list. */
 export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
-  return gateway.catalog.prompts.filter((p) => callerAllows(caller, p.name)).map((p) => p.prompt);
+  return gateway.catalog.prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((p) =>
+    p.prompt
+  );
 }
 
 /** Resources this caller sees: those of the servers its token reaches. */
@@ -62,7 +63,7 @@ export async function getPrompt(
   options: CallOptions = {},
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
-  if (!entry || !callerAllows(caller, params.name)) {
+  if (!entry || !gateway.reachesPrompt(caller, entry)) {
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   const upstream = gateway.pool.get(entry.server);
@@ -137,7 +138,7 @@ export async function complete(
   let target: { server: string; ref: typeof ref };
   if (ref.type === "ref/prompt") {
     const entry = gateway.catalog.promptsByName.get(ref.name);
-    if (!entry || !callerAllows(caller, ref.name)) {
+    if (!entry || !gateway.reachesPrompt(caller, entry)) {
       throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
     }
     target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };

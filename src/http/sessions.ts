@@ -7,7 +7,13 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
-import { type Caller, configuredToken, type Gateway, liveCaller } from "../gateway/mod.ts";
+import {
+  type Caller,
+  configuredToken,
+  type Gateway,
+  liveCaller,
+  profileConfig,
+} from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
@@ -25,6 +31,8 @@ interface Session {
   readonly link: SessionLink;
   readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
+  /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
+  readonly profile: string | null;
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
   /** `tools/call` requests answered on the fast path (streamable HTTP only). */
@@ -35,6 +43,13 @@ interface Session {
 export interface RequestIdentity {
   tokenName: string | null;
   toolGlobs: readonly string[] | null;
+  /**
+   * The profiles the token may use (`gateway.auth.tokens[].profiles`); absent or `null` = every
+   * endpoint. Checked by the app's router before the request reaches a door.
+   */
+  profiles?: readonly string[] | null;
+  /** The profile whose endpoint (`/mcp/<profile>`, `/sse/<profile>`) the request came to. */
+  profile?: string | null;
   /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
   admin?: boolean;
   /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
@@ -94,6 +109,9 @@ export class SessionRegistry {
       if (!s || s.kind !== "streamable-http") return jsonError(404, -32001, "Session not found");
       if (s.tokenName !== who.tokenName) {
         return jsonError(403, -32003, "Session belongs to another token");
+      }
+      if (s.profile !== (who.profile ?? null)) {
+        return jsonError(404, -32001, "Session not found on this endpoint");
       }
       s.activity.lastSeen = Date.now();
       const transport = s.transport as WebStandardStreamableHTTPServerTransport;
@@ -164,12 +182,14 @@ export class SessionRegistry {
           link,
           transport,
           tokenName: who.tokenName,
+          profile: who.profile ?? null,
           activity,
           fast,
         });
         this.#gateway.log.debug("session opened", {
           kind: "streamable-http",
           tokenName: who.tokenName,
+          profile: who.profile ?? null,
         });
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
@@ -212,6 +232,7 @@ export class SessionRegistry {
       link,
       transport,
       tokenName: who.tokenName,
+      profile: who.profile ?? null,
       // The event stream alone does not keep a legacy session alive (it is open for the
       // session's whole life): it idles out like a streamable one, counting messages posted
       // and answers sent; a request in flight keeps it.
@@ -266,17 +287,19 @@ export class SessionRegistry {
    * After a reload: closes the sessions of every token the new config no longer lists or lists
    * with another value (rotated: the old secret must not keep an open stream); their next request
    * with the old value gets 401. Identities that were never in the token list are left alone.
+   * Sessions of a profile the reload removed, or that their token may no longer use, are closed
+   * too (a narrowed profile re-scopes its sessions instead: `session/legacy/rescope.ts`).
    */
   #closeRemoved(prev: GatewayConfig, next: GatewayConfig): void {
     for (const s of [...this.#sessions.values()]) {
-      const before = configuredToken(prev, s.tokenName);
-      const after = configuredToken(next, s.tokenName);
-      if (!before || after?.token === before.token) continue;
+      const why = closeReason(prev, next, s);
+      if (why === null) continue;
       this.#sessions.delete(s.id);
       void s.server.close().catch(() => {});
-      this.#gateway.log.info("token removed or rotated; session closed", {
+      this.#gateway.log.info(`${why}; session closed`, {
         kind: s.kind,
         tokenName: s.tokenName,
+        profile: s.profile,
       });
     }
   }
@@ -289,6 +312,22 @@ export class SessionRegistry {
     this.#sessions.clear();
     await Promise.all(all.map((s) => s.server.close().catch(() => {})));
   }
+}
+
+/** Why a reload from `prev` to `next` ends session `s`, or `null` when it survives. */
+function closeReason(
+  prev: GatewayConfig,
+  next: GatewayConfig,
+  s: { readonly tokenName: string | null; readonly profile: string | null },
+): string | null {
+  const before = configuredToken(prev, s.tokenName);
+  const after = configuredToken(next, s.tokenName);
+  if (before && after?.token !== before.token) return "token removed or rotated";
+  if (s.profile === null) return null;
+  if (!profileConfig(next, s.profile)) return "profile removed";
+  const allowed = after?.profiles ?? null;
+  if (allowed !== null && !allowed.includes(s.profile)) return "profile no longer allowed";
+  return null;
 }
 
 /** The session's caller: its token's globs are read from the running config at every check. */

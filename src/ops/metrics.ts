@@ -6,6 +6,11 @@
  * series held for the life of the process. Calls to names the gateway does not know count under
  * `tool="unknown"`, and after {@link MAX_TOOL_LABELS} distinct names every further one counts
  * under `tool="other"`.
+ *
+ * Calls that came to a profile's endpoint are also counted per profile
+ * (`mcp_gateway_profile_tool_calls_total{profile, outcome}`), beside the per-tool series whose
+ * labels stay as they were. Profile names come from the config, and after
+ * {@link MAX_PROFILE_LABELS} distinct ones every further one counts under `profile="other"`.
  */
 import type { CallRecord, FilterEvent, Gateway } from "../gateway/mod.ts";
 import type { ScriptRunRecord } from "../tools/mod.ts";
@@ -30,6 +35,8 @@ export interface MetricsSources {
 
 /** Default ceiling on distinct `tool` label values. */
 export const MAX_TOOL_LABELS = 500;
+/** Ceiling on distinct `profile` label values (names come from the config; reloads add more). */
+export const MAX_PROFILE_LABELS = 64;
 /** The `tool` label of calls to names the gateway does not know (client-chosen names). */
 export const UNKNOWN_TOOL_LABEL = "unknown";
 /** The `tool` label of calls to known tools once the ceiling is reached. */
@@ -57,6 +64,8 @@ export class Metrics {
   readonly #filterActions = new Map<string, number>();
   readonly #startedAt = Date.now();
   readonly #toolLabels = new Set<string>();
+  /** Calls per profile label, then outcome. */
+  readonly #profiles = new Map<string, { ok: number; toolError: number; error: number }>();
   readonly #maxToolLabels: number;
 
   constructor(sources: MetricsSources) {
@@ -97,6 +106,20 @@ export class Metrics {
     else if (call.outcome === "tool_error") counts.toolError++;
     else counts.error++;
     observe(counts.latency, call.durationMs / 1000);
+    if (call.profile !== null) this.#observeProfile(call);
+  }
+
+  #observeProfile(call: CallRecord): void {
+    const full = this.#profiles.size >= MAX_PROFILE_LABELS && !this.#profiles.has(call.profile!);
+    const label = full ? OTHER_TOOL_LABEL : call.profile!;
+    let counts = this.#profiles.get(label);
+    if (!counts) {
+      counts = { ok: 0, toolError: 0, error: 0 };
+      this.#profiles.set(label, counts);
+    }
+    if (call.outcome === "ok") counts.ok++;
+    else if (call.outcome === "tool_error") counts.toolError++;
+    else counts.error++;
   }
 
   /** Counts one finished macro or execute run (pass to `Scripting.runs.observe`). */
@@ -155,6 +178,16 @@ export class Metrics {
         "histogram",
         "Tool call latency through the gateway.",
         calls.map((c) => c.latency).flatMap(histogramSamples),
+      ),
+      family(
+        `${P}_profile_tool_calls_total`,
+        "counter",
+        "Finished tool calls that came to a profile's endpoint, by profile and outcome.",
+        [...this.#profiles].flatMap(([profile, c]): Sample[] => [
+          { labels: { profile, outcome: "ok" }, value: c.ok },
+          { labels: { profile, outcome: "tool_error" }, value: c.toolError },
+          { labels: { profile, outcome: "error" }, value: c.error },
+        ]),
       ),
       family(
         `${P}_upstream_up`,

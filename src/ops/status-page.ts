@@ -119,6 +119,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
     )}
           </tbody>
         </table>
+        ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
         ${s.instances ? renderInstances(s.instances) : ""}
         <h2>Recent calls</h2>
         <table id="calls">
@@ -209,6 +210,38 @@ function renderInstances(list: NonNullable<StatusSnapshot["instances"]>): Html {
               <span class="state ${u.state}">${u.name}</span>
             `
           )}</td>
+        </tr>
+      `
+    )}
+      </tbody>
+    </table>
+  `;
+}
+
+function renderProfiles(list: StatusSnapshot["profiles"]): Html {
+  return html`
+    <h2>Profiles</h2>
+    <table id="profiles">
+      <thead>
+        <tr>
+          <th>Endpoint</th>
+          <th>Description</th>
+          <th>Exposure</th>
+          <th>Listed</th>
+          <th>Exposed</th>
+          <th>Servers</th>
+        </tr>
+      </thead>
+      <tbody>
+    ${list.map((p) =>
+      html`
+        <tr data-profile="${p.name}">
+          <td data-label="Endpoint" class="name">${p.path}</td>
+          <td data-label="Description">${p.description}</td>
+          <td data-label="Exposure">${p.exposure}</td>
+          <td data-label="Listed">${p.toolsListed}</td>
+          <td data-label="Exposed">${p.toolsExposed}</td>
+          <td data-label="Servers" class="name">${p.servers.join(", ")}</td>
         </tr>
       `
     )}

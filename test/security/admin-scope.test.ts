@@ -209,7 +209,13 @@ describe("status-page sign-in", () => {
 });
 
 describe("status-page sessions", () => {
-  const admin: TokenConfig = { name: "boss", token: ADMIN, tools: null, admin: true };
+  const admin: TokenConfig = {
+    name: "boss",
+    token: ADMIN,
+    tools: null,
+    admin: true,
+    profiles: null,
+  };
   const tokens = [admin];
 
   it("expire after their lifetime", () => {

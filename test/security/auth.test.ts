@@ -149,7 +149,12 @@ describe("bearer-token auth and per-token scopes", () => {
   });
 
   it("gives search and describe only the tools inside the token's globs", () => {
-    const narrowCaller = { sessionId: null, tokenName: "narrow", toolGlobs: ["echo__echo"] };
+    const narrowCaller = {
+      sessionId: null,
+      tokenName: "narrow",
+      toolGlobs: ["echo__echo"],
+      profile: null,
+    };
     const seen = gw.running.gateway.visibleTools(narrowCaller).map((v) => v.tool.name);
     assert.deepEqual(seen, ["echo__echo"]);
   });

@@ -31,6 +31,8 @@ interface Owned {
   readonly tool: string;
   readonly upstreamId: string;
   readonly tokenName: string | null;
+  /** The profile endpoint it was created on: only that endpoint sees it. */
+  readonly profile: string | null;
   readonly session: SessionLink | undefined;
   expires: number;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
@@ -135,7 +137,9 @@ export class TaskRouter {
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
   async list(caller: Caller, signal?: AbortSignal): Promise<{ tasks: Task[] }> {
     this.#sweep();
-    const mine = [...this.#byId].filter(([, o]) => o.tokenName === caller.tokenName);
+    const mine = [...this.#byId].filter(([, o]) =>
+      o.tokenName === caller.tokenName && o.profile === caller.profile
+    );
     const servers = new Set(mine.map(([, o]) => o.server));
     const tasks: Task[] = [];
     for (const server of servers) {
@@ -197,6 +201,7 @@ export class TaskRouter {
       tool,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
+      profile: caller.profile,
       session,
       expires: Date.now() + ttl + 60_000,
     });
@@ -207,7 +212,10 @@ export class TaskRouter {
   /** The task `id` names, if this caller's token created it; otherwise "not found". */
   #owned(id: string, caller: Caller): Owned {
     const owned = this.#byId.get(id);
-    if (!owned || owned.tokenName !== caller.tokenName || owned.expires < Date.now()) {
+    if (
+      !owned || owned.tokenName !== caller.tokenName || owned.profile !== caller.profile ||
+      owned.expires < Date.now()
+    ) {
       throw new GatewayError("INVALID_ARGUMENTS", `unknown task "${String(id).slice(0, 80)}"`);
     }
     return owned;

@@ -111,6 +111,14 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       handler.notify.resourcesChanged();
     },
   });
+  // A reload that changes a profile changes what its endpoint lists, with no catalog change.
+  const offConfig = gateway.observeConfig((prev, next) => {
+    if (JSON.stringify(prev.profiles) === JSON.stringify(next.profiles)) return;
+    lastChange = Date.now();
+    handler.notify.toolsChanged();
+    handler.notify.promptsChanged();
+    handler.notify.resourcesChanged();
+  });
   const local = async (
     request: Request,
     identity: ModernIdentity,
@@ -156,6 +164,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     async close() {
       closed = true;
       unsubscribe();
+      offConfig();
       continuations.close();
       await handler.close();
     },
