@@ -27,7 +27,9 @@ export interface BearerAuthOptions {
    */
   verify?: (
     presented: string,
-  ) => Promise<{ name: string; globs: readonly string[] | null; admin?: boolean } | null>;
+  ) => Promise<
+    { name: string; globs: readonly string[] | null; admin?: boolean; expiresAt?: number } | null
+  >;
   /** True while OAuth access tokens are accepted: a refusal then says where to get one. */
   oauth?: () => boolean;
 }
@@ -110,7 +112,15 @@ export function authenticator(
       throw new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
     }
     // OAuth identities are never admin: the status routes stay with configured tokens.
-    return { tokenName: match.name, toolGlobs: match.globs, admin: match.admin === true };
+    const who: RequestIdentity = {
+      tokenName: match.name,
+      toolGlobs: match.globs,
+      admin: match.admin === true,
+    };
+    if ("expiresAt" in match && typeof match.expiresAt === "number") {
+      who.expiresAt = match.expiresAt;
+    }
+    return who;
   };
 }
 

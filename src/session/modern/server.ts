@@ -29,6 +29,8 @@ import { registerModernTasks } from "./tasks.ts";
 export interface ModernIdentity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
+  /** When the access token presented expires (epoch ms); absent for tokens that do not. */
+  readonly expiresAt?: number;
 }
 
 /**

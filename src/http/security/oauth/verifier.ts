@@ -23,6 +23,8 @@ export interface OAuthIdentity {
   /** `oauth:<sub>` (or `oauth:<client_id>` when the token has no `sub`). */
   readonly name: string;
   readonly globs: readonly string[] | null;
+  /** Epoch ms after which the token is refused: its `exp` plus the clock tolerance. */
+  readonly expiresAt: number;
 }
 
 /** How many accepted tokens are remembered, and for how long at most. */
@@ -103,7 +105,8 @@ export class OAuthVerifier {
         { data: { oauthError: "insufficient_scope" } },
       );
     }
-    return { identity: { name, globs }, exp: payload.exp! };
+    const expiresAt = payload.exp! * 1000 + this.config.clockToleranceMs;
+    return { identity: { name, globs, expiresAt }, exp: payload.exp! };
   }
 
   /** The key resolver: the configured JWKS, or the one the issuer's metadata names. */
