@@ -8,6 +8,9 @@ import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStr
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Buffer } from "node:buffer";
 
+/** Bytes the store holds at most by default: the bound on what one resume can replay. */
+export const REPLAY_MAX_BYTES = 32 * 1024 * 1024;
+
 interface Stored {
   streamId: string;
   message: JSONRPCMessage;
@@ -26,7 +29,7 @@ export class MemoryEventStore implements EventStore {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
 
-  constructor(maxEvents = 10_000, maxBytes = 32 * 1024 * 1024) {
+  constructor(maxEvents = 10_000, maxBytes = REPLAY_MAX_BYTES) {
     this.#maxEvents = maxEvents;
     this.#maxBytes = maxBytes;
   }

@@ -12,7 +12,7 @@ import type { SessionLink } from "../gateway/passthrough/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
-import { MemoryEventStore } from "./event-store.ts";
+import { MemoryEventStore, REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { sessionShareRefusal } from "./session-share.ts";
 import { SessionTransport } from "./session-transport.ts";
@@ -137,9 +137,11 @@ export class SessionRegistry {
       }
       const response = await transport.handleRequest(req);
       // A GET is a stream held open for server messages; POST answers are counted per request.
-      return req.method === "GET"
-        ? trackStream(s.activity, response, this.#guard("get", who))
-        : response;
+      if (req.method !== "GET") return response;
+      // A resumed stream starts with its whole replay, written at once (the SDK does not wait
+      // for the client): the replay store's own bound is room it gets on top of the buffer.
+      const replay = req.headers.has("last-event-id") ? REPLAY_MAX_BYTES : 0;
+      return trackStream(s.activity, response, this.#guard("get", who, replay));
     }
     if (req.method !== "POST") {
       return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
@@ -205,11 +207,11 @@ export class SessionRegistry {
   }
 
   /**
-   * How an event stream opened by `who` is guarded: the live `limits.streamBuffer` bound, and
-   * closed when `who`'s token expires.
+   * How an event stream opened by `who` is guarded: the live `limits.streamBuffer` bound (plus
+   * `room`, a resume's replay), and closed when `who`'s token expires.
    */
-  #guard(stream: StreamKind, who: RequestIdentity): Omit<StreamGuardOptions, "onEnd"> {
-    const max = this.#gateway.config.gateway.streamBufferBytes;
+  #guard(stream: StreamKind, who: RequestIdentity, room = 0): Omit<StreamGuardOptions, "onEnd"> {
+    const max = this.#gateway.config.gateway.streamBufferBytes + room;
     return guardOptions(stream, max, who.expiresAt, this.#opts.streams);
   }
 
