@@ -16,7 +16,7 @@ const AUDIENCE = "https://mcp.example.test/mcp";
 const ADMIN = "stream-expiry-admin-0123456789";
 const CLIENT = { id: "stream-agent", secret: "stream-secret-0123456789abcdef", scope: "tools:all" };
 /** Seconds a short token lives: long enough to open every stream, short for the test. */
-const SHORT_S = 4;
+const SHORT_S = 10;
 
 describe("streams opened with an access token", () => {
   let provider: TestProvider;
@@ -88,7 +88,7 @@ servers: {}
     await waitFor(() => listen.text.includes("acknowledged"), 10_000, "the listen acknowledgement");
     assert.equal(await get.ended(500), false, "the GET stream is open before the expiry");
     // Every stream opened with the short token ends within a few seconds of its expiry.
-    const deadline = SHORT_S * 1000 + 10_000;
+    const deadline = SHORT_S * 1000 + 20_000;
     const ended = await Promise.all([get, sse, listen].map((s) => s.ended(deadline)));
     assert.deepEqual(ended, [true, true, true], "GET, SSE and listen streams ended");
     assert.equal(await kept.ended(500), false, "the long-lived token's stream is still open");
