@@ -34,6 +34,7 @@ import { createModernFront } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
+import type { StreamReport } from "../shared/stream-guard.ts";
 import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -119,11 +120,29 @@ export async function startGateway(
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
+  // Event streams report what their guards do and hold; metrics count it, closures are logged.
+  const streams: StreamReport = {
+    ledger: { queued: 0 },
+    observe: (event) => {
+      metrics.observeStream(event);
+      if (event.kind === "closed") {
+        log.info("event stream closed: its client reads too slowly", {
+          stream: event.stream,
+          bytes: event.bytes,
+        });
+      }
+    },
+  };
   const sessions = new SessionRegistry(gateway, {
     maxSessions: config.gateway.maxSessions,
     maxBodyBytes: config.gateway.requestBodyBytes,
+    streams,
   });
-  const metrics = new Metrics({ gateway, sessions: () => sessions.counts() });
+  const metrics = new Metrics({
+    gateway,
+    sessions: () => sessions.counts(),
+    streamQueued: () => streams.ledger.queued,
+  });
   gateway.observeCalls((call) => {
     journal.record(call);
     metrics.observe(call);
@@ -198,6 +217,7 @@ export async function startGateway(
   // --- end cluster
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
+    streams,
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   const app = createApp({

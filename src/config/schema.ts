@@ -308,6 +308,10 @@ export const configSchema = z.strictObject({
       batch: z.number().int().positive().optional().describe(
         "Messages in one JSON-RPC batch (default 50); larger batches are refused whole.",
       ),
+      streamBuffer: size.optional().describe(
+        "Bytes queued for a client that does not read its event stream (default 4MiB); " +
+          "past it progress and log notifications are dropped, or the stream is closed.",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
     sandbox: sandbox.optional().describe("Default sandbox of every stdio server."),

@@ -222,6 +222,8 @@ export interface GatewayConfig {
     readonly maxSessionsPerToken: number;
     /** Messages allowed in one JSON-RPC batch. */
     readonly maxBatch: number;
+    /** Bytes queued for one slow reader of an event stream before events are dropped. */
+    readonly streamBufferBytes: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
     /**

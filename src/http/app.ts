@@ -189,10 +189,13 @@ function errorResponse(gateway: Gateway, err: unknown, path: string): Response {
   });
 }
 
-/** Headers an error answer must carry: the auth challenge, or when to retry. */
+/**
+ * Headers an error answer must carry: when to retry. The auth challenge of a 401 is put on by the
+ * security chain (`addChallenge`, as middleware and in the pre-dispatch), which knows whether
+ * OAuth is configured.
+ */
 function headersOf(err: unknown): Record<string, string> {
   if (!(err instanceof GatewayError)) return {};
-  if (err.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="mcp-gateway"' };
   const retryAfter = err.data?.retryAfter;
   if (err.code === "RATE_LIMITED" && typeof retryAfter === "number") {
     return { "Retry-After": String(retryAfter) };

@@ -18,11 +18,18 @@ import type { SessionLink } from "../gateway/passthrough/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
-import { MemoryEventStore } from "./event-store.ts";
+import { MemoryEventStore, REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { sessionShareRefusal } from "./session-share.ts";
 import { SessionTransport } from "./session-transport.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
+import {
+  guardOptions,
+  guardStream,
+  type StreamGuardOptions,
+  type StreamKind,
+  type StreamReport,
+} from "../shared/stream-guard.ts";
 
 interface Session {
   readonly id: string;
@@ -54,6 +61,11 @@ export interface RequestIdentity {
   admin?: boolean;
   /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
   browser?: boolean;
+  /**
+   * When the presented token expires (epoch ms: an OAuth access token's `exp` plus the clock
+   * tolerance); absent for configured tokens. Streams it opens are closed then.
+   */
+  expiresAt?: number;
 }
 
 /** Options for {@link SessionRegistry}. */
@@ -63,6 +75,8 @@ export interface SessionRegistryOptions {
   pageSize?: number;
   /** Close sessions idle this long (default: the config's `limits.sessionIdle`; 0 = never). */
   idleMs?: number;
+  /** Where event streams report drops, closures and the bytes they hold (metrics). */
+  streams?: StreamReport;
 }
 
 /** All HTTP sessions of the gateway. */
@@ -141,7 +155,11 @@ export class SessionRegistry {
       }
       const response = await transport.handleRequest(req);
       // A GET is a stream held open for server messages; POST answers are counted per request.
-      return req.method === "GET" ? trackStream(s.activity, response) : response;
+      if (req.method !== "GET") return response;
+      // A resumed stream starts with its whole replay, written at once (the SDK does not wait
+      // for the client): the replay store's own bound is room it gets on top of the buffer.
+      const replay = req.headers.has("last-event-id") ? REPLAY_MAX_BYTES : 0;
+      return trackStream(s.activity, response, this.#guard("get", who, replay));
     }
     if (req.method !== "POST") {
       return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
@@ -208,6 +226,15 @@ export class SessionRegistry {
     return await transport.handleRequest(req, { parsedBody: body });
   }
 
+  /**
+   * How an event stream opened by `who` is guarded: the live `limits.streamBuffer` bound (plus
+   * `room`, a resume's replay), and closed when `who`'s token expires.
+   */
+  #guard(stream: StreamKind, who: RequestIdentity, room = 0): Omit<StreamGuardOptions, "onEnd"> {
+    const max = this.#gateway.config.gateway.streamBufferBytes + room;
+    return guardOptions(stream, max, who.expiresAt, this.#opts.streams);
+  }
+
   #shareRefusal(who: RequestIdentity): Response | null {
     const perToken = this.#gateway.config.gateway.maxSessionsPerToken;
     return sessionShareRefusal(this.#sessions.values(), who.tokenName, perToken);
@@ -241,7 +268,8 @@ export class SessionRegistry {
     };
     this.#sessions.set(session.id, session);
     this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
-    const response = transport.response();
+    // Its one event stream carries answers too: only progress and log messages may be dropped.
+    const response = guardStream(transport.response(), this.#guard("sse", who));
     const wire = new SessionTransport(transport, session.activity);
     await server.connect(wire);
     wire.onclose = chain(wire.onclose, () => this.#sessions.delete(session.id));

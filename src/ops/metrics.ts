@@ -1,6 +1,7 @@
 /**
  * `/metrics`: tool calls (count, errors, latency histogram) per server and tool, upstream
- * up/down and restarts, open sessions, script runs and limit hits, config reloads.
+ * up/down and restarts, open sessions, script runs and limit hits, config reloads, and what the
+ * event-stream guards did (events dropped for slow readers, streams closed).
  *
  * The `tool` label is bounded: a client can send any name, and every new label value is a new
  * series held for the life of the process. Calls to names the gateway does not know count under
@@ -13,6 +14,7 @@
  * {@link MAX_PROFILE_LABELS} distinct ones every further one counts under `profile="other"`.
  */
 import type { CallRecord, FilterEvent, Gateway } from "../gateway/mod.ts";
+import type { StreamGuardEvent, StreamKind } from "../shared/stream-guard.ts";
 import type { ScriptRunRecord } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import {
@@ -29,6 +31,8 @@ export interface MetricsSources {
   gateway: Gateway;
   /** Open sessions by transport (`SessionRegistry.counts`); absent in stdio mode. */
   sessions?: () => Record<string, number>;
+  /** Bytes the event-stream guards hold for slow readers right now. */
+  streamQueued?: () => number;
   /** Ceiling on distinct `tool` label values (default {@link MAX_TOOL_LABELS}). */
   maxToolLabels?: number;
 }
@@ -63,6 +67,8 @@ export class Metrics {
   /** Filter actions by `server\0filter\0action` (bounded: servers × configured filters × 3). */
   readonly #filterActions = new Map<string, number>();
   readonly #startedAt = Date.now();
+  /** By stream kind: events dropped for slow readers, streams closed as too slow or expired. */
+  readonly #streams = new Map<StreamKind, { dropped: number; slow: number; expired: number }>();
   readonly #toolLabels = new Set<string>();
   /** Calls per profile label, then outcome. */
   readonly #profiles = new Map<string, { ok: number; toolError: number; error: number }>();
@@ -132,6 +138,18 @@ export class Metrics {
   observeFilter(event: FilterEvent): void {
     const key = `${event.server}\0${event.filter}\0${event.action}`;
     this.#filterActions.set(key, (this.#filterActions.get(key) ?? 0) + 1);
+  }
+
+  /** Counts what an event-stream guard did (pass as the doors' `observeStreams`). */
+  observeStream(event: StreamGuardEvent & { stream: StreamKind }): void {
+    let n = this.#streams.get(event.stream);
+    if (!n) {
+      n = { dropped: 0, slow: 0, expired: 0 };
+      this.#streams.set(event.stream, n);
+    }
+    if (event.kind === "dropped") n.dropped += event.events;
+    else if (event.kind === "closed") n.slow++;
+    else n.expired++;
   }
 
   /** Counts one config reload. */
@@ -239,6 +257,27 @@ export class Metrics {
           const [server, filter, action] = key.split("\0") as [string, string, string];
           return { labels: { server, filter, action }, value: n };
         }),
+      ),
+      family(
+        `${P}_stream_queued_bytes`,
+        "gauge",
+        "Bytes queued on event streams for clients that read slower than they are written to.",
+        [{ labels: {}, value: this.#sources.streamQueued?.() ?? 0 }],
+      ),
+      family(
+        `${P}_stream_events_dropped_total`,
+        "counter",
+        "Progress and log notifications dropped from event streams whose client reads too slowly.",
+        [...this.#streams].map(([stream, n]) => ({ labels: { stream }, value: n.dropped })),
+      ),
+      family(
+        `${P}_streams_closed_total`,
+        "counter",
+        "Event streams closed by the gateway: slow (queue full, nothing droppable), expired (token).",
+        [...this.#streams].flatMap(([stream, n]): Sample[] => [
+          { labels: { stream, reason: "slow" }, value: n.slow },
+          { labels: { stream, reason: "expired" }, value: n.expired },
+        ]),
       ),
       family(`${P}_config_reloads_total`, "counter", "Config reloads by result.", [
         { labels: { result: "applied" }, value: this.#reloads.ok },

@@ -33,8 +33,11 @@ export interface BearerAuthOptions {
       globs: readonly string[] | null;
       admin?: boolean;
       profiles?: readonly string[] | null;
+      expiresAt?: number;
     } | null
   >;
+  /** True while OAuth access tokens are accepted: a refusal then says where to get one. */
+  oauth?: () => boolean;
 }
 
 interface Known {
@@ -118,21 +121,31 @@ export function authenticator(
         path,
         reason: presented === null ? "no bearer token" : "unknown token",
       });
-      throw new GatewayError(
-        "UNAUTHORIZED",
-        presented === null ? "a bearer token is required" : "invalid bearer token",
-      );
+      const what = presented === null ? "a bearer token is required" : "invalid bearer token";
+      throw new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
     }
     // OAuth identities are never admin (the status routes stay with configured tokens) and
     // never limited to profiles (their scopes' globs narrow them on every endpoint).
-    const profiles = match.profiles ?? null;
-    return {
+    const who: RequestIdentity = {
       tokenName: match.name,
       toolGlobs: match.globs,
       admin: match.admin === true,
-      profiles,
+      profiles: match.profiles ?? null,
     };
+    if ("expiresAt" in match && typeof match.expiresAt === "number") {
+      who.expiresAt = match.expiresAt;
+    }
+    return who;
   };
+}
+
+/** How a refused client gets in, for the 401's message (the challenge header says it too). */
+function wayIn(oauth: boolean): string {
+  return oauth
+    ? "send Authorization: Bearer with a configured token or an OAuth access token " +
+      "(WWW-Authenticate names the resource metadata)"
+    : "send Authorization: Bearer with a token from gateway.auth.tokens; " +
+      "this gateway has no OAuth, so no login flow can get one";
 }
 
 /** Hono middleware: sets `identity` from {@link authenticator}, or refuses the request. */

@@ -15,7 +15,8 @@ import {
 import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
 import { Continuations } from "./continuations.ts";
-import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
+import { isListen, listenedUris, ListenFeed } from "./listen.ts";
+import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
 import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
@@ -33,6 +34,8 @@ export interface ModernFrontOptions {
   continuationTtlMs?: number;
   /** Cluster hook: relays a continuation whose parked call another instance holds. */
   relay?: ModernRelay;
+  /** Where listen streams report drops, closures and the bytes they hold (metrics). */
+  streams?: StreamReport;
 }
 
 /** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
@@ -149,7 +152,17 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
         authInfo: authInfoOf(identity, ready),
         ...(body === undefined ? {} : { parsedBody: body }),
       }));
-    return release ? onEnd(response, release) : response;
+    if (!isListen(request, body) || !response.body) {
+      release?.();
+      return response;
+    }
+    // A listen stream lives as long as its client wants: bounded for a slow reader (it carries
+    // no droppable notifications, so a flood closes it), and closed when its token expires.
+    const max = gateway.config.gateway.streamBufferBytes;
+    return guardStream(response, {
+      ...guardOptions("listen", max, identity.expiresAt, options.streams),
+      ...(release ? { onEnd: release } : {}),
+    });
   };
   // Cluster hook: continuations of calls parked on another instance go there.
   const relay = options.relay;

@@ -31,6 +31,8 @@ export interface ModernIdentity {
   readonly toolGlobs: readonly string[] | null;
   /** The profile whose endpoint (`/mcp/<profile>`) the request came to; absent = none. */
   readonly profile?: string | null;
+  /** When the access token presented expires (epoch ms); absent for tokens that do not. */
+  readonly expiresAt?: number;
 }
 
 /**
