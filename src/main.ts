@@ -10,8 +10,10 @@ if (process.argv[2] === "__lua-worker") {
   await runWorkerProcess();
 } else {
   const { runCli } = await import("./cli/mod.ts");
+  const { exitWhenFlushed } = await import("./runtime/mod.ts");
   const code = await runCli(process.argv.slice(2));
-  // Open handles (stdin, timers of stopped children) must not keep a finished command alive.
-  process.exit(code);
+  // Open handles (stdin, timers of stopped children) must not keep a finished command alive,
+  // and what it printed must reach a slow pipe whole before the process ends.
+  await exitWhenFlushed(code);
 }
 export {};

@@ -14,6 +14,8 @@ export interface CliArgs {
   config: string;
   listen: string | null;
   stdio: boolean;
+  /** `--stdio --profile NAME`: serve one profile's endpoint on stdin/stdout. */
+  profile: string | null;
   logLevel: LogLevel | null;
   json: boolean;
   /** `login --url`: the running gateway's address. */
@@ -29,7 +31,7 @@ export interface CliArgs {
 export const USAGE = `mcp-gateway — many MCP servers behind one endpoint, with Lua scripting
 
 Usage:
-  mcp-gateway [--config FILE] [--listen HOST:PORT] [--stdio] [--log-level LEVEL]
+  mcp-gateway [--config FILE] [--listen HOST:PORT] [--stdio [--profile NAME]] [--log-level LEVEL]
   mcp-gateway check   [--config FILE] [--connect]   every start-time rule (exit 0 ok, 2 invalid)
   mcp-gateway tools   [--config FILE] [--json]   connect upstreams, print the tool list
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
@@ -42,6 +44,7 @@ Options:
   --config FILE       config file (default ./gateway.yaml)
   --listen HOST:PORT  override gateway.listen
   --stdio             serve one MCP client on stdin/stdout instead of HTTP
+  --profile NAME      with --stdio: serve only that profile's tools (over HTTP: /mcp/NAME)
   --log-level LEVEL   debug | info | warn | error | silent (default info)
   --json              machine-readable output (tools)
   --connect           check: also start each upstream once and report its tools
@@ -62,6 +65,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         config: { type: "string", short: "c" },
         listen: { type: "string" },
         stdio: { type: "boolean" },
+        profile: { type: "string" },
         "log-level": { type: "string" },
         json: { type: "boolean" },
         connect: { type: "boolean" },
@@ -103,6 +107,12 @@ export function parseCli(argv: readonly string[]): CliArgs {
       `--listen: expected HOST:PORT like 127.0.0.1:8787, got "${values.listen}"`,
     );
   }
+  if (values.profile !== undefined && (!values.stdio || command !== "serve")) {
+    throw new GatewayError(
+      "USAGE",
+      "--profile needs --stdio (over HTTP each profile is served at /mcp/<profile>)",
+    );
+  }
   const expected: Partial<Record<Command, [number, number, string]>> = {
     serve: [0, 0, ""],
     check: [0, 0, ""],
@@ -124,6 +134,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     config: values.config ?? "gateway.yaml",
     listen: values.listen ?? null,
     stdio: values.stdio ?? false,
+    profile: values.profile ?? null,
     logLevel: (level as LogLevel | undefined) ?? null,
     json: values.json ?? false,
     url: values.url ?? null,

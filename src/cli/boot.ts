@@ -20,6 +20,11 @@ export interface BootOptions {
   watchMacros?: boolean;
   /** Set up the script host even when the config needs none (`mcp-gateway run`). */
   scripting?: boolean;
+  /**
+   * Return once this long has passed even if some upstreams are still starting (serve:
+   * `gateway.startWait`); they join later. Without it every first start is waited for.
+   */
+  startWaitMs?: number;
 }
 
 /** A booted gateway and its script host and macros (`null` when the config needs none). */
@@ -32,7 +37,8 @@ export interface Booted {
 
 /**
  * A gateway with its macros registered (a registration error throws `CONFIG_INVALID` before any
- * upstream starts) and its upstreams connected (each one up or marked down).
+ * upstream starts) and its upstreams connected (each one up or marked down), or — with
+ * `startWaitMs` — those that made it within that time, the others still starting.
  */
 export async function bootGateway(
   config: GatewayConfig,
@@ -72,7 +78,7 @@ export async function bootGateway(
     gateway.start((u) => {
       done++;
       show(u);
-    }),
+    }, options.startWaitMs),
   ]);
   if (attached.status === "rejected") {
     if (tty) process.stderr.write("\r\x1b[2K");

@@ -1,7 +1,8 @@
 /**
  * `mcp-gateway check [--connect]`: every rule the gateway applies at start, without starting it
  * — the schema, `${VAR}`s, the listen/auth rule, commands and folders, and macro registration in
- * a real script sandbox — so a config that passes here does not fail at start. `--connect` then
+ * a real script sandbox — so a config that passes here does not fail at start; and profile
+ * globs that can match nothing (`./profile-globs.ts`). `--connect` then
  * starts each upstream once and reports its tool count or why it failed.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -15,12 +16,15 @@ import {
   yamlLocator,
 } from "../config/mod.ts";
 import { ScriptHost } from "../scripting/mod.ts";
-import { loadMacros } from "../tools/macros/mod.ts";
+import { buildCatalog, META_TOOL_NAMES } from "../gateway/mod.ts";
+import { EXECUTE_TOOL_NAME } from "../tools/execute/mod.ts";
+import { loadMacros, type MacroDef } from "../tools/macros/mod.ts";
 import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
-import { readConfig } from "./boot.ts";
+import { needsMetaTools, readConfig } from "./boot.ts";
+import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
 
 /** Options of {@link checkCommand}. */
@@ -52,6 +56,16 @@ export async function checkCommand(
     .map((p) => at(p.path, p.message));
   const macros = await registerMacros(config, at);
   problems.push(...macros.problems);
+  const locals = [
+    ...macros.names,
+    ...(config.scripting.execute ? [EXECUTE_TOOL_NAME] : []),
+    ...META_TOOL_NAMES,
+  ];
+  if (macros.problems.length === 0) {
+    problems.push(
+      ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
+    );
+  }
   if (problems.length > 0) throw configError(config.file, problems);
 
   const servers = config.servers.map((s) =>
@@ -60,23 +74,44 @@ export async function checkCommand(
   const out = [
     `${config.file}: ok — ${config.servers.length} server(s)${
       servers.length ? ": " + servers.join(", ") : ""
-    }; ${macros.count} macro(s)`,
+    }; ${macros.names.length} macro(s)${
+      config.profiles.length ? `; profiles: ${config.profiles.map((p) => p.name).join(", ")}` : ""
+    }`,
   ];
   const dir = config.scripting.macrosDir;
   if (dir && !macrosExplicit && !existsSync(dir)) {
     out.push(`note: no macros folder at ${dir} (scripting.macros defaults to ./macros)`);
   }
   process.stdout.write(out.join("\n") + "\n");
-  return options.connect ? await connectEach(config) : 0;
+  if (!options.connect) return 0;
+  return await connectEach(
+    config,
+    ownToolNames(config, macros),
+    (catalog) => deadProfileGlobs(config, locals, macros.names, catalog),
+  );
+}
+
+/** The names of the tools the gateway itself would serve with this config and these macros. */
+function ownToolNames(
+  config: GatewayConfig,
+  macros: { names: string[]; discoverable: boolean },
+): Set<string> {
+  const names = new Set(macros.names);
+  if (config.scripting.execute) names.add(EXECUTE_TOOL_NAME);
+  if (needsMetaTools(config) || macros.discoverable) {
+    for (const n of META_TOOL_NAMES) names.add(n);
+  }
+  return names;
 }
 
 /** Registers the macros in a script sandbox, as start does; problems name the YAML path. */
 async function registerMacros(
   config: GatewayConfig,
   at: (path: (string | number)[], message: string) => ConfigProblem,
-): Promise<{ count: number; problems: ConfigProblem[] }> {
+): Promise<{ count: number; problems: ConfigProblem[]; names: string[]; discoverable: boolean }> {
   const { macrosDir, tools, limits, vfs } = config.scripting;
-  if (macrosDir === null && tools.length === 0) return { count: 0, problems: [] };
+  const none = { names: [], discoverable: false };
+  if (macrosDir === null && tools.length === 0) return { count: 0, problems: [], ...none };
   const host = new ScriptHost({
     limits: runLimitsOf(limits),
     vfs: { ...vfs },
@@ -86,16 +121,16 @@ async function registerMacros(
   const problems: ConfigProblem[] = [];
   const attempt = async (
     path: (string | number)[],
-    register: () => Promise<unknown[]>,
-  ): Promise<number> => {
+    register: () => Promise<MacroDef[]>,
+  ): Promise<MacroDef[]> => {
     try {
-      return (await register()).length;
+      return await register();
     } catch (err) {
       if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
       const listed = err.data?.problems;
       const messages = Array.isArray(listed) ? listed.map(String) : [err.message];
       problems.push(...messages.map((m) => at(path, m)));
-      return 0;
+      return [];
     }
   };
   try {
@@ -104,34 +139,62 @@ async function registerMacros(
     for (const t of tools) {
       await attempt(["scripting", "tools", t.name], () => loadMacros(host, null, [t], config.file));
     }
-    if (problems.length > 0) return { count: 0, problems };
+    if (problems.length > 0) return { count: 0, problems, ...none };
     // Then together: a name defined twice is only visible this way.
-    const count = await attempt(
+    const defs = await attempt(
       ["scripting", "tools"],
       () => loadMacros(host, macrosDir, tools, config.file),
     );
-    return { count, problems };
+    return {
+      count: defs.length,
+      problems,
+      names: defs.map((d) => d.name),
+      discoverable: defs.some((d) => d.discoverable),
+    };
   } finally {
     await host.close();
   }
 }
 
-/** Starts each enabled upstream once, prints its tool count or reason, stops them all. */
-async function connectEach(config: GatewayConfig): Promise<number> {
-  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), createLogger("check"));
+/**
+ * Starts each enabled upstream once, prints its tool count or reason, and each tool that would
+ * be renamed because its name is taken (by the gateway's own tools, `own`, or another
+ * server's); stops them all. When all came up, `deadGlobs` judges the profile globs against the
+ * real catalog (exit 1 if any is dead).
+ */
+async function connectEach(
+  config: GatewayConfig,
+  own: ReadonlySet<string>,
+  deadGlobs: (catalog: string[]) => { path: (string | number)[]; message: string }[],
+): Promise<number> {
+  const log = createLogger("check");
+  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), log);
   try {
     await pool.startAll();
+    const up = pool.all().filter((u) => u.state === "up");
+    const quiet = { ...log, warn: () => {} };
+    const renamed = buildCatalog(config, up, quiet, own).renamed;
     let down = 0;
     for (const u of pool.all()) {
       if (u.state === "up") {
         process.stdout.write(`${u.name}: up, ${u.catalog.tools.length} tool(s)\n`);
+        for (const r of renamed.filter((r) => r.server === u.name)) {
+          const holder = r.kept === "gateway" ? "the gateway's own tool" : r.kept;
+          process.stdout.write(
+            `${u.name}: tool "${r.tool}" is exposed as "${r.as}": "${r.name}" is taken by ${holder}\n`,
+          );
+        }
       } else {
         down++;
         // A failed first start may already be waiting for its retry ("starting"): it is down.
         process.stdout.write(`${u.name}: down — ${u.lastError ?? u.state}\n`);
       }
     }
-    return down > 0 ? 1 : 0;
+    if (down > 0) return 1;
+    const catalog = buildCatalog(config, pool.all(), quiet, own);
+    const dead = deadGlobs(catalog.tools.map((e) => e.name));
+    for (const p of dead) process.stderr.write(`  ${dotted(p.path)}: ${p.message}\n`);
+    return dead.length > 0 ? 1 : 0;
   } catch (err) {
     process.stderr.write(`mcp-gateway: check --connect: ${messageOf(err)}\n`);
     return 1;

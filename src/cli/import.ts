@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { importClientConfig, importedYaml, parseJsonc } from "../config/mod.ts";
+import { ESCAPED_NOTE, importClientConfig, importedYaml, parseJsonc } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 
 /** Converts and prints; a file that is not such a config is a config error (exit 2). */
@@ -19,5 +19,11 @@ export function importCommand(file: string): number {
   process.stdout.write(importedYaml(imported, basename(file)));
   const count = Object.keys(imported.config.servers).length;
   process.stderr.write(`imported ${count} server(s) from ${file}\n`);
+  if (imported.escaped.length > 0) {
+    process.stderr.write(
+      `${imported.escaped.length} value(s) held \${…} or $$ as text. ${ESCAPED_NOTE}: ` +
+        `${imported.escaped.join(", ")}\n`,
+    );
+  }
   return 0;
 }

@@ -59,7 +59,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       default: {
         const { serveCommand } = await import("./serve.ts");
-        return await serveCommand(args.config, { listen: args.listen, stdio: args.stdio });
+        return await serveCommand(args.config, {
+          listen: args.listen,
+          stdio: args.stdio,
+          profile: args.profile,
+        });
       }
     }
   } catch (err) {

@@ -5,9 +5,10 @@
  * registration is `check.ts`'s, since it needs a script sandbox.)
  */
 import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
-import type { GatewayConfig, StdioServerConfig } from "../config/mod.ts";
+import { basename, delimiter, isAbsolute, join } from "node:path";
+import type { GatewayConfig, SandboxConfig, StdioServerConfig } from "../config/mod.ts";
 import { assertSafeExposure } from "../http/mod.ts";
+import { BWRAP_HINT, FETCHING_RUNNERS, findBwrap } from "../upstream/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 
 /** One problem found by a start-time rule. */
@@ -49,6 +50,20 @@ export function preflight(config: GatewayConfig, options: PreflightOptions): Pre
     if (why) problems.push({ path: ["servers", server.name, "command"], message: why });
     const cwd = folderProblem(server.cwd);
     if (cwd) problems.push({ path: ["servers", server.name, "cwd"], message: cwd });
+    if (server.sandbox) problems.push(...sandboxProblems(server, server.sandbox, env));
+  }
+  // A gateway-wide filter is in every server's list: each missing file is told once.
+  const missing = new Set<string>();
+  for (const server of config.servers) {
+    if (!server.enabled) continue;
+    for (const f of server.filters) {
+      if (f.kind !== "lua" || missing.has(f.file) || fileExists(f.file)) continue;
+      missing.add(f.file);
+      problems.push({
+        path: ["servers", server.name, "filters"],
+        message: `Lua filter ${f.file} does not exist`,
+      });
+    }
   }
   const macros = config.scripting.macrosDir;
   if (macros && options.macrosExplicit) {
@@ -56,6 +71,33 @@ export function preflight(config: GatewayConfig, options: PreflightOptions): Pre
     if (why) problems.push({ path: ["scripting", "macros"], message: why });
   }
   return problems;
+}
+
+/** A sandboxed server needs bubblewrap and the folders it is given. */
+function sandboxProblems(
+  server: StdioServerConfig,
+  sandbox: SandboxConfig,
+  env: Record<string, string | undefined>,
+): PreflightProblem[] {
+  const at = ["servers", server.name, "sandbox"];
+  const out: PreflightProblem[] = [];
+  if (FETCHING_RUNNERS.test(basename(server.command))) {
+    out.push({
+      path: ["servers", server.name, "command"],
+      message: `${basename(server.command)} fetches packages at start, which the sandbox ` +
+        "refuses; install the package and run its file with node",
+    });
+  }
+  if (!findBwrap(env.PATH)) {
+    out.push({ path: at, message: `bubblewrap (bwrap) is not on PATH; ${BWRAP_HINT}` });
+  }
+  for (const key of ["read", "write"] as const) {
+    sandbox[key].forEach((dir, i) => {
+      const why = folderProblem(dir);
+      if (why) out.push({ path: [...at, key, i], message: why });
+    });
+  }
+  return out;
 }
 
 /** Why a stdio server's command cannot be started, or `undefined` when it can. */
@@ -89,6 +131,14 @@ function executableProblem(file: string): string | undefined {
     return `${file} is not executable (chmod +x)`;
   }
   return undefined;
+}
+
+function fileExists(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function folderProblem(dir: string): string | undefined {

@@ -4,7 +4,7 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
-import { type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
+import { type Gateway, LOCAL_CALLER, profileConfig } from "../gateway/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
@@ -33,8 +33,9 @@ import {
 import { type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
 import { createModernFront } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
-import { messageOf } from "../shared/errors.ts";
+import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
+import type { StreamReport } from "../shared/stream-guard.ts";
 import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -44,6 +45,8 @@ const log = createLogger("serve");
 export interface RunningGateway {
   gateway: Gateway;
   http: HttpServer | null;
+  /** Resolves once every upstream's first start is done (serving began `startWait` sooner). */
+  settled: Promise<void>;
   /** Re-reads the config file and applies it; keeps the old one when invalid. */
   reload(trigger?: string): Promise<boolean>;
   /**
@@ -59,11 +62,16 @@ export interface RunningGateway {
 export interface StartOptions {
   listen?: string | null;
   stdio?: boolean;
+  /** With `stdio`: serve only this profile (`--profile`); it must exist in the config. */
+  profile?: string | null;
   /** Reload when the config file changes (default true). */
   watch?: boolean;
 }
 
-/** Starts serving a config; resolves once upstreams are started and HTTP or stdio serves. */
+/**
+ * Starts serving a config; resolves once HTTP or stdio serves, which is when every upstream
+ * started or `gateway.startWait` passed (the rest join as they come up).
+ */
 export async function startGateway(
   config: GatewayConfig,
   options: StartOptions = {},
@@ -74,6 +82,11 @@ export async function startGateway(
   );
   if (!options.stdio) assertSafeExposure(config.gateway, hostname);
   // --- end security
+  const profile = options.profile ?? null;
+  if (profile !== null && !profileConfig(config, profile)) {
+    const known = config.profiles.map((p) => p.name).join(", ") || "none configured";
+    throw new GatewayError("USAGE", `--profile: no profile "${profile}" (profiles: ${known})`);
+  }
   const lifecycle = new Lifecycle();
   // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
   // first start is done, and MCP requests wait for it instead of being refused.
@@ -92,8 +105,10 @@ export async function startGateway(
   let gateway: Gateway;
   let scripting: Scripting | null;
   try {
+    // Clients are served after `startWait` at most: a silent server holds no one at the door.
     ({ gateway, scripting } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
+      startWaitMs: config.gateway.startWaitMs,
     }));
   } catch (err) {
     await http?.close();
@@ -106,15 +121,34 @@ export async function startGateway(
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
+  // Event streams report what their guards do and hold; metrics count it, closures are logged.
+  const streams: StreamReport = {
+    ledger: { queued: 0 },
+    observe: (event) => {
+      metrics.observeStream(event);
+      if (event.kind === "closed") {
+        log.info("event stream closed: its client reads too slowly", {
+          stream: event.stream,
+          bytes: event.bytes,
+        });
+      }
+    },
+  };
   const sessions = new SessionRegistry(gateway, {
     maxSessions: config.gateway.maxSessions,
     maxBodyBytes: config.gateway.requestBodyBytes,
+    streams,
   });
-  const metrics = new Metrics({ gateway, sessions: () => sessions.counts() });
+  const metrics = new Metrics({
+    gateway,
+    sessions: () => sessions.counts(),
+    streamQueued: () => streams.ledger.queued,
+  });
   gateway.observeCalls((call) => {
     journal.record(call);
     metrics.observe(call);
   });
+  gateway.filters.observe((event) => metrics.observeFilter(event));
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);
@@ -145,7 +179,10 @@ export async function startGateway(
   };
 
   if (options.stdio) {
-    const { server } = createSessionServer(gateway, () => LOCAL_CALLER);
+    // A reload that removes the profile leaves this caller reaching nothing (it cannot be
+    // closed like an HTTP session: the client owns the pipe).
+    const caller = { ...LOCAL_CALLER, profile };
+    const { server } = createSessionServer(gateway, () => caller);
     await server.connect(new StdioServerTransport());
     lifecycle.ready(() => new Response(null, { status: 404 }));
     setJitPolicy(1);
@@ -153,6 +190,7 @@ export async function startGateway(
     return {
       gateway,
       http: null,
+      settled: gateway.settled,
       reload,
       forceStop: () => lifecycle.force(),
       stop: () =>
@@ -180,6 +218,7 @@ export async function startGateway(
   // --- end cluster
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
+    streams,
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   gateway.upstreamAuth.listening(hostPort(http!));
@@ -219,11 +258,18 @@ export async function startGateway(
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
   setJitPolicy(1);
   const up = gateway.pool.all().filter((u) => u.state === "up").length;
-  log.info("ready", { upstreams: gateway.pool.all().length, up });
+  // Those still starting after `startWait` join later (each logs "upstream up" then).
+  const starting = gateway.pool.all().filter((u) => u.state === "starting").length;
+  log.info("ready", {
+    upstreams: gateway.pool.all().length,
+    up,
+    ...(starting ? { starting } : {}),
+  });
   let stopping: Promise<void> | undefined;
   return {
     gateway,
     http,
+    settled: gateway.settled,
     reload,
     forceStop: () => lifecycle.force(),
     stop: () =>

@@ -19,6 +19,8 @@ import type { RedisLink } from "./redis.ts";
 export type RelayIdentity = {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
+  /** The profile endpoint the request came to: the owner serves it within that profile. */
+  readonly profile?: string | null;
 };
 
 /** Serves one forwarded request on the owner. */

@@ -27,6 +27,19 @@ export function expandString(
   });
 }
 
+/**
+ * `value` written so that {@link expandString} gives it back unchanged: every `$` doubled. For
+ * text that must stay literal in gateway.yaml (what `import` copies from a client config).
+ */
+export function literalString(value: string): string {
+  return value.replace(/\$/g, () => "$$");
+}
+
+/** True when expanding `value` would change it (it holds a `${VAR}` or a `$$`). */
+export function hasReferences(value: string): boolean {
+  return value.search(REF) >= 0;
+}
+
 /** Returns a copy of `tree` with every string expanded; problems are collected, not thrown. */
 export function expandEnv(
   tree: unknown,

@@ -5,6 +5,7 @@
  */
 import { Document, isScalar, isSeq, type YAMLMap } from "yaml";
 import { GatewayError } from "../shared/errors.ts";
+import { hasReferences, literalString } from "./env.ts";
 import { NAME_PATTERN } from "./schema.ts";
 
 /** A client config converted: the gateway config and what the conversion changed or dropped. */
@@ -13,9 +14,18 @@ export interface ImportedConfig {
   config: { servers: Record<string, Record<string, unknown>> };
   /** Per server (by its new name): comments for the YAML (renames, dropped keys). */
   notes: Record<string, string[]>;
-  /** Notes about the whole file (variables to set, keys ignored). */
+  /** Notes about the whole file (variables to set, values kept literal). */
   header: string[];
+  /**
+   * YAML paths of values that held `${…}` or `$$` as text: their `$`s are doubled, so the
+   * gateway keeps them literal instead of expanding them from its own environment.
+   */
+  escaped: string[];
 }
+
+/** What an escaped value means, for the YAML comment and the command's stderr. */
+export const ESCAPED_NOTE = "Kept literal ($ doubled, so the gateway does not expand " +
+  "${…} from its environment; write ${VAR} yourself where you mean one)";
 
 const KNOWN_TOP = new Set(["mcpServers", "servers", "inputs"]);
 
@@ -84,27 +94,50 @@ function outsideStrings(
   return out;
 }
 
-/** VS Code's `${env:X}`, `${input:x}` and `${workspaceFolder}` as gateway `${VAR}`s. */
-function variables(value: string, used: Set<string>): string {
-  return value.replace(/\$\{(env|input):([^}]+)\}|\$\{workspaceFolder\}/g, (_, kind, id) => {
+/** What one conversion collects: variables to set, and values whose `$`s were escaped. */
+interface Found {
+  used: Set<string>;
+  escaped: string[];
+}
+
+const CLIENT_VARIABLE = /\$\{(env|input):([^}]+)\}|\$\{workspaceFolder\}/g;
+
+/**
+ * One client value as gateway.yaml text, `at` its YAML path. VS Code's and Cursor's `${env:X}`,
+ * `${input:x}` and `${workspaceFolder}` are variables there, and become gateway `${VAR}`s.
+ * Every other `$` is doubled: a `${HOME}` or `$$` a client passes on as text would otherwise
+ * expand from the gateway's environment — a hostile config could send a secret in a URL.
+ */
+function variables(value: string, at: string, found: Found): string {
+  if (hasReferences(value.replace(CLIENT_VARIABLE, ""))) found.escaped.push(at);
+  let out = "";
+  let last = 0;
+  for (const m of value.matchAll(CLIENT_VARIABLE)) {
+    out += literalString(value.slice(last, m.index));
+    last = m.index + m[0].length;
+    const [, kind, id] = m;
     if (!kind) {
-      used.add("WORKSPACE_FOLDER (was ${workspaceFolder})");
-      return "${WORKSPACE_FOLDER}";
+      found.used.add("WORKSPACE_FOLDER (was ${workspaceFolder})");
+      out += "${WORKSPACE_FOLDER}";
+      continue;
     }
     const name = String(id).replace(/[^A-Za-z0-9_]/g, "_").toUpperCase();
-    if (kind === "input") used.add(`${name} (was the VS Code input "${id}")`);
-    return `\${${name}}`;
-  });
+    if (kind === "input") found.used.add(`${name} (was the VS Code input "${id}")`);
+    out += `\${${name}}`;
+  }
+  return out + literalString(value.slice(last));
 }
 
-function strings(value: unknown, used: Set<string>): string[] | undefined {
-  return Array.isArray(value) ? value.map((v) => variables(String(v), used)) : undefined;
+function strings(value: unknown, at: string, found: Found): string[] | undefined {
+  return Array.isArray(value)
+    ? value.map((v, i) => variables(String(v), `${at}[${i}]`, found))
+    : undefined;
 }
 
-function stringMap(value: unknown, used: Set<string>): Record<string, string> | undefined {
+function stringMap(value: unknown, at: string, found: Found): Record<string, string> | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = variables(String(v), used);
+  for (const [k, v] of Object.entries(value)) out[k] = variables(String(v), `${at}.${k}`, found);
   return out;
 }
 
@@ -143,7 +176,7 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
   }
   const servers: ImportedConfig["config"]["servers"] = {};
   const notes: ImportedConfig["notes"] = {};
-  const used = new Set<string>();
+  const found: Found = { used: new Set(), escaped: [] };
   for (const [original, raw] of Object.entries(entries as Record<string, unknown>)) {
     const name = sanitiseName(original, new Set(Object.keys(servers)));
     const mine: string[] = [];
@@ -153,20 +186,21 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
     }
     const s = raw as Record<string, unknown>;
     const out: Record<string, unknown> = {};
+    const at = `servers.${name}`;
     const type = typeof s.type === "string" ? s.type : undefined;
     if (typeof s.url === "string" && type !== "stdio") {
-      out.url = variables(s.url, used);
-      const headers = stringMap(s.headers, used);
+      out.url = variables(s.url, `${at}.url`, found);
+      const headers = stringMap(s.headers, `${at}.headers`, found);
       if (headers) out.headers = headers;
       if (type === "sse") out.transport = "sse";
       else if (type && type !== "stdio") out.transport = "streamable-http";
     } else if (typeof s.command === "string") {
-      out.command = variables(s.command, used);
-      const args = strings(s.args, used);
+      out.command = variables(s.command, `${at}.command`, found);
+      const args = strings(s.args, `${at}.args`, found);
       if (args?.length) out.args = args;
-      const env = stringMap(s.env, used);
+      const env = stringMap(s.env, `${at}.env`, found);
       if (env && Object.keys(env).length > 0) out.env = env;
-      if (typeof s.cwd === "string") out.cwd = variables(s.cwd, used);
+      if (typeof s.cwd === "string") out.cwd = variables(s.cwd, `${at}.cwd`, found);
     } else {
       throw new GatewayError(
         "CONFIG_INVALID",
@@ -180,11 +214,14 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
     if (mine.length > 0) notes[name] = mine;
   }
   const header: string[] = [];
-  if (used.size > 0) {
+  if (found.used.size > 0) {
     header.push("Set these environment variables before starting the gateway:");
-    for (const v of [...used].sort()) header.push(`  ${v}`);
+    for (const v of [...found.used].sort()) header.push(`  ${v}`);
   }
-  return { config: { servers }, notes, header };
+  if (found.escaped.length > 0) {
+    header.push(`${ESCAPED_NOTE}:`, ...found.escaped.map((p) => `  ${p}`));
+  }
+  return { config: { servers }, notes, header, escaped: found.escaped };
 }
 
 /** The imported config as gateway.yaml text, with its notes as comments. */

@@ -7,8 +7,16 @@ import { dirname, resolve } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
+import { createLogger } from "../shared/log.ts";
+import { plainData } from "./aliases.ts";
 import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
-import { importClientConfig, importedYaml, isClientConfig, parseJsonc } from "./import.ts";
+import {
+  ESCAPED_NOTE,
+  importClientConfig,
+  importedYaml,
+  isClientConfig,
+  parseJsonc,
+} from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
@@ -52,7 +60,11 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
  * would, then validated; problems keep their paths but not lines (those are of the conversion).
  */
 function parseImported(json: unknown, options: LoadOptions, file: string): GatewayConfig {
-  const yaml = importedYaml(importClientConfig(json, file), file);
+  const imported = importClientConfig(json, file);
+  if (imported.escaped.length > 0) {
+    createLogger("config").warn(ESCAPED_NOTE, { file, values: imported.escaped });
+  }
+  const yaml = importedYaml(imported, file);
   try {
     return parseConfig(yaml, { ...options, file });
   } catch (err) {
@@ -76,7 +88,11 @@ export function parseConfig(
     });
     throw configError(file, problems);
   }
-  const raw = doc.toJS() ?? {};
+  const plain = plainData(doc);
+  if ("problem" in plain) {
+    throw configError(file, [locate(plain.problem.path, plain.problem.message, lineOf)]);
+  }
+  const raw = plain.data;
   const envProblems: EnvProblem[] = [];
   const expanded = expandEnv(raw, options.env ?? process.env, envProblems);
   const problems: ConfigProblem[] = envProblems.map((p) => locate(p.path, p.message, lineOf));

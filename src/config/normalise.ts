@@ -10,6 +10,8 @@ import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
 import { normaliseUpstreamOAuth } from "./upstream-oauth.ts";
+import { filtersOf, sandboxOf } from "./sandbox.ts";
+import { normaliseProfiles } from "./profiles.ts";
 
 /** A cross-field problem, located by its YAML path. */
 export interface NormaliseProblem {
@@ -40,7 +42,7 @@ export function normaliseConfig(
   const separator = g.separator ?? "__";
   const servers: ServerConfig[] = [];
   for (const [name, s] of Object.entries(raw.servers ?? {})) {
-    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? []);
+    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? [], g);
     if (server) servers.push(server);
     if (name.includes(separator)) {
       problems.push({
@@ -90,6 +92,7 @@ export function normaliseConfig(
           token: t.token,
           tools: t.tools ?? null,
           admin: t.admin ?? false,
+          profiles: t.profiles ?? null,
         }))
         : null,
       rateLimit: g.auth?.rateLimit
@@ -107,10 +110,12 @@ export function normaliseConfig(
       maxSessions: g.limits?.sessions ?? 1000,
       maxSessionsPerToken: sessionsPerToken(g.limits?.sessions ?? 1000, g.limits?.sessionsPerToken),
       maxBatch: g.limits?.batch ?? 50,
+      streamBufferBytes: size(g.limits?.streamBuffer, 4 * 1024 ** 2),
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
       secretsKey: g.secrets?.key ?? null,
+      startWaitMs: ms(g.startWait, 2_000),
       telemetry: g.telemetry
         ? {
           otlp: g.telemetry.otlp,
@@ -131,6 +136,7 @@ export function normaliseConfig(
         : null,
     },
     servers,
+    profiles: normaliseProfiles(raw, problems),
     scripting: {
       macrosDir: sc.macros === null ? null : abs(dir, sc.macros ?? "./macros"),
       execute: sc.execute ?? true,
@@ -155,6 +161,7 @@ function normaliseServer(
   dir: string,
   problems: NormaliseProblem[],
   withheldEnv: readonly string[],
+  g: NonNullable<RawConfig["gateway"]>,
 ): ServerConfig | undefined {
   const common = {
     name,
@@ -176,7 +183,9 @@ function normaliseServer(
     ...isolationOf(name, s, dir, problems),
     protocol: s.protocol ?? "auto",
     apps: s.apps ?? "auto",
+    filters: filtersOf(s, g.filters, dir),
   };
+
   const path = ["servers", name];
   if (s.command !== undefined && s.url !== undefined) {
     problems.push({ path, message: "expected either command (stdio) or url (HTTP), not both" });
@@ -198,11 +207,12 @@ function normaliseServer(
       cwd: abs(dir, s.cwd ?? "."),
       inheritEnv: s.inheritEnv ?? false,
       withheldEnv,
+      sandbox: sandboxOf(name, s, g.sandbox, dir, process.env.HOME, problems),
     };
   }
   if (s.url !== undefined) {
     const oauth = normaliseUpstreamOAuth(s.oauth, [...path, "oauth"], problems);
-    for (const key of ["args", "env", "cwd", "inheritEnv"] as const) {
+    for (const key of ["args", "env", "cwd", "inheritEnv", "sandbox"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
       }

@@ -76,6 +76,42 @@ const restart = z.strictObject({
   ),
 });
 
+const pathList = z.array(z.string().min(1, { error: "expected a non-empty path" }), {
+  error: "expected a list of folders",
+});
+
+/** `sandbox:` of a stdio server (or the gateway's default): true, false, or what it may reach. */
+const sandbox = z.union([
+  z.boolean(),
+  z.strictObject({
+    read: pathList.optional().describe("Folders the server may read (relative to the config)."),
+    write: pathList.optional().describe("Folders the server may read and write."),
+    network: z.boolean().optional().describe("Keep the network (default false: none at all)."),
+  }),
+], { error: "expected true, false or a map with read, write and network" }).describe(
+  "Run the stdio command under bubblewrap: system folders and its own package read-only, a " +
+    "private /tmp, its cwd and `write` folders writable, `read` folders readable, nothing " +
+    "else; new PID, IPC and UTS namespaces; no network unless `network: true`.",
+);
+
+/** `filters:` of a server or the gateway: built-in names or Lua files, applied in order. */
+const filters = z.array(
+  z.union([
+    z.enum(["secrets", "pii", "spotlight"], {
+      error: "expected secrets, pii, spotlight or { lua: FILE }",
+    }),
+    z.strictObject({
+      lua: z.string().min(1).describe(
+        "Lua file defining filter(result, ctx), relative to the config.",
+      ),
+    }),
+  ], { error: "expected secrets, pii, spotlight or { lua: FILE }" }),
+  { error: "expected a list of filters" },
+).describe(
+  "Filters applied to every tool result and resource read before a client sees it: secrets, " +
+    "pii, spotlight, or { lua: FILE }. The gateway's run first, then the server's.",
+);
+
 const server = z.strictObject({
   command: z.string().min(1, { error: "expected a command" }).optional().describe(
     "Executable of a stdio server (never run through a shell).",
@@ -150,6 +186,8 @@ const server = z.strictObject({
     "Pass the gateway's environment to a stdio server: true (all of it) or a list of names. " +
       "Default: only PATH, HOME, LANG and TMPDIR. Auth token variables are never passed.",
   ),
+  sandbox: sandbox.optional(),
+  filters: filters.optional(),
 });
 
 const token = z.strictObject({
@@ -158,6 +196,27 @@ const token = z.strictObject({
   tools: globList.optional().describe("Glob allowlist of tool names; omitted = all."),
   admin: z.boolean().optional().describe(
     "May read /metrics, the status page and /status.json (default false).",
+  ),
+  profiles: z.array(name, { error: "expected a list of profile names" }).min(1, {
+    error: "expected at least one profile (omit the key to allow every endpoint)",
+  }).optional().describe(
+    "Profiles this token may use (/mcp/<profile>, /sse/<profile>); omitted = every endpoint. " +
+      "A limited token is refused on /mcp and /sse.",
+  ),
+});
+
+const profile = z.strictObject({
+  description: z.string().optional().describe("What the profile is for (status page)."),
+  tools: globList.optional().describe("Globs over the gateway's tool names."),
+  servers: z.array(name, { error: "expected a list of server names" }).optional().describe(
+    "Whole servers: every tool, prompt and resource of each.",
+  ),
+  macros: globList.optional().describe("Globs over macro names."),
+  exposure: z.enum(["all", "search"], { error: "expected all or search" }).optional().describe(
+    "all | search for this profile (default: gateway.exposure).",
+  ),
+  execute: z.boolean().optional().describe(
+    "Offer the execute tool (default: when a tools glob matches execute).",
   ),
 });
 
@@ -275,6 +334,10 @@ export const configSchema = z.strictObject({
       batch: z.number().int().positive().optional().describe(
         "Messages in one JSON-RPC batch (default 50); larger batches are refused whole.",
       ),
+      streamBuffer: size.optional().describe(
+        "Bytes queued for a client that does not read its event stream (default 4MiB); " +
+          "past it progress and log notifications are dropped, or the stream is closed.",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
     publicUrl: z.url({ error: "expected the URL browsers reach the gateway at" }).optional()
@@ -288,6 +351,11 @@ export const configSchema = z.strictObject({
           "made in the state folder with mode 0600.",
       ),
     }).optional(),
+    sandbox: sandbox.optional().describe("Default sandbox of every stdio server."),
+    filters: filters.optional().describe("Filters applied to every server's results, first."),
+    startWait: duration.optional().describe(
+      "Longest wait for upstreams before clients are served at start (2s); later ones join.",
+    ),
     telemetry: z.strictObject({
       otlp: z.url({ error: "expected an http(s) URL of an OTLP/HTTP traces endpoint" }).describe(
         "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces.",
@@ -312,6 +380,8 @@ export const configSchema = z.strictObject({
     }).optional(),
   }).optional(),
   servers: z.record(name, server, { error: "expected a map of server name to server" }).optional(),
+  profiles: z.record(name, profile, { error: "expected a map of profile name to profile" })
+    .optional().describe("Endpoints with a subset of the tools: /mcp/<name>, /sse/<name>."),
   scripting: z.strictObject({
     macros: z.string().nullable().optional().describe("Directory of .lua macro files."),
     execute: z.boolean().optional(),
@@ -341,6 +411,12 @@ export type RawServer = z.infer<typeof server>;
 export type RawUpstreamOAuth = z.infer<typeof upstreamOAuth>;
 /** The `gateway.auth.oauth` section as written. */
 export type RawOAuth = z.infer<typeof oauth>;
+/** A `sandbox:` entry as written. */
+export type RawSandbox = z.infer<typeof sandbox>;
+/** A `filters:` list as written. */
+export type RawFilters = z.infer<typeof filters>;
+/** One profile as written. */
+export type RawProfile = z.infer<typeof profile>;
 /** One inline macro as written. */
 export type RawInlineMacro = z.infer<typeof inlineMacro>;
 

@@ -42,6 +42,33 @@ interface ServerCommon {
   readonly protocol: "auto" | "legacy" | "modern";
   /** MCP Apps: whether the server is offered the `io.modelcontextprotocol/ui` capability. */
   readonly apps: "auto" | "on" | "off";
+  /** Filters applied to its tool results and resource reads, in order (the gateway's first). */
+  readonly filters: readonly FilterSpec[];
+}
+
+/** One result filter: a built-in or a Lua file. */
+export type FilterSpec =
+  | { readonly kind: "builtin"; readonly name: "secrets" | "pii" | "spotlight" }
+  | {
+    readonly kind: "lua";
+    /** `lua:<file name without .lua>`, as metrics and call records name it. */
+    readonly name: string;
+    /** Absolute path of the Lua file. */
+    readonly file: string;
+  };
+
+/** What a sandboxed stdio server may reach (see `upstream/sandbox/`). */
+export interface SandboxConfig {
+  /** Absolute folders bound read-only. */
+  readonly read: readonly string[];
+  /** Absolute folders bound writable. */
+  readonly write: readonly string[];
+  /** Keep the host's network (default false: a network namespace of its own, loopback only). */
+  readonly network: boolean;
+  /** True when `cwd` was written (bound writable); false: an empty folder at the same path. */
+  readonly ownCwd: boolean;
+  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
+  readonly hidden: readonly string[];
 }
 
 /** One root the gateway offers an upstream on its own (a `file://` URI). */
@@ -61,6 +88,8 @@ export interface StdioServerConfig extends ServerCommon {
   readonly inheritEnv: boolean | readonly string[];
   /** Variables never passed on: they hold or name an auth token (names only, never values). */
   readonly withheldEnv: readonly string[];
+  /** Run under bubblewrap; `null` = unboxed. */
+  readonly sandbox: SandboxConfig | null;
 }
 
 /** An HTTP upstream: streamable HTTP, legacy SSE, or auto (streamable first, then SSE). */
@@ -109,6 +138,23 @@ export interface TokenConfig {
   readonly tools: readonly string[] | null;
   /** May read `/metrics`, the status page and `/status.json`. */
   readonly admin: boolean;
+  /** Profiles it may use; `null` = every endpoint (`/mcp` and each profile's). */
+  readonly profiles: readonly string[] | null;
+}
+
+/** A profile: one more endpoint (`/mcp/<name>`) serving a subset of the catalog. */
+export interface ProfileConfig {
+  readonly name: string;
+  readonly description: string;
+  /** Globs over the gateway's tool names. */
+  readonly tools: readonly string[];
+  /** Whole servers. */
+  readonly servers: readonly string[];
+  /** Globs over macro names. */
+  readonly macros: readonly string[];
+  readonly exposure: "all" | "search";
+  /** Offer `execute`; `null` = when a `tools` glob matches it. */
+  readonly execute: boolean | null;
 }
 
 /** OAuth 2.1 resource-server mode: access tokens (JWT) from one authorization server. */
@@ -193,8 +239,15 @@ export interface GatewayConfig {
     readonly maxSessionsPerToken: number;
     /** Messages allowed in one JSON-RPC batch. */
     readonly maxBatch: number;
+    /** Bytes queued for one slow reader of an event stream before events are dropped. */
+    readonly streamBufferBytes: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
+    /**
+     * Longest wait at start for upstreams before clients are served; servers up by then are
+     * listed, later ones join with `list_changed`.
+     */
+    readonly startWaitMs: number;
     /** OpenTelemetry traces; `null` = off. */
     readonly telemetry: TelemetryConfig | null;
     /** Where browsers reach the gateway (upstream login redirects); `null` = the listen address. */
@@ -205,6 +258,8 @@ export interface GatewayConfig {
     readonly cluster: ClusterConfig | null;
   };
   readonly servers: readonly ServerConfig[];
+  /** Profiles by name, in file order. */
+  readonly profiles: readonly ProfileConfig[];
   readonly scripting: {
     /** Absolute macro folder, or `null` when none. */
     readonly macrosDir: string | null;

@@ -17,10 +17,12 @@ export function callerAllows(caller: Caller, name: string): boolean {
   return caller.toolGlobs === null || matchesAny(name, caller.toolGlobs);
 }
 
-/** Who a request authenticated as (the shape auth middleware produces). */
+/** Who a request authenticated as (the shape auth middleware produces), and on which endpoint. */
 export interface Identity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
+  /** The profile whose endpoint the request came to; absent or `null` = the whole catalog. */
+  readonly profile?: string | null;
 }
 
 const byName = new WeakMap<readonly TokenConfig[], ReadonlyMap<string, TokenConfig>>();
@@ -59,6 +61,7 @@ export function liveCaller(
       return sessionId();
     },
     tokenName: who.tokenName,
+    profile: who.profile ?? null,
     get toolGlobs() {
       const token = configuredToken(config(), who.tokenName);
       return token ? token.tools : who.toolGlobs;

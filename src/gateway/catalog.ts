@@ -1,6 +1,9 @@
 /**
  * The aggregated catalog: every upstream tool and prompt under its exposed name, after
- * allow/deny globs and per-tool overrides; collisions resolved deterministically.
+ * allow/deny globs and per-tool overrides; collisions resolved deterministically. The
+ * gateway's own tools (`execute`, `tool_search`, `tool_describe`, macros) keep their names: an
+ * upstream tool exposed under one of them (`prefix: false`) is renamed like any collision, so
+ * no list ever holds two tools of one name.
  */
 import picomatch from "picomatch";
 import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -35,12 +38,27 @@ export interface PromptEntry {
   readonly prompt: Prompt;
 }
 
+/** An upstream tool that did not get the name it would have had. */
+export interface RenamedTool {
+  readonly server: string;
+  /** The upstream's name for it. */
+  readonly tool: string;
+  /** The name it would have had. */
+  readonly name: string;
+  /** The name it got. */
+  readonly as: string;
+  /** Who holds the name: another server's tool (`server/tool`), or `gateway` (its own tool). */
+  readonly kept: string;
+}
+
 /** Every exposed tool and prompt, with lookup by exposed name. */
 export interface Catalog {
   readonly tools: readonly ToolEntry[];
   readonly toolsByName: ReadonlyMap<string, ToolEntry>;
   readonly prompts: readonly PromptEntry[];
   readonly promptsByName: ReadonlyMap<string, PromptEntry>;
+  /** Tools renamed because their name was taken (`check --connect` reports them). */
+  readonly renamed: readonly RenamedTool[];
 }
 
 const matcherCache = new Map<string, (s: string) => boolean>();
@@ -58,15 +76,21 @@ export function matchesAny(name: string, globs: readonly string[]): boolean {
   return false;
 }
 
-/** Builds the catalog from the upstreams that are up, in config order. */
+/**
+ * Builds the catalog from the upstreams that are up, in config order; `reserved` are the names
+ * of the gateway's own tools, which no upstream tool may take.
+ */
 export function buildCatalog(
   config: GatewayConfig,
   upstreams: readonly Upstream[],
   log: Logger,
+  reserved: ReadonlySet<string> = new Set(),
 ): Catalog {
   const sep = config.gateway.separator;
   const tools: ToolEntry[] = [];
   const toolsByName = new Map<string, ToolEntry>();
+  const taken = { has: (n: string) => toolsByName.has(n) || reserved.has(n) };
+  const renamed: RenamedTool[] = [];
   const prompts: PromptEntry[] = [];
   const promptsByName = new Map<string, PromptEntry>();
   for (const u of upstreams) {
@@ -76,16 +100,16 @@ export function buildCatalog(
       if (matchesAny(tool.name, cfg.deny)) continue;
       const o = cfg.overrides[tool.name] ?? {};
       let name = exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix);
-      if (toolsByName.has(name)) {
-        const other = toolsByName.get(name)!;
-        const renamed = disambiguate(name, `${cfg.name}/${tool.name}`, toolsByName);
-        log.warn("tool name collision; renamed", {
-          name,
-          kept: `${other.server}/${other.upstreamName}`,
-          renamed: `${cfg.name}/${tool.name}`,
-          as: renamed,
-        });
-        name = renamed;
+      if (taken.has(name)) {
+        const other = toolsByName.get(name);
+        const as = disambiguate(name, `${cfg.name}/${tool.name}`, taken);
+        const kept = other ? `${other.server}/${other.upstreamName}` : "gateway";
+        log.warn(
+          other ? "tool name collision; renamed" : "tool name is the gateway's own; renamed",
+          { name, kept, renamed: `${cfg.name}/${tool.name}`, as },
+        );
+        renamed.push({ server: cfg.name, tool: tool.name, name, as, kept });
+        name = as;
       }
       const entry: ToolEntry = {
         name,
@@ -118,5 +142,5 @@ export function buildCatalog(
       promptsByName.set(name, entry);
     }
   }
-  return { tools, toolsByName, prompts, promptsByName };
+  return { tools, toolsByName, prompts, promptsByName, renamed };
 }

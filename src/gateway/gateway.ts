@@ -8,7 +8,7 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
-import { buildCatalog, type Catalog, type ToolEntry } from "./catalog.ts";
+import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import {
@@ -26,10 +26,19 @@ import { unprefixedTarget } from "./unprefixed.ts";
 import type { CallTracer } from "./tracing.ts";
 import { traced } from "./traced.ts";
 import { ServerScopes } from "./server-scopes.ts";
-import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
+import {
+  callableNames,
+  listedTools,
+  reachesUpstream,
+  type Scope,
+  type VisibleTool,
+  visibleTools,
+} from "./tool-views.ts";
+import { profileView } from "./profiles.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { CallObservers, type CallRecord } from "./call-records.ts";
+import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
+import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 
@@ -44,6 +53,8 @@ export class Gateway {
   readonly passthrough: PassthroughHub;
   /** Tasks created through the gateway, routed to the upstreams that own them. */
   readonly tasks: TaskRouter = new TaskRouter(this);
+  /** The result filters every upstream tool result and resource read passes. */
+  readonly filters: ResultScreen = new ResultScreen();
   #catalog: Catalog;
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
@@ -57,6 +68,7 @@ export class Gateway {
   /** Servers per glob list, valid for one catalog version. */
   #scopes = new ServerScopes();
   #gate: CallGate | null = null;
+  #settled: Promise<void> = Promise.resolve();
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
@@ -95,10 +107,27 @@ export class Gateway {
     return this.#resources;
   }
 
-  /** Connects every upstream concurrently. */
-  async start(onEach?: (u: Upstream) => void): Promise<void> {
-    await this.pool.startAll(onEach);
+  /**
+   * Connects every upstream concurrently. With `waitMs`, resolves after that long at most: the
+   * servers up by then are in the catalog, and each one that comes up later joins it (every
+   * session hears `list_changed`). {@link settled} tells when every first start is done.
+   */
+  async start(onEach?: (u: Upstream) => void, waitMs?: number): Promise<void> {
+    const all = this.pool.startAll(onEach);
+    this.#settled = all;
+    if (waitMs === undefined) await all;
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((r) => (timer = setTimeout(r, waitMs)));
+      await Promise.race([all, waited]);
+      clearTimeout(timer);
+    }
     this.#rebuild();
+  }
+
+  /** Resolves once every upstream's first start (of {@link start}) is done: up or down. */
+  get settled(): Promise<void> {
+    return this.#settled;
   }
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
@@ -141,14 +170,33 @@ export class Gateway {
   }
 
   /**
-   * The upstream servers this caller's token reaches: those owning at least one tool its globs
-   * allow (hidden tools do not count); `null` = every server (no globs).
+   * The upstream servers this caller reaches: those owning at least one tool its token's globs
+   * allow (hidden tools do not count), within its profile's servers on a profile's endpoint;
+   * `null` = every server (no globs, no profile). `config` (default: the running one) gives the
+   * profile's definition: a re-scope compares the one a reload replaced with the new one.
    */
-  serversOf(caller: Caller): ReadonlySet<string> | null {
-    return this.#scopes.serversOf(caller, this.#catalog, this.#version);
+  serversOf(caller: Caller, config: GatewayConfig = this.#config): ReadonlySet<string> | null {
+    const view = profileView(config, caller.profile);
+    // Cached for the running config only; another one's profile of the same name differs.
+    const scopes = config === this.#config ? this.#scopes : new ServerScopes();
+    return scopes.serversOf(caller, view, this.#catalog, this.#version);
   }
 
-  /** True when this caller's token reaches `server` (see {@link serversOf}). */
+  /** True when this caller's prompt list holds `entry` (token globs, then profile servers). */
+  reachesPrompt(caller: Caller, entry: PromptEntry, config: GatewayConfig = this.#config): boolean {
+    if (!callerAllows(caller, entry.name)) return false;
+    if (caller.profile === null) return true;
+    const servers = this.serversOf(caller, config);
+    return servers === null || servers.has(entry.server);
+  }
+
+  /** What narrows this caller's view under `config`: its token, its profile, the exposure. */
+  #scope(caller: Caller, config: GatewayConfig = this.#config): Scope {
+    const view = profileView(config, caller.profile);
+    return { caller, view, exposure: view?.exposure ?? config.gateway.exposure };
+  }
+
+  /** True when this caller reaches `server` (see {@link serversOf}). */
   sees(caller: Caller, server: string): boolean {
     const servers = this.serversOf(caller);
     return servers === null || servers.has(server);
@@ -190,20 +238,19 @@ export class Gateway {
     this.#observers.add(observer);
   }
 
-  /** Tools listed to this caller by `tools/list`. */
-  listTools(caller: Caller): Tool[] {
-    const search = this.#config.gateway.exposure === "search";
-    return listedTools(this.#local, this.#catalog, caller, search);
+  /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
+  listTools(caller: Caller, config: GatewayConfig = this.#config): Tool[] {
+    return listedTools(this.#local, this.#catalog, this.#scope(caller, config));
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
-    return visibleTools(this.#local, this.#catalog, caller);
+    return visibleTools(this.#local, this.#catalog, this.#scope(caller));
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */
   callableNames(caller: Caller, internal: boolean): string[] {
-    return callableNames(this.#local, this.#catalog, caller, internal);
+    return callableNames(this.#local, this.#catalog, this.#scope(caller), internal);
   }
 
   /**
@@ -223,12 +270,17 @@ export class Gateway {
     if (!local && !entry) {
       entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
     }
+    // Outside the caller's profile a tool does not exist, as for an unknown name.
+    const scope = this.#scope(caller);
     if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
-      const allowed = (e: ToolEntry) => !e.hidden && callerAllows(caller, e.name);
+      const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
       const found = unprefixedTarget(this.#catalog, name, allowed, view);
       if (found) return found;
     }
-    if (!local && (!entry || (entry.hidden && !internal))) {
+    const outside = local
+      ? local.shownWith?.(scope.exposure) === false || (scope.view && !scope.view.local(local))
+      : entry && scope.view && !scope.view.upstream(entry.name, entry.server);
+    if ((!local && (!entry || (entry.hidden && !internal))) || outside) {
       throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
     }
     if (!callerAllows(caller, name)) {
@@ -262,7 +314,11 @@ export class Gateway {
     const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
     try {
       if (this.#tracer) {
-        const attributes = { "mcp.tool": name, "mcp.token": caller.tokenName ?? "" };
+        const attributes = {
+          "mcp.tool": name,
+          "mcp.token": caller.tokenName ?? "",
+          "mcp.profile": caller.profile ?? "",
+        };
         return await traced(
           this.#tracer,
           "tool",
@@ -287,7 +343,7 @@ export class Gateway {
     return this.#observers.observe(
       name,
       caller,
-      (onServer) => this.#route(name, args, caller, options, onServer),
+      (note) => this.#route(name, args, caller, options, note),
     );
   }
 
@@ -316,7 +372,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    onServer?: (server: string) => void,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
     const target = this.resolveTool(name, caller, options.internal, view);
@@ -331,7 +387,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    onServer?.(target.server);
+    note?.server(target.server);
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(
@@ -340,16 +396,18 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, inner),
+        (inner) => this.#callUpstream(target, args, caller, inner, note),
       );
     }
-    return await this.#callUpstream(target, args, options);
+    return await this.#callUpstream(target, args, caller, options, note);
   }
 
   async #callUpstream(
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
+    caller: Caller,
     options: CallOptions,
+    note?: CallNote,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     try {
@@ -377,8 +435,17 @@ export class Gateway {
           });
         },
       );
+      const screened = await this.filters.run(
+        this.#config,
+        filterContext("tool", target.server, target.name, caller, options),
+        result,
+      );
+      if (screened.acted.length > 0) note?.filters(screened.acted);
       // Resource links name URIs as the client knows them (`ui://` views especially).
-      return exposeResultUris(result, (uri) => exposeUri(this.#resources, target.server, uri));
+      return exposeResultUris(
+        screened.value,
+        (uri) => exposeUri(this.#resources, target.server, uri),
+      );
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);
@@ -400,7 +467,8 @@ export class Gateway {
       u.state === "up" || u.state === "down" || u.state === "starting" ||
       u.state === "needs-login"
     );
-    this.#catalog = buildCatalog(this.#config, known, this.log);
+    // The gateway's own tools keep their names; an upstream tool taking one is renamed.
+    this.#catalog = buildCatalog(this.#config, known, this.log, new Set(this.#local.keys()));
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({

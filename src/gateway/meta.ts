@@ -1,6 +1,7 @@
 /**
  * The discovery meta-tools `tool_search` and `tool_describe`: agents find tools without loading
- * every schema. The search index is rebuilt lazily when the catalog changes, one per token scope.
+ * every schema. The search index is rebuilt lazily when the catalog changes, one per token
+ * scope and profile.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -47,7 +48,11 @@ const DESCRIBE_TOOL: Tool = {
   },
 };
 
-/** Serves the meta-tools for a gateway; `enabled()` decides whether they exist now. */
+/**
+ * Serves the meta-tools for a gateway. `enabled()` decides whether the whole catalog's
+ * endpoint has them now; a profile with `exposure: search` makes them exist too, but then only
+ * callers whose exposure is `search` get them (their `shownWith`).
+ */
 export class MetaTools implements LocalToolProvider {
   #gateway: Gateway;
   #enabled: () => boolean;
@@ -62,7 +67,8 @@ export class MetaTools implements LocalToolProvider {
   }
 
   localTools(): readonly LocalTool[] {
-    if (!this.#enabled()) return [];
+    const forProfiles = this.#gateway.config.profiles.some((p) => p.exposure === "search");
+    if (!this.#enabled() && !forProfiles) return [];
     return [
       this.#tool(SEARCH_TOOL, (args, caller) => ok(this.search(caller, args))),
       this.#tool(
@@ -112,7 +118,8 @@ export class MetaTools implements LocalToolProvider {
   }
 
   #index(caller: Caller) {
-    const key = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
+    const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
+    const key = `${caller.profile ?? ""}\0${globs}`;
     const version = this.#gateway.version;
     const cached = this.#indexes.get(key);
     if (cached && cached.version === version) return cached;
@@ -141,6 +148,7 @@ export class MetaTools implements LocalToolProvider {
       server: null,
       discoverable: false,
       alwaysListed: true,
+      shownWith: (exposure) => exposure === "search" || this.#enabled(),
       call: (args, caller) => {
         try {
           return Promise.resolve(run(args, caller));

@@ -8,16 +8,27 @@ export type { CallGate, GatedCall } from "./call-gate.ts";
 export { callContext } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
-export type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
+export type { Catalog, PromptEntry, RenamedTool, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
-export type { CallRecord } from "./call-records.ts";
+export type { CallNote, CallRecord } from "./call-records.ts";
+export {
+  type FilterContext,
+  type FilterEvent,
+  type JsonObject,
+  type LuaFilterFactory,
+  type ResultFilter,
+  ResultScreen,
+} from "./filters/mod.ts";
 export type { ChangeListener } from "./list-changes.ts";
+export { visibleChanges } from "./visible-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
 export { outageOf, outageResult } from "./outcome.ts";
 export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";
+export { profileConfig, profileView } from "./profiles.ts";
+export type { ProfileView } from "./profiles.ts";
 export { missingCapability } from "./passthrough/mod.ts";
 export { LOCAL_CALLER } from "./types.ts";
 export type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";

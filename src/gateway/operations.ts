@@ -22,7 +22,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../shared/errors.ts";
-import { callerAllows } from "./access.ts";
+import { filterContext } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import {
   exposeUri,
@@ -36,7 +36,9 @@ const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } }
 
 /** Prompts this caller may list. */
 export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
-  return gateway.catalog.prompts.filter((p) => callerAllows(caller, p.name)).map((p) => p.prompt);
+  return gateway.catalog.prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((p) =>
+    p.prompt
+  );
 }
 
 /** Resources this caller sees: those of the servers its token reaches. */
@@ -61,7 +63,7 @@ export async function getPrompt(
   options: CallOptions = {},
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
-  if (!entry || !callerAllows(caller, params.name)) {
+  if (!entry || !gateway.reachesPrompt(caller, entry)) {
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   const upstream = gateway.pool.get(entry.server);
@@ -108,14 +110,21 @@ export async function readResource(
       ReadResourceResultSchema,
       options.signal ? { signal: options.signal } : {},
     )) as ReadResourceResult;
-  if (params.uri === target.uri) return result;
-  const contents = result.contents.map((c) => {
-    const uri = c.uri === target.uri
-      ? params.uri
-      : exposeUri(gateway.resources, target.server, c.uri);
-    return uri === c.uri ? c : { ...c, uri };
-  });
-  return { ...result, contents };
+  const exposed = params.uri === target.uri ? result : {
+    ...result,
+    contents: result.contents.map((c) => {
+      const uri = c.uri === target.uri
+        ? params.uri
+        : exposeUri(gateway.resources, target.server, c.uri);
+      return uri === c.uri ? c : { ...c, uri };
+    }),
+  };
+  const screened = await gateway.filters.run(
+    gateway.config,
+    filterContext("resource", target.server, params.uri, caller, options),
+    exposed,
+  );
+  return screened.value;
 }
 
 /** `completion/complete` routed by its prompt or resource-template reference. */
@@ -129,7 +138,7 @@ export async function complete(
   let target: { server: string; ref: typeof ref };
   if (ref.type === "ref/prompt") {
     const entry = gateway.catalog.promptsByName.get(ref.name);
-    if (!entry || !callerAllows(caller, ref.name)) {
+    if (!entry || !gateway.reachesPrompt(caller, entry)) {
       throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
     }
     target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };

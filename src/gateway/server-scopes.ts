@@ -1,41 +1,60 @@
 /**
- * Which upstream servers a token reaches, cached per glob list for one catalog version: every
- * resource list, completion and log message asks, and walking the whole catalog each time would
- * put the catalog's size on those paths. See `./access.ts` for what "reaches" means.
+ * Which upstream servers a caller reaches, cached per glob list and profile for one catalog
+ * version: every resource list, completion and log message asks, and walking the whole catalog
+ * each time would put the catalog's size on those paths. See `./access.ts` and
+ * `./profiles.ts` for what "reaches" means.
  */
 import { type Catalog, matchesAny } from "./catalog.ts";
+import type { ProfileView } from "./profiles.ts";
 import type { Caller } from "./types.ts";
 
 /** Glob lists remembered per catalog version before the cache starts over. */
 const MAX_GLOB_LISTS = 256;
 
-/** The servers-per-token cache of one gateway. */
+/** The servers-per-scope cache of one gateway. */
 export class ServerScopes {
   #version = -1;
-  #byGlobs = new Map<string, ReadonlySet<string>>();
+  #byKey = new Map<string, ReadonlySet<string>>();
 
   /**
-   * The upstream servers this caller's token reaches in `catalog` (at `version`): those owning at
-   * least one tool its globs allow (hidden tools do not count); `null` = every server (no globs).
+   * The upstream servers this caller reaches in `catalog` (at `version`): those owning at least
+   * one tool its token's globs allow (hidden tools do not count), and on a profile's endpoint
+   * only the profile's servers too; `null` = every server (no globs, no profile).
    */
-  serversOf(caller: Caller, catalog: Catalog, version: number): ReadonlySet<string> | null {
+  serversOf(
+    caller: Caller,
+    view: ProfileView | null,
+    catalog: Catalog,
+    version: number,
+  ): ReadonlySet<string> | null {
     const globs = caller.toolGlobs;
-    if (globs === null) return null;
+    if (globs === null && view === null) return null;
     if (this.#version !== version) {
       this.#version = version;
-      this.#byGlobs = new Map();
+      this.#byKey = new Map();
     }
-    const key = JSON.stringify(globs);
-    let servers = this.#byGlobs.get(key);
+    const key = `${view?.name ?? ""}\0${globs === null ? "" : JSON.stringify(globs)}`;
+    let servers = this.#byKey.get(key);
     if (!servers) {
-      const found = new Set<string>();
-      for (const e of catalog.tools) {
-        if (!e.hidden && !found.has(e.server) && matchesAny(e.name, globs)) found.add(e.server);
-      }
-      servers = found;
-      if (this.#byGlobs.size > MAX_GLOB_LISTS) this.#byGlobs.clear();
-      this.#byGlobs.set(key, servers);
+      const token = globs === null ? null : owners(catalog, globs, new Set());
+      const profile = view === null ? null : owners(catalog, view.tools, new Set(view.servers));
+      servers = token === null
+        ? profile!
+        : profile === null
+        ? token
+        : new Set([...token].filter((s) => profile.has(s)));
+      if (this.#byKey.size > MAX_GLOB_LISTS) this.#byKey.clear();
+      this.#byKey.set(key, servers);
     }
     return servers;
   }
+}
+
+/** `found` plus the servers owning a listed-or-discoverable tool that `globs` match. */
+function owners(catalog: Catalog, globs: readonly string[], found: Set<string>): Set<string> {
+  if (globs.length === 0) return found;
+  for (const e of catalog.tools) {
+    if (!e.hidden && !found.has(e.server) && matchesAny(e.name, globs)) found.add(e.server);
+  }
+  return found;
 }

@@ -1,12 +1,14 @@
 /**
  * The three views of the tool set a caller gets: what `tools/list` lists, what search and
  * describe may find, and what a script may call. Each is the local tools (meta-tools, macros,
- * execute) then the upstream catalog, filtered by the caller's current globs. Tools for MCP Apps
+ * execute) then the upstream catalog, filtered by the caller's {@link Scope}: its token's
+ * current globs and, on a profile's endpoint, the profile (`./profiles.ts`). Tools for MCP Apps
  * views only (`appOnly`) are in none of the model's views, yet callable by name.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callerAllows } from "./access.ts";
-import type { Catalog } from "./catalog.ts";
+import type { Catalog, ToolEntry } from "./catalog.ts";
+import type { ProfileView } from "./profiles.ts";
 import type { Caller, LocalTool } from "./types.ts";
 
 /** A tool as the search and describe features see it. */
@@ -17,35 +19,51 @@ export interface VisibleTool {
   readonly discoverable: boolean;
 }
 
+/** What narrows one caller's view: its token, its profile, and the exposure that applies. */
+export interface Scope {
+  readonly caller: Caller;
+  /** The caller's profile; `null` = the whole catalog. */
+  readonly view: ProfileView | null;
+  /** The profile's exposure, else the gateway's. */
+  readonly exposure: "all" | "search";
+}
+
 /** Local tools by exposed name, as the gateway holds them. */
 type LocalTools = ReadonlyMap<string, LocalTool>;
 
-/** Tools listed to this caller by `tools/list` (`search`: `exposure: search`). */
-export function listedTools(
-  local: LocalTools,
-  catalog: Catalog,
-  caller: Caller,
-  search: boolean,
-): Tool[] {
+/** True when the scope reaches the local tool (before hidden/listed rules). */
+export function reachesLocal(scope: Scope, t: LocalTool): boolean {
+  if (t.shownWith && !t.shownWith(scope.exposure)) return false;
+  if (scope.view && !scope.view.local(t)) return false;
+  return callerAllows(scope.caller, t.tool.name);
+}
+
+/** True when the scope reaches the upstream tool (before hidden/listed rules). */
+export function reachesUpstream(scope: Scope, e: ToolEntry): boolean {
+  if (scope.view && !scope.view.upstream(e.name, e.server)) return false;
+  return callerAllows(scope.caller, e.name);
+}
+
+/** Tools listed to this scope by `tools/list`. */
+export function listedTools(local: LocalTools, catalog: Catalog, scope: Scope): Tool[] {
+  const search = scope.exposure === "search";
   const out: Tool[] = [];
   for (const t of local.values()) {
-    if (!callerAllows(caller, t.tool.name)) continue;
+    if (!reachesLocal(scope, t)) continue;
     if (t.alwaysListed || (!search && !t.discoverable)) out.push(t.tool);
   }
   if (search) return out;
   for (const e of catalog.tools) {
-    if (!e.hidden && !e.discoverable && !e.appOnly && callerAllows(caller, e.name)) {
-      out.push(e.tool);
-    }
+    if (!e.hidden && !e.discoverable && !e.appOnly && reachesUpstream(scope, e)) out.push(e.tool);
   }
   return out;
 }
 
-/** Every tool this caller may find and call (listed or discoverable), for search/describe. */
-export function visibleTools(local: LocalTools, catalog: Catalog, caller: Caller): VisibleTool[] {
+/** Every tool this scope may find and call (listed or discoverable), for search/describe. */
+export function visibleTools(local: LocalTools, catalog: Catalog, scope: Scope): VisibleTool[] {
   const out: VisibleTool[] = [];
   for (const t of local.values()) {
-    if (callerAllows(caller, t.tool.name)) {
+    if (reachesLocal(scope, t)) {
       out.push({
         tool: t.tool,
         server: t.server,
@@ -55,26 +73,24 @@ export function visibleTools(local: LocalTools, catalog: Catalog, caller: Caller
     }
   }
   for (const e of catalog.tools) {
-    if (!e.hidden && !e.appOnly && callerAllows(caller, e.name)) {
+    if (!e.hidden && !e.appOnly && reachesUpstream(scope, e)) {
       out.push({ tool: e.tool, server: e.server, keywords: [], discoverable: e.discoverable });
     }
   }
   return out;
 }
 
-/** Names a script run for this caller may call (`internal`: hidden tools too). */
+/** Names a script run for this scope may call (`internal`: hidden tools too). */
 export function callableNames(
   local: LocalTools,
   catalog: Catalog,
-  caller: Caller,
+  scope: Scope,
   internal: boolean,
 ): string[] {
   const names: string[] = [];
-  for (const name of local.keys()) if (callerAllows(caller, name)) names.push(name);
+  for (const t of local.values()) if (reachesLocal(scope, t)) names.push(t.tool.name);
   for (const e of catalog.tools) {
-    if ((internal || (!e.hidden && !e.appOnly)) && callerAllows(caller, e.name)) {
-      names.push(e.name);
-    }
+    if ((internal || (!e.hidden && !e.appOnly)) && reachesUpstream(scope, e)) names.push(e.name);
   }
   return names;
 }

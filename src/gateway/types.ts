@@ -13,10 +13,21 @@ export interface Caller {
    * running config at each access, so a reload applies to sessions and scripts already running.
    */
   readonly toolGlobs: readonly string[] | null;
+  /**
+   * The profile whose endpoint the caller came in on (`/mcp/<profile>`, `--stdio --profile`);
+   * `null` = the whole catalog. The gateway reads its definition from the running config at
+   * each check (`./profiles.ts`).
+   */
+  readonly profile: string | null;
 }
 
 /** A caller with no session and no restrictions (CLI, tests). */
-export const LOCAL_CALLER: Caller = { sessionId: null, tokenName: null, toolGlobs: null };
+export const LOCAL_CALLER: Caller = {
+  sessionId: null,
+  tokenName: null,
+  toolGlobs: null,
+  profile: null,
+};
 
 /**
  * Where a call came from, as far as an upstream's server-to-client requests are concerned: a
@@ -64,6 +75,12 @@ export interface LocalTool {
   readonly alwaysListed: boolean;
   /** Extra search terms. */
   readonly keywords?: readonly string[];
+  /**
+   * Whether a caller whose exposure is this one gets the tool at all (absent: always). The
+   * meta-tools exist for every caller once one profile needs them, and use it to stay away
+   * from endpoints that would not have them otherwise.
+   */
+  readonly shownWith?: (exposure: "all" | "search") => boolean;
   /** Set for tools that run a Lua script: their runs are traced as script spans. */
   readonly script?: "execute" | "macro";
   /** Where it is defined, for operators (`macros/greet.lua`, `gateway.yaml scripting.tools.x`). */

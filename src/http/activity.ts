@@ -5,6 +5,7 @@
  * through `onmessage`, its answer leaves through `send`), so answer streams are never wrapped on
  * the hot path.
  */
+import { guardStream, type StreamGuardOptions } from "../shared/stream-guard.ts";
 
 type RequestId = string | number;
 
@@ -28,39 +29,22 @@ export function isIdle(a: Activity, cutoff: number): boolean {
   return a.pending.size === 0 && a.streams === 0 && a.lastSeen < cutoff;
 }
 
-/** Counts a long-lived response stream as activity until it ends, errors or is cancelled. */
-export function trackStream(a: Activity, response: Response): Response {
+/**
+ * Counts a long-lived response stream as activity until it ends, errors or is cancelled; the
+ * stream is guarded as `guard` says (bounded for a slow reader, closed when its token expires).
+ */
+export function trackStream(
+  a: Activity,
+  response: Response,
+  guard: Omit<StreamGuardOptions, "onEnd">,
+): Response {
   if (!response.body) return response;
   a.streams++;
-  let open = true;
-  const done = () => {
-    if (!open) return;
-    open = false;
-    a.streams--;
-    a.lastSeen = Date.now();
-  };
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          done();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (err) {
-        done();
-        controller.error(err);
-      }
+  return guardStream(response, {
+    ...guard,
+    onEnd: () => {
+      a.streams--;
+      a.lastSeen = Date.now();
     },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
   });
 }

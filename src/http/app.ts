@@ -3,11 +3,12 @@
  * health endpoints. Errors that end a request before the MCP layer are answered in one
  * `onError`, mapped from the gateway's string codes.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
 import { plainError } from "./front-door.ts";
+import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { classify, type ModernFront } from "../session/modern/mod.ts";
 import type { McpGuard } from "./security/mod.ts";
@@ -42,12 +43,12 @@ const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/oauth/callback"]);
 
 /**
- * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` that states its
- * length (every call of either era: the hot path — a 2025 session's, or a stateless 2026-07-28
- * request) runs the security checks as plain functions, in the chain's order, then the body
- * limit, then the door its classification names, and has its refusals answered by the same
- * {@link errorResponse}, so it gets exactly what the chain would give it, at the cost of a few
- * header reads. Everything else goes through hono.
+ * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` (or
+ * `/mcp/<profile>`) that states its length (every call of either era: the hot path — a 2025
+ * session's, or a stateless 2026-07-28 request) runs the security checks as plain functions, in
+ * the chain's order, then the body limit, then the door its classification names, and has its
+ * refusals answered by the same {@link errorResponse}, so it gets exactly what the chain would
+ * give it, at the cost of a few header reads. Everything else goes through hono.
  */
 export class GatewayApp extends Hono<AppEnv> {
   #mcp: ((request: Request) => Promise<Response>) | undefined;
@@ -59,7 +60,7 @@ export class GatewayApp extends Hono<AppEnv> {
     this.fetch = (request, env, ctx) => {
       const mcp = this.#mcp;
       if (
-        mcp !== undefined && request.method === "POST" && pathOf(request.url) === "/mcp" &&
+        mcp !== undefined && request.method === "POST" && isMcpPath(pathOf(request.url)) &&
         request.headers.has("content-length") && !request.headers.has("transfer-encoding")
       ) {
         return mcp(request);
@@ -95,9 +96,13 @@ export function createApp(deps: AppDeps): GatewayApp {
   const app = new GatewayApp();
   const guard = deps.mcpGuard;
   const maxBody = gateway.config.gateway.requestBodyBytes;
-  // One router for `/mcp`, from the pre-dispatch and from hono: a request with no session that
-  // the SDK classifies as 2026-07-28 takes the stateless door, everything else the sessions.
-  const route = async (request: Request, identity: RequestIdentity): Promise<Response> => {
+  // One router for `/mcp` and `/mcp/<profile>`, from the pre-dispatch and from hono: the
+  // endpoint's profile joins the identity (or the token is refused there); then a request with
+  // no session that the SDK classifies as 2026-07-28 takes the stateless door, everything else
+  // the sessions.
+  const route = async (request: Request, who: RequestIdentity, path: string) => {
+    const identity = admitProfile(gateway, who, profileOfPath(path));
+    if (identity instanceof Response) return identity;
     const modern = deps.modern;
     if (modern) {
       const door = await classify(request, maxBody);
@@ -108,14 +113,15 @@ export function createApp(deps: AppDeps): GatewayApp {
   if (guard) {
     app.preDispatch(async function postMcp(request) {
       try {
-        const who = await guard.admit(request, "/mcp");
+        const path = pathOf(request.url);
+        const who = await guard.admit(request, path);
         const max = gateway.config.gateway.requestBodyBytes;
         if (parseInt(request.headers.get("content-length") ?? "0", 10) > max) {
           throw new GatewayError("TOO_LARGE", `request body over ${max} bytes`);
         }
-        return await route(request, who);
+        return await route(request, who, path);
       } catch (err) {
-        const response = errorResponse(gateway, err, "/mcp");
+        const response = errorResponse(gateway, err, pathOf(request.url));
         guard.challenge(response, err, request);
         return response;
       }
@@ -147,8 +153,15 @@ export function createApp(deps: AppDeps): GatewayApp {
 
   const who = (c: { get(key: "identity"): RequestIdentity | undefined }) =>
     c.get("identity") ?? ANONYMOUS;
-  app.on(["POST", "GET", "DELETE"], "/mcp", limit, (c) => route(c.req.raw, who(c)));
-  app.get("/sse", (c) => sessions.openSse(who(c), "/message"));
+  const mcp = (c: Context<AppEnv>) => route(c.req.raw, who(c), c.req.path);
+  app.on(["POST", "GET", "DELETE"], "/mcp", limit, mcp);
+  app.on(["POST", "GET", "DELETE"], "/mcp/:profile", limit, mcp);
+  const sse = (c: Context<AppEnv>) => {
+    const identity = admitProfile(gateway, who(c), profileOfPath(c.req.path));
+    return identity instanceof Response ? identity : sessions.openSse(identity, "/message");
+  };
+  app.get("/sse", sse);
+  app.get("/sse/:profile", sse);
   app.post(
     "/message",
     limit,
@@ -179,10 +192,13 @@ function errorResponse(gateway: Gateway, err: unknown, path: string): Response {
   });
 }
 
-/** Headers an error answer must carry: the auth challenge, or when to retry. */
+/**
+ * Headers an error answer must carry: when to retry. The auth challenge of a 401 is put on by the
+ * security chain (`addChallenge`, as middleware and in the pre-dispatch), which knows whether
+ * OAuth is configured.
+ */
 function headersOf(err: unknown): Record<string, string> {
   if (!(err instanceof GatewayError)) return {};
-  if (err.code === "UNAUTHORIZED") return { "WWW-Authenticate": 'Bearer realm="mcp-gateway"' };
   const retryAfter = err.data?.retryAfter;
   if (err.code === "RATE_LIMITED" && typeof retryAfter === "number") {
     return { "Retry-After": String(retryAfter) };

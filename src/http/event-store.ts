@@ -1,10 +1,15 @@
 /**
  * An in-memory event store so the gateway's SSE streams are resumable: a client reconnecting
- * with `Last-Event-ID` gets what it missed. Bounded in events and in (estimated) bytes, oldest
- * first out, so large tool results cannot pile up.
+ * with `Last-Event-ID` gets what it missed. Bounded in events and in bytes (each message's UTF-8
+ * JSON length, what a replay writes), oldest first out, so neither large tool results nor large
+ * notifications can pile up.
  */
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { Buffer } from "node:buffer";
+
+/** Bytes the store holds at most by default: the bound on what one resume can replay. */
+export const REPLAY_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Stored {
   streamId: string;
@@ -24,19 +29,19 @@ export class MemoryEventStore implements EventStore {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
 
-  constructor(maxEvents = 10_000, maxBytes = 32 * 1024 * 1024) {
+  constructor(maxEvents = 10_000, maxBytes = REPLAY_MAX_BYTES) {
     this.#maxEvents = maxEvents;
     this.#maxBytes = maxBytes;
   }
 
-  /** Estimated bytes held (tests, metrics). */
+  /** Bytes held: the UTF-8 JSON length of every stored message (tests, metrics). */
   get bytes(): number {
     return this.#bytes;
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${++this.#seq}`;
-    const bytes = estimateBytes(message);
+    const bytes = messageBytes(message);
     this.#events.set(id, { streamId, message, bytes });
     this.#bytes += bytes;
     while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
@@ -95,29 +100,12 @@ export class MemoryEventStore implements EventStore {
 }
 
 /**
- * A cheap size estimate: the text and base64 payloads of result content dominate, and walking
- * them avoids serialising every message a second time.
+ * The bytes `message` takes as JSON text in UTF-8: what a replay sends. An estimate from result
+ * content alone counted every notification as a few hundred bytes whatever its size, so large
+ * log messages filled a replay far past the bound.
  */
-export function estimateBytes(message: JSONRPCMessage): number {
-  const content = (message as { result?: { content?: unknown } }).result?.content;
-  let n = 256;
-  if (Array.isArray(content)) {
-    for (const block of content) {
-      const b = block as {
-        text?: unknown;
-        data?: unknown;
-        resource?: { text?: unknown; blob?: unknown };
-      };
-      if (typeof b.text === "string") n += b.text.length;
-      if (typeof b.data === "string") n += b.data.length;
-      if (typeof b.resource?.text === "string") n += b.resource.text.length;
-      if (typeof b.resource?.blob === "string") n += b.resource.blob.length;
-    }
-  }
-  const structured = (message as { result?: { structuredContent?: unknown } }).result
-    ?.structuredContent;
-  if (structured !== undefined) n += 1024;
-  return n;
+export function messageBytes(message: JSONRPCMessage): number {
+  return Buffer.byteLength(JSON.stringify(message), "utf8");
 }
 
 function streamOf(eventId: string): string | undefined {

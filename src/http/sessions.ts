@@ -7,16 +7,29 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
-import { type Caller, configuredToken, type Gateway, liveCaller } from "../gateway/mod.ts";
+import {
+  type Caller,
+  configuredToken,
+  type Gateway,
+  liveCaller,
+  profileConfig,
+} from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/mod.ts";
 import { createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
-import { MemoryEventStore } from "./event-store.ts";
+import { MemoryEventStore, REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { sessionShareRefusal } from "./session-share.ts";
 import { SessionTransport } from "./session-transport.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
+import {
+  guardOptions,
+  guardStream,
+  type StreamGuardOptions,
+  type StreamKind,
+  type StreamReport,
+} from "../shared/stream-guard.ts";
 
 interface Session {
   readonly id: string;
@@ -25,6 +38,8 @@ interface Session {
   readonly link: SessionLink;
   readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
+  /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
+  readonly profile: string | null;
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
   /** `tools/call` requests answered on the fast path (streamable HTTP only). */
@@ -35,10 +50,22 @@ interface Session {
 export interface RequestIdentity {
   tokenName: string | null;
   toolGlobs: readonly string[] | null;
+  /**
+   * The profiles the token may use (`gateway.auth.tokens[].profiles`); absent or `null` = every
+   * endpoint. Checked by the app's router before the request reaches a door.
+   */
+  profiles?: readonly string[] | null;
+  /** The profile whose endpoint (`/mcp/<profile>`, `/sse/<profile>`) the request came to. */
+  profile?: string | null;
   /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
   admin?: boolean;
   /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
   browser?: boolean;
+  /**
+   * When the presented token expires (epoch ms: an OAuth access token's `exp` plus the clock
+   * tolerance); absent for configured tokens. Streams it opens are closed then.
+   */
+  expiresAt?: number;
 }
 
 /** Options for {@link SessionRegistry}. */
@@ -48,6 +75,8 @@ export interface SessionRegistryOptions {
   pageSize?: number;
   /** Close sessions idle this long (default: the config's `limits.sessionIdle`; 0 = never). */
   idleMs?: number;
+  /** Where event streams report drops, closures and the bytes they hold (metrics). */
+  streams?: StreamReport;
 }
 
 /** All HTTP sessions of the gateway. */
@@ -95,6 +124,9 @@ export class SessionRegistry {
       if (s.tokenName !== who.tokenName) {
         return jsonError(403, -32003, "Session belongs to another token");
       }
+      if (s.profile !== (who.profile ?? null)) {
+        return jsonError(404, -32001, "Session not found on this endpoint");
+      }
       s.activity.lastSeen = Date.now();
       const transport = s.transport as WebStandardStreamableHTTPServerTransport;
       if (req.method === "POST" && s.fast) {
@@ -123,7 +155,11 @@ export class SessionRegistry {
       }
       const response = await transport.handleRequest(req);
       // A GET is a stream held open for server messages; POST answers are counted per request.
-      return req.method === "GET" ? trackStream(s.activity, response) : response;
+      if (req.method !== "GET") return response;
+      // A resumed stream starts with its whole replay, written at once (the SDK does not wait
+      // for the client): the replay store's own bound is room it gets on top of the buffer.
+      const replay = req.headers.has("last-event-id") ? REPLAY_MAX_BYTES : 0;
+      return trackStream(s.activity, response, this.#guard("get", who, replay));
     }
     if (req.method !== "POST") {
       return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
@@ -164,12 +200,14 @@ export class SessionRegistry {
           link,
           transport,
           tokenName: who.tokenName,
+          profile: who.profile ?? null,
           activity,
           fast,
         });
         this.#gateway.log.debug("session opened", {
           kind: "streamable-http",
           tokenName: who.tokenName,
+          profile: who.profile ?? null,
         });
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
@@ -186,6 +224,15 @@ export class SessionRegistry {
     };
     await server.connect(wire);
     return await transport.handleRequest(req, { parsedBody: body });
+  }
+
+  /**
+   * How an event stream opened by `who` is guarded: the live `limits.streamBuffer` bound (plus
+   * `room`, a resume's replay), and closed when `who`'s token expires.
+   */
+  #guard(stream: StreamKind, who: RequestIdentity, room = 0): Omit<StreamGuardOptions, "onEnd"> {
+    const max = this.#gateway.config.gateway.streamBufferBytes + room;
+    return guardOptions(stream, max, who.expiresAt, this.#opts.streams);
   }
 
   #shareRefusal(who: RequestIdentity): Response | null {
@@ -212,6 +259,7 @@ export class SessionRegistry {
       link,
       transport,
       tokenName: who.tokenName,
+      profile: who.profile ?? null,
       // The event stream alone does not keep a legacy session alive (it is open for the
       // session's whole life): it idles out like a streamable one, counting messages posted
       // and answers sent; a request in flight keeps it.
@@ -220,7 +268,8 @@ export class SessionRegistry {
     };
     this.#sessions.set(session.id, session);
     this.#gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
-    const response = transport.response();
+    // Its one event stream carries answers too: only progress and log messages may be dropped.
+    const response = guardStream(transport.response(), this.#guard("sse", who));
     const wire = new SessionTransport(transport, session.activity);
     await server.connect(wire);
     wire.onclose = chain(wire.onclose, () => this.#sessions.delete(session.id));
@@ -266,17 +315,19 @@ export class SessionRegistry {
    * After a reload: closes the sessions of every token the new config no longer lists or lists
    * with another value (rotated: the old secret must not keep an open stream); their next request
    * with the old value gets 401. Identities that were never in the token list are left alone.
+   * Sessions of a profile the reload removed, or that their token may no longer use, are closed
+   * too (a narrowed profile re-scopes its sessions instead: `session/legacy/rescope.ts`).
    */
   #closeRemoved(prev: GatewayConfig, next: GatewayConfig): void {
     for (const s of [...this.#sessions.values()]) {
-      const before = configuredToken(prev, s.tokenName);
-      const after = configuredToken(next, s.tokenName);
-      if (!before || after?.token === before.token) continue;
+      const why = closeReason(prev, next, s);
+      if (why === null) continue;
       this.#sessions.delete(s.id);
       void s.server.close().catch(() => {});
-      this.#gateway.log.info("token removed or rotated; session closed", {
+      this.#gateway.log.info(`${why}; session closed`, {
         kind: s.kind,
         tokenName: s.tokenName,
+        profile: s.profile,
       });
     }
   }
@@ -289,6 +340,22 @@ export class SessionRegistry {
     this.#sessions.clear();
     await Promise.all(all.map((s) => s.server.close().catch(() => {})));
   }
+}
+
+/** Why a reload from `prev` to `next` ends session `s`, or `null` when it survives. */
+function closeReason(
+  prev: GatewayConfig,
+  next: GatewayConfig,
+  s: { readonly tokenName: string | null; readonly profile: string | null },
+): string | null {
+  const before = configuredToken(prev, s.tokenName);
+  const after = configuredToken(next, s.tokenName);
+  if (before && after?.token !== before.token) return "token removed or rotated";
+  if (s.profile === null) return null;
+  if (!profileConfig(next, s.profile)) return "profile removed";
+  const allowed = after?.profiles ?? null;
+  if (allowed !== null && !allowed.includes(s.profile)) return "profile no longer allowed";
+  return null;
 }
 
 /** The session's caller: its token's globs are read from the running config at every check. */

@@ -72,7 +72,19 @@ export function statusRoutes<S>(deps: StatusRoutesDeps<S>): (app: Hono<AppEnv>) 
       const who = c.get("identity");
       return c.html(await deps.page(await deps.snapshot(), who?.browser ? who.tokenName : null));
     });
-    app.post("/login", bodyLimit({ maxSize: LOGIN_BODY_MAX }), async (c) => {
+    // A form holding one token is small: a larger body is refused with the form and a reason
+    // (hono's default refusal has no message, and reached the log as an empty 500).
+    const loginLimit = bodyLimit({
+      maxSize: LOGIN_BODY_MAX,
+      onError: async (c) =>
+        c.html(
+          await deps.loginPage(
+            `The sign-in form is over ${LOGIN_BODY_MAX} bytes: post only the token field.`,
+          ),
+          413,
+        ),
+    });
+    app.post("/login", loginLimit, async (c) => {
       const tokens = gateway.config.gateway.tokens;
       if (tokens === null) return c.redirect("/", 303);
       const form = await c.req.parseBody();

@@ -3,7 +3,7 @@
  * page, so the two never disagree. Tool counts are what clients see (after allow/deny globs and
  * `hidden` overrides), beside what the upstream offers.
  */
-import type { CallRecord, Gateway } from "../gateway/mod.ts";
+import { type CallRecord, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
 import { MACRO_SERVER, type ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import type { Upstream } from "../upstream/mod.ts";
@@ -58,6 +58,21 @@ export interface MacroStatus {
   discoverable: boolean;
 }
 
+/** One profile and what its endpoint exposes (before any token's globs). */
+export interface ProfileStatus {
+  name: string;
+  description: string;
+  /** The endpoint's path (`/mcp/<name>`; `/sse/<name>` too). */
+  path: string;
+  exposure: "all" | "search";
+  /** Tools its `tools/list` lists. */
+  toolsListed: number;
+  /** Tools it can find and call (listed or discoverable). */
+  toolsExposed: number;
+  /** Servers whose resources and prompts it serves. */
+  servers: string[];
+}
+
 /** One finished call. */
 export interface CallStatus {
   at: string;
@@ -67,6 +82,8 @@ export interface CallStatus {
   outcome: CallRecord["outcome"];
   durationMs: number;
   error: string | null;
+  /** Result filters that changed or blocked the result, in order. */
+  filters: readonly string[];
 }
 
 /** The whole snapshot (`/status.json`). */
@@ -80,6 +97,7 @@ export interface StatusSnapshot {
   sessions: Record<string, number>;
   upstreams: UpstreamStatus[];
   macros: MacroStatus[];
+  profiles: ProfileStatus[];
   /** Newest first. */
   calls: CallStatus[];
   /** Macro and execute runs, newest first. */
@@ -132,6 +150,18 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
       source: t.origin ?? "",
       discoverable: t.discoverable,
     }));
+  const profiles = s.gateway.config.profiles.map((p): ProfileStatus => {
+    const caller = { ...LOCAL_CALLER, profile: p.name };
+    return {
+      name: p.name,
+      description: p.description,
+      path: `/mcp/${p.name}`,
+      exposure: p.exposure,
+      toolsListed: s.gateway.listTools(caller).length,
+      toolsExposed: s.gateway.visibleTools(caller).length,
+      servers: [...s.gateway.serversOf(caller) ?? []].sort(),
+    };
+  });
   const calls = s.recentCalls().map((c): CallStatus => ({
     at: new Date(c.at).toISOString(),
     tool: c.name,
@@ -140,6 +170,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     outcome: c.outcome,
     durationMs: Math.round(c.durationMs * 1000) / 1000,
     error: c.error ?? null,
+    filters: c.filters ?? [],
   }));
   const scripts = (s.recentScripts?.() ?? []).map((r): ScriptStatus => ({
     at: new Date(r.at).toISOString(),
@@ -161,6 +192,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     sessions: s.sessions?.() ?? {},
     upstreams,
     macros,
+    profiles,
     calls,
     scripts,
     ...(s.instances ? { instances: s.instances } : {}),

@@ -119,6 +119,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
     )}
           </tbody>
         </table>
+        ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
         ${s.instances ? renderInstances(s.instances) : ""}
         <h2>Recent calls</h2>
         <table id="calls">
@@ -130,11 +131,12 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
               <th>Token</th>
               <th>Outcome</th>
               <th>Duration</th>
+              <th>Filters</th>
               <th>Error</th>
             </tr>
           </thead>
           <tbody>
-    ${s.calls.length === 0 ? emptyRow(7, "no calls yet") : s.calls.map((c) =>
+    ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map((c) =>
       html`
         <tr>
           <td data-label="When">${c.at.slice(11, 23)}</td>
@@ -143,6 +145,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
           <td data-label="Token" class="name">${c.token ?? ""}</td>
           <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
           <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
+          <td data-label="Filters" class="name">${c.filters.join(", ")}</td>
           <td data-label="Error" class="err">${c.error ?? ""}</td>
         </tr>
       `
@@ -207,6 +210,38 @@ function renderInstances(list: NonNullable<StatusSnapshot["instances"]>): Html {
               <span class="state ${u.state}">${u.name}</span>
             `
           )}</td>
+        </tr>
+      `
+    )}
+      </tbody>
+    </table>
+  `;
+}
+
+function renderProfiles(list: StatusSnapshot["profiles"]): Html {
+  return html`
+    <h2>Profiles</h2>
+    <table id="profiles">
+      <thead>
+        <tr>
+          <th>Endpoint</th>
+          <th>Description</th>
+          <th>Exposure</th>
+          <th>Listed</th>
+          <th>Exposed</th>
+          <th>Servers</th>
+        </tr>
+      </thead>
+      <tbody>
+    ${list.map((p) =>
+      html`
+        <tr data-profile="${p.name}">
+          <td data-label="Endpoint" class="name">${p.path}</td>
+          <td data-label="Description">${p.description}</td>
+          <td data-label="Exposure">${p.exposure}</td>
+          <td data-label="Listed">${p.toolsListed}</td>
+          <td data-label="Exposed">${p.toolsExposed}</td>
+          <td data-label="Servers" class="name">${p.servers.join(", ")}</td>
         </tr>
       `
     )}

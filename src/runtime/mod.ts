@@ -1,10 +1,12 @@
 /**
  * @module The only room that touches `Bun.*` or `Deno.*`: HTTP serving, signals, the path of the
- * running program (to re-spawn it as a script worker), and runtime identity.
+ * running program (to re-spawn it as a script worker), runtime identity, and leaving the
+ * process with its output flushed.
  */
 import { serveBun } from "./bun.ts";
 import { serveDeno } from "./deno.ts";
 
+export { exitWhenFlushed } from "./exit.ts";
 export { setJitPolicy } from "./jit.ts";
 
 /** Which JavaScript runtime runs this process. */

@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   "TOO_LARGE",
   "SCRIPT_ERROR",
   "SCRIPT_LIMIT",
+  /** A result filter refused to let a tool result or resource read through. */
+  "FILTER_BLOCKED",
   "IMAGE_INVALID",
   "VFS_DENIED",
   /** The client or upstream that would have to serve a request does not support it. */
@@ -49,19 +51,33 @@ export class GatewayError extends Error {
   }
 }
 
-/** JSON-RPC error codes used on the wire. */
+/**
+ * JSON-RPC error codes used on the wire. Besides JSON-RPC's own and the spec's "resource not
+ * found", the gateway's codes sit in -32003…-32019, part of the range the 2026-07-28 revision
+ * leaves to implementations (-32000…-32019), each with one meaning. Codes the spec and the SDKs already give a meaning are not reused: -32000
+ * (connection closed) and -32001 (request timeout; "session not found" on the SDK's HTTP
+ * transport, which the gateway's session layer answers too), -32002 (resource not found before
+ * 2026-07-28), and -32020…-32099 (the spec's own: header mismatch, missing client capability,
+ * unsupported protocol version, URL elicitation required, …).
+ */
 export const JSONRPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
-  /** Implementation-defined server error range. */
-  UPSTREAM_UNAVAILABLE: -32001,
-  UPSTREAM_TIMEOUT: -32002,
-  FORBIDDEN: -32003,
-  RATE_LIMITED: -32004,
+  /** The spec's "resource not found" for 2025 revisions (2026-07-28 answers -32602). */
   RESOURCE_NOT_FOUND: -32002,
+  /** The token may not do this (a tool outside its globs, a foreign session). */
+  FORBIDDEN: -32003,
+  /** Over the token's call rate or concurrency; `data.retryAfter` says when to retry. */
+  RATE_LIMITED: -32004,
+  /** The upstream that would serve the request is down or gone. */
+  UPSTREAM_UNAVAILABLE: -32005,
+  /** The upstream did not answer within its `timeout`. */
+  UPSTREAM_TIMEOUT: -32006,
+  /** A result filter refused the result (`data.reason` says which filter and why). */
+  FILTER_BLOCKED: -32007,
 } as const;
 
 const RPC_CODE: Record<ErrorCode, number> = {
@@ -80,6 +96,7 @@ const RPC_CODE: Record<ErrorCode, number> = {
   TOO_LARGE: JSONRPC.INVALID_REQUEST,
   SCRIPT_ERROR: JSONRPC.INTERNAL_ERROR,
   SCRIPT_LIMIT: JSONRPC.INTERNAL_ERROR,
+  FILTER_BLOCKED: JSONRPC.FILTER_BLOCKED,
   IMAGE_INVALID: JSONRPC.INVALID_PARAMS,
   VFS_DENIED: JSONRPC.INVALID_PARAMS,
   UNSUPPORTED: JSONRPC.METHOD_NOT_FOUND,

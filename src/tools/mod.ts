@@ -7,6 +7,7 @@ import type { GatewayConfig, ScriptLimitsConfig } from "../config/mod.ts";
 import { ScriptHost, type ScriptLimits } from "../scripting/mod.ts";
 import type { Gateway, MetaTools } from "../gateway/mod.ts";
 import { ExecuteTool } from "./execute/mod.ts";
+import { LuaFilter } from "./filters/lua-filter.ts";
 import { MacroTools } from "./macros/mod.ts";
 import { ScriptRuns } from "./runs.ts";
 
@@ -15,10 +16,11 @@ export { bridgeFor, type BridgeOptions, MACRO_SERVER, MacroTools } from "./macro
 export { ScriptRuns, verdictOf } from "./runs.ts";
 export type { ScriptRunRecord, ScriptVerdict } from "./runs.ts";
 
-/** True when the config needs script workers at all. */
+/** True when the config needs script workers at all (Lua filters count). */
 export function needsScripting(config: GatewayConfig): boolean {
   return config.scripting.execute || config.scripting.tools.length > 0 ||
-    config.scripting.macrosDir !== null;
+    config.scripting.macrosDir !== null ||
+    config.servers.some((s) => s.filters.some((f) => f.kind === "lua"));
 }
 
 /** What {@link attachScripting} set up. */
@@ -59,6 +61,7 @@ export async function attachScripting(
   }
   gateway.addProvider(macros);
   gateway.addProvider(new ExecuteTool(gateway, host, meta, runs));
+  gateway.filters.useLua((spec) => new LuaFilter(host, spec));
   gateway.onStop(async () => {
     macros.unwatch();
     await host.close();

@@ -30,6 +30,7 @@ import {
   ProbeTransport,
   remember,
 } from "./modern/mod.ts";
+import { spawnSpec } from "./sandbox/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
@@ -90,8 +91,8 @@ type Setup = (client: UpstreamClient) => void;
 type Opened = Set<{ close(): Promise<void> }>;
 
 /**
- * Connects to one upstream, giving up after `connectTimeoutMs` (plus the probe's own time when a
- * stdio server may stay silent on it).
+ * Connects to one upstream, giving up after `connectTimeoutMs` for the whole attempt: the era
+ * probe of `protocol: auto` (a share of that time on stdio) and the handshake after it.
  */
 export async function connectUpstream(
   server: ServerConfig,
@@ -102,10 +103,9 @@ export async function connectUpstream(
   const aborted = attempt.signal?.aborted ? stoppedError(server) : undefined;
   if (aborted) throw aborted;
   const opened: Opened = new Set();
-  // A stdio server silent on the probe is a 2025 one: its handshake still gets the full time.
   const known = knownEra(server);
-  const probing = server.kind === "stdio" && server.protocol === "auto" && !known;
-  const deadline = server.connectTimeoutMs + (probing ? probeTimeoutMs(server) : 0);
+  // One clock for the probe and the handshake: a silent server is down after connectTimeout.
+  const deadline = server.connectTimeoutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -150,7 +150,8 @@ async function connectStdio(
   opened: Opened,
 ): Promise<Connection> {
   const spawnOne = () => {
-    const t = new StdioTransport({ ...server, env: childEnv(server, process.env), log });
+    // A sandboxed server's command line is bwrap's (upstream/sandbox/); the rest is the same.
+    const t = new StdioTransport({ ...spawnSpec(server, childEnv(server, process.env)), log });
     attempt.onTransport?.(t);
     opened.add(t);
     return t;

@@ -17,7 +17,7 @@ import { ExitRecord } from "./exit-record.ts";
 import { unavailable } from "./failure.ts";
 import { describeStartError, watchEnd } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
-import { meaningful } from "./reason.ts";
+import { lastWords, meaningful } from "./reason.ts";
 import { callerOptions, type UpstreamRequestOptions } from "./request-options.ts";
 import { type Line, send } from "./resend.ts";
 import { statusText } from "./status.ts";
@@ -42,6 +42,8 @@ export class Upstream {
   #lastError: string | null = null;
   #backoff: Backoff;
   #upSince = 0;
+  /** When the current start attempt began (epoch ms). */
+  #startedAt = 0;
   #generation = 0;
   #kind: Connection["kind"] | null = null;
   #era: Connection["era"] | null = null;
@@ -132,6 +134,10 @@ export class Upstream {
   get inFlight(): number {
     return this.#inFlight;
   }
+  /** When the current (or last) start attempt began (epoch ms; 0 before the first). */
+  get startedAt(): number {
+    return this.#startedAt;
+  }
   /** When the current connection came up (epoch ms), or `null` while not up. */
   get upSince(): number | null {
     return this.#state === "up" ? this.#upSince : null;
@@ -159,6 +165,7 @@ export class Upstream {
     this.#conn = undefined;
     if (stale) await stale.client.close().catch(() => {});
     if (generation !== this.#generation) return; // stopped meanwhile
+    this.#startedAt = Date.now();
     this.#setState("starting");
     let conn: Connection | undefined;
     let closedEarly = false;
@@ -345,7 +352,8 @@ export class Upstream {
 
   /**
    * Its state in words, for errors and `/readyz`: `is down: exited with code 1: …; next
-   * restart in 3s`, `…; gave up after 5 restarts`, `is down: …; restarting now`, `is up`.
+   * restart in 3s`, `…; gave up after 5 restarts`, `is down: …; restarting now`, `is starting:
+   * not up after 1.2s`, `is up`.
    */
   status(): string {
     const b = this.#backoff;
@@ -355,6 +363,9 @@ export class Upstream {
       gaveUp: b.gaveUp,
       failures: b.failures,
       nextRetryAt: b.nextRetryAt,
+      ...(this.#state === "starting" && this.#startedAt > 0
+        ? { startedAt: this.#startedAt, ...said(this.#exits.stderrTail) }
+        : {}),
     });
   }
 
@@ -401,4 +412,10 @@ export class Upstream {
     } else if (state === "stopped" && from !== "stopped") this.log.info("upstream stopped");
     if (state !== from || state === "down") this.#hooks.onState(this);
   }
+}
+
+/** `{ said }` with the last words of a stderr tail, or nothing when it says none. */
+function said(tail: readonly string[]): { said?: string } {
+  const words = lastWords(tail);
+  return words === undefined ? {} : { said: words };
 }

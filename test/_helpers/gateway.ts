@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { parseDocument } from "yaml";
 import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
@@ -22,6 +23,18 @@ export const nodeServer = (file: string, extra = ""): string =>
 
 setLogLevel(process.env.TEST_LOG_LEVEL as "debug" ?? "silent");
 
+/**
+ * `yaml` with a long `gateway.startWait` unless it sets one: a gateway process started on it
+ * serves its first lists once every upstream's start is done, as a test that is not about
+ * start-up expects (an in-process gateway waits for {@link RunningGateway.settled} instead).
+ */
+export function settledStart(yaml: string): string {
+  const doc = parseDocument(yaml);
+  if (doc.hasIn(["gateway", "startWait"])) return yaml;
+  doc.setIn(["gateway", "startWait"], "2m");
+  return doc.toString();
+}
+
 /** A gateway serving HTTP on an ephemeral loopback port. */
 export interface TestGateway {
   running: RunningGateway;
@@ -30,13 +43,22 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** Writes `yaml` to a temp folder and serves it on 127.0.0.1:0. */
-export async function startTestGateway(yaml: string): Promise<TestGateway> {
-  const dir = mkdtempSync(join(tmpdir(), "mcpgw-test-"));
+/**
+ * Writes `yaml` to a temp folder (or `dir`) and serves it on 127.0.0.1:0; resolves once every
+ * upstream's first start is done, unless `settle: false` (then as soon as clients are served).
+ */
+export async function startTestGateway(
+  yaml: string,
+  { settle = true, dir = mkdtempSync(join(tmpdir(), "mcpgw-test-")) }: {
+    settle?: boolean;
+    dir?: string;
+  } = {},
+): Promise<TestGateway> {
   const file = join(dir, "gateway.yaml");
   writeFileSync(file, yaml);
   const config = parseConfig(yaml, { file });
   const running = await startGateway(config, { listen: "127.0.0.1:0" });
+  if (settle) await running.settled;
   const url = `http://127.0.0.1:${running.http!.port}`;
   return { running, url, dir, stop: () => running.stop() };
 }

@@ -153,4 +153,74 @@ describe("mcp-gateway check", () => {
       /servers\.f\.command \(line 2\): command "fake-server" is not found on PATH/,
     );
   });
+
+  it("names the bubblewrap package when a sandboxed server finds no bwrap on PATH", () => {
+    const empty = mkdtempSync(join(tmpdir(), "mcpgw-nobwrap-"));
+    const yaml = `servers:\n  boxed:\n    command: ${JSON.stringify(process.execPath)}\n` +
+      "    sandbox: { network: false }\n";
+    const withBwrap = cli(["check", "--config", folder(yaml)]);
+    assert.equal(withBwrap.code, 0, withBwrap.stderr);
+    const r = cli(["check", "--config", folder(yaml)], undefined, { ...process.env, PATH: empty });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /servers\.boxed\.sandbox \(line 4\): bubblewrap \(bwrap\) is not on PATH; install the Debian package bubblewrap/,
+    );
+  });
+
+  it("refuses a sandbox folder that holds the config's folder", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder(`servers:\n  boxed:\n    command: node\n    sandbox: { read: [".."] }\n`),
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /servers\.boxed\.sandbox\.read\[0\] \(line 4\): read folder .* holds the config's folder/,
+    );
+  });
+
+  it("names a missing Lua filter file and a package runner under the sandbox", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder(
+        "gateway:\n  filters: [secrets, { lua: ./gone.lua }]\nservers:\n" +
+          "  a: { command: npx, args: [some-server], sandbox: true }\n",
+      ),
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /servers\.a\.filters \(line 4\): Lua filter .*gone\.lua does not exist/);
+    assert.match(r.stderr, /servers\.a\.command \(line 4\): npx fetches packages at start/);
+  });
+  it("refuses a YAML alias bomb as a config error naming the file, path and line, exit 2", () => {
+    const lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'];
+    for (const [prev, name] of [..."abcdefgh"].map((c, i) => [c, "bcdefghi"[i]!])) {
+      lines.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    }
+    const cfg = folder(
+      [...lines, "servers:", "  x: { command: node, args: *i }"].join("\n") + "\n",
+    );
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.stderr.includes(cfg), r.stderr);
+    assert.match(
+      r.stderr,
+      /servers\.x\.args \(line 11\): the alias \*i expands to .* \(a YAML alias bomb\)/,
+    );
+  });
+
+  it("refuses an alias inside its own anchor, exit 2", () => {
+    const r = cli([
+      "check",
+      "--config",
+      folder("servers:\n  x: &x { command: node, args: [*x] }\n"),
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /servers\.x\.args\[0\] \(line 2\): the alias \*x is inside its own anchor/,
+    );
+  });
 });

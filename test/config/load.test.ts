@@ -119,6 +119,15 @@ describe("config validation", () => {
     assert.equal(a.headers.Authorization, "Bearer none");
   });
 
+  it("accepts an anchor reused by hundreds of servers (aliases that repeat, not multiply)", () => {
+    const yaml = ["servers:", "  s0: &common { command: node, args: [a, b] }"];
+    for (let i = 1; i <= 300; i++) yaml.push(`  s${i}: *common`);
+    const c = parseConfig(yaml.join("\n") + "\n", { env: {}, file: "/tmp/x.yaml" });
+    assert.equal(c.servers.length, 301);
+    const last = c.servers.at(-1)!;
+    assert.deepEqual(last.kind === "stdio" && last.args, ["a", "b"]);
+  });
+
   it("names the path of a missing environment variable", () => {
     assert.deepEqual(problemsOf("servers:\n  a: { command: x, env: { K: '${MISSING_VAR}' } }\n"), [
       "servers.a.env.K: environment variable MISSING_VAR is not set",

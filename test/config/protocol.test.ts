@@ -5,21 +5,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
-import { GatewayError } from "../../src/shared/errors.ts";
+import { problemsOf } from "./_problems.ts";
 
 const parse = (yaml: string) => parseConfig(yaml, { env: {}, file: "/tmp/gw/gateway.yaml" });
 
-function problems(yaml: string): string[] {
-  try {
-    parse(yaml);
-  } catch (err) {
-    assert.ok(err instanceof GatewayError);
-    return (err.data!.problems as { path: string; message: string }[]).map((p) =>
-      `${p.path}: ${p.message}`
-    );
-  }
-  assert.fail("expected the config to be rejected");
-}
+const problems = (yaml: string) => problemsOf(yaml);
 
 describe("servers.<name>.protocol", () => {
   it("defaults to auto and keeps legacy and modern", () => {

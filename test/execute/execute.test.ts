@@ -108,11 +108,35 @@ describe("execute: tools.search, tools.describe, tools.call", () => {
     assert.equal(r.isError, false);
     assert.deepEqual(r.structured.emitted, [{ n: 1 }, "two"]);
     assert.equal(r.structured.output, "step\t1\ndone\n");
-    assert.deepEqual(JSON.parse(r.text), {
-      result: "end",
-      emitted: [{ n: 1 }, "two"],
-      output: "step\t1\ndone\n",
-    });
+    assert.equal(r.structured.result, "end");
+    assert.deepEqual(JSON.parse(r.text), r.structured);
+  });
+
+  it("the text block is the structured content serialised, as MCP Inspector checks it", async () => {
+    const r = await execute(
+      client,
+      `tools.call("echo__echo", {}) emit(1) print("p") return {a = 1}`,
+    );
+    assert.equal(r.isError, false, r.text);
+    // Inspector's check, verbatim in effect: one text block whose JSON equals, key order too.
+    assert.deepEqual(r.content.map((c) => c.type), ["text"]);
+    assert.equal(JSON.stringify(JSON.parse(r.text)), JSON.stringify(r.structured));
+    assert.deepEqual(Object.keys(r.structured), ["result", "emitted", "output", "calls", "stats"]);
+    assert.equal(r.structured.calls.length, 1);
+  });
+
+  it("every property of the output schema has a validation keyword (Inspector --strict)", async () => {
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === "execute")!.outputSchema as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    for (const [name, property] of Object.entries(schema.properties)) {
+      assert.ok("type" in property || "anyOf" in property || "enum" in property, name);
+    }
+    assert.deepEqual(
+      schema.properties.result!.type,
+      ["object", "array", "string", "number", "boolean", "null"],
+    );
   });
 
   it("the trace lists every operation with its path or query, outcome and duration", async () => {

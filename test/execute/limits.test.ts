@@ -45,11 +45,11 @@ describe("execute: concurrency, pictures, limits and errors", () => {
        return { caption = pic.data.content[1].text, red = mcp.image("/pics/red-3x2.png") }`,
     );
     assert.equal(r.isError, false, r.text);
-    assert.deepEqual(JSON.parse(r.text), {
-      result: { caption: "a red dot", red: { type: "image", image: 1 } },
-      emitted: [{ dot: { type: "image", image: 2 } }],
-      output: "",
-    });
+    const shown = JSON.parse(r.text);
+    assert.deepEqual(shown, r.structured);
+    assert.deepEqual(shown.result, { caption: "a red dot", red: { type: "image", image: 1 } });
+    assert.deepEqual(shown.emitted, [{ dot: { type: "image", image: 2 } }]);
+    assert.equal(shown.output, "");
     assert.deepEqual(r.content.slice(1).map((c) => [c.type, c.mimeType]), [
       ["image", "image/png"],
       ["image", "image/png"],

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { describe, it } from "node:test";
 import { MemoryEventStore } from "../../src/http/mod.ts";
 
@@ -40,5 +41,30 @@ describe("the resumability event store", () => {
       send: (_id, m) => Promise.resolve(void seen.push((m as { method: string }).method)),
     });
     assert.deepEqual(seen, ["m3", "m4"]);
+  });
+
+  it("counts a notification by its real size, so a resume after large ones stays in the bound", async () => {
+    const bound = 1024 * 1024;
+    const store = new MemoryEventStore(10_000, bound);
+    // 40 log messages of 32 Ki two-byte characters (64 KiB each): 2.5 MiB, past the bound.
+    const log = (i: number) => ({
+      jsonrpc: "2.0" as const,
+      method: "notifications/message",
+      params: { level: "info", data: "é".repeat(32 * 1024) + i },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await store.storeEvent("s", log(i)));
+    assert.ok(store.bytes <= bound, `holds ${store.bytes} bytes`);
+    // A client resuming from any event it saw gets at most the bound back.
+    let most = 0;
+    for (const id of ids) {
+      let replayed = 0;
+      await store.replayEventsAfter(id, {
+        send: (_id, m) => Promise.resolve(void (replayed += Buffer.byteLength(JSON.stringify(m)))),
+      });
+      most = Math.max(most, replayed);
+    }
+    assert.ok(most <= bound, `a resume replayed ${most} bytes (bound ${bound})`);
+    assert.ok(most > bound / 2, `the store still replays recent events (${most} bytes)`);
   });
 });

@@ -20,6 +20,7 @@ export async function startWithMacros(
     listen: "127.0.0.1:0",
     watch: false,
   });
+  await running.settled;
   return {
     running,
     dir,

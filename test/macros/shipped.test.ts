@@ -21,6 +21,7 @@ describe("the shipped gateway.yaml and macros", () => {
       listen: "127.0.0.1:0",
       watch: false,
     });
+    await running.settled;
     client = await httpClient(`http://127.0.0.1:${running.http!.port}`);
   });
   after(async () => {

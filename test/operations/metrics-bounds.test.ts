@@ -55,6 +55,7 @@ describe("the tool label ceiling", () => {
       name,
       server: "s",
       tokenName: null,
+      profile: null,
       durationMs: 1,
       outcome: "ok",
       at: Date.now(),

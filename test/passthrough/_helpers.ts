@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities, Notification } from "@modelcontextprotocol/sdk/types.js";
 import { selfCommand } from "../../src/runtime/mod.ts";
-import { ROOT, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
+import { ROOT, settledStart, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 
 export { fixture, nodeServer, textOf, waitFor } from "../_helpers/gateway.ts";
 
@@ -74,7 +74,8 @@ export async function httpHarness(yaml: string): Promise<Harness> {
 export function stdioHarness(yaml: string): Harness {
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-pt-"));
   const file = join(dir, "gateway.yaml");
-  writeFileSync(file, yaml);
+  // Each process serves once its upstreams started, as the in-process harness does.
+  writeFileSync(file, settledStart(yaml));
   const clients: Client[] = [];
   return {
     kind: "stdio",

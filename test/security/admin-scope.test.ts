@@ -29,13 +29,19 @@ servers:
 `;
 
 /** POSTs the sign-in form; never follows the redirect. */
-function signIn(base: string, token: string, headers: Record<string, string> = {}) {
+function signIn(
+  base: string,
+  token: string,
+  headers: Record<string, string> = {},
+  body: BodyInit = new URLSearchParams({ token }).toString(),
+) {
   return fetch(`${base}/login`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams({ token }).toString(),
+    body,
     redirect: "manual",
-  });
+    ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+  } as RequestInit);
 }
 
 /** The `name=value` part of the status cookie a response sets, or null. */
@@ -194,6 +200,31 @@ describe("status-page sign-in", () => {
     }
   });
 
+  it("answers a sign-in form over 8 KiB 413 with the reason, declared or streamed", async () => {
+    const form = new URLSearchParams({ token: ADMIN, pad: "x".repeat(9 * 1024) }).toString();
+    const declared = await signIn(gw.url, ADMIN, {}, form);
+    assert.equal(declared.status, 413);
+    assert.equal(cookieOf(declared), null);
+    assert.match(await declared.text(), /over 8192 bytes: post only the token field/);
+    // Without a Content-Length the limit counts the body as it streams in.
+    const bytes = new TextEncoder().encode(form);
+    const streamed = await signIn(
+      gw.url,
+      ADMIN,
+      {},
+      new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 1024) c.enqueue(bytes.slice(i, i + 1024));
+          c.close();
+        },
+      }),
+    );
+    assert.equal(streamed.status, 413);
+    assert.match(await streamed.text(), /over 8192 bytes/);
+    // A form within the limit still signs in.
+    assert.equal((await signIn(gw.url, ADMIN)).status, 303);
+  });
+
   it("applies the Origin check to the sign-in POST", async () => {
     const res = await signIn(gw.url, ADMIN, { origin: "https://evil.example" });
     assert.equal(res.status, 403);
@@ -209,7 +240,13 @@ describe("status-page sign-in", () => {
 });
 
 describe("status-page sessions", () => {
-  const admin: TokenConfig = { name: "boss", token: ADMIN, tools: null, admin: true };
+  const admin: TokenConfig = {
+    name: "boss",
+    token: ADMIN,
+    tools: null,
+    admin: true,
+    profiles: null,
+  };
   const tokens = [admin];
 
   it("expire after their lifetime", () => {

@@ -6,20 +6,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
-import { GatewayError } from "../../src/shared/errors.ts";
+import { problemsOf } from "../config/_problems.ts";
 
 describe("roots and isolation config", () => {
-  const problems = (yaml: string): string[] => {
-    try {
-      parseConfig(yaml, { env: {}, file: "/tmp/gw/gateway.yaml" });
-    } catch (err) {
-      assert.ok(err instanceof GatewayError);
-      return (err.data!.problems as { path: string; message: string }[]).map((p) =>
-        `${p.path}: ${p.message}`
-      );
-    }
-    assert.fail("expected the config to be rejected");
-  };
+  const problems = (yaml: string): string[] => problemsOf(yaml);
 
   it("refuses roots: client on a shared server, naming the YAML path", () => {
     assert.deepEqual(problems("servers:\n  files: { command: x, roots: client }\n"), [

@@ -21,13 +21,18 @@ import {
 import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
+import { filterContext } from "../filters/mod.ts";
 import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 
 interface Owned {
   readonly server: string;
+  /** The exposed name of the tool the task runs (its result passes that server's filters). */
+  readonly tool: string;
   readonly upstreamId: string;
   readonly tokenName: string | null;
+  /** The profile endpoint it was created on: only that endpoint sees it. */
+  readonly profile: string | null;
   readonly session: SessionLink | undefined;
   expires: number;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
@@ -74,7 +79,7 @@ export class TaskRouter {
     ).finally(() => {
       if (options.origin) this.#gateway.passthrough.untrack(target.server, options);
     }) as CreateTaskResult;
-    const id = this.#remember(target.server, result.task, caller, options.session);
+    const id = this.#remember(target, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
 
@@ -99,12 +104,19 @@ export class TaskRouter {
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);
     try {
-      return await this.#upstream(owned).request(
+      const result = await this.#upstream(owned).request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
       );
+      // A task's result is a tool result: it passes the tool's server's filters the same way.
+      const screened = await this.#gateway.filters.run(
+        this.#gateway.config,
+        filterContext("tool", owned.server, owned.tool, caller, options),
+        result as object,
+      );
+      return screened.value;
     } finally {
       hub.untrack(owned.server, options);
     }
@@ -125,7 +137,9 @@ export class TaskRouter {
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
   async list(caller: Caller, signal?: AbortSignal): Promise<{ tasks: Task[] }> {
     this.#sweep();
-    const mine = [...this.#byId].filter(([, o]) => o.tokenName === caller.tokenName);
+    const mine = [...this.#byId].filter(([, o]) =>
+      o.tokenName === caller.tokenName && o.profile === caller.profile
+    );
     const servers = new Set(mine.map(([, o]) => o.server));
     const tasks: Task[] = [];
     for (const server of servers) {
@@ -169,7 +183,12 @@ export class TaskRouter {
     }).catch(() => {});
   }
 
-  #remember(server: string, task: Task, caller: Caller, session: SessionLink | undefined): string {
+  #remember(
+    { server, name: tool }: { server: string; name: string },
+    task: Task,
+    caller: Caller,
+    session: SessionLink | undefined,
+  ): string {
     this.#sweep();
     if (this.#byId.size >= MAX_TASKS) {
       const oldest = this.#byId.keys().next().value;
@@ -179,8 +198,10 @@ export class TaskRouter {
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
       server,
+      tool,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
+      profile: caller.profile,
       session,
       expires: Date.now() + ttl + 60_000,
     });
@@ -191,7 +212,10 @@ export class TaskRouter {
   /** The task `id` names, if this caller's token created it; otherwise "not found". */
   #owned(id: string, caller: Caller): Owned {
     const owned = this.#byId.get(id);
-    if (!owned || owned.tokenName !== caller.tokenName || owned.expires < Date.now()) {
+    if (
+      !owned || owned.tokenName !== caller.tokenName || owned.profile !== caller.profile ||
+      owned.expires < Date.now()
+    ) {
       throw new GatewayError("INVALID_ARGUMENTS", `unknown task "${String(id).slice(0, 80)}"`);
     }
     return owned;

@@ -1,8 +1,8 @@
 /**
  * Bearer-token auth. Presented tokens are compared in constant time against every configured
  * token (SHA-256 digests of equal length through `timingSafeEqual`), so neither the length nor
- * the position of a match leaks through timing. The token's name and tool globs become the
- * request's identity; the value is never logged.
+ * the position of a match leaks through timing. The token's name, tool globs and profiles become
+ * the request's identity; the value is never logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
@@ -27,7 +27,17 @@ export interface BearerAuthOptions {
    */
   verify?: (
     presented: string,
-  ) => Promise<{ name: string; globs: readonly string[] | null; admin?: boolean } | null>;
+  ) => Promise<
+    {
+      name: string;
+      globs: readonly string[] | null;
+      admin?: boolean;
+      profiles?: readonly string[] | null;
+      expiresAt?: number;
+    } | null
+  >;
+  /** True while OAuth access tokens are accepted: a refusal then says where to get one. */
+  oauth?: () => boolean;
 }
 
 interface Known {
@@ -35,6 +45,7 @@ interface Known {
   readonly digest: Buffer;
   readonly globs: readonly string[] | null;
   readonly admin: boolean;
+  readonly profiles: readonly string[] | null;
 }
 
 const digests = new WeakMap<readonly TokenConfig[], readonly Known[]>();
@@ -47,6 +58,7 @@ function known(tokens: readonly TokenConfig[]): readonly Known[] {
       digest: sha256(t.token),
       globs: t.tools,
       admin: t.admin,
+      profiles: t.profiles,
     }));
     digests.set(tokens, out);
   }
@@ -67,14 +79,19 @@ export function bearerToken(header: string | undefined): string | null {
 export function matchToken(
   tokens: readonly TokenConfig[],
   presented: string,
-): { name: string; globs: readonly string[] | null; admin: boolean } | null {
+): {
+  name: string;
+  globs: readonly string[] | null;
+  admin: boolean;
+  profiles: readonly string[] | null;
+} | null {
   const probe = sha256(presented);
   let hit: Known | null = null;
   // Every token is compared, so the time taken does not depend on which one matched.
   for (const k of known(tokens)) {
     if (timingSafeEqual(k.digest, probe) && hit === null) hit = k;
   }
-  return hit && { name: hit.name, globs: hit.globs, admin: hit.admin };
+  return hit && { name: hit.name, globs: hit.globs, admin: hit.admin, profiles: hit.profiles };
 }
 
 /**
@@ -104,14 +121,31 @@ export function authenticator(
         path,
         reason: presented === null ? "no bearer token" : "unknown token",
       });
-      throw new GatewayError(
-        "UNAUTHORIZED",
-        presented === null ? "a bearer token is required" : "invalid bearer token",
-      );
+      const what = presented === null ? "a bearer token is required" : "invalid bearer token";
+      throw new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
     }
-    // OAuth identities are never admin: the status routes stay with configured tokens.
-    return { tokenName: match.name, toolGlobs: match.globs, admin: match.admin === true };
+    // OAuth identities are never admin (the status routes stay with configured tokens) and
+    // never limited to profiles (their scopes' globs narrow them on every endpoint).
+    const who: RequestIdentity = {
+      tokenName: match.name,
+      toolGlobs: match.globs,
+      admin: match.admin === true,
+      profiles: match.profiles ?? null,
+    };
+    if ("expiresAt" in match && typeof match.expiresAt === "number") {
+      who.expiresAt = match.expiresAt;
+    }
+    return who;
   };
+}
+
+/** How a refused client gets in, for the 401's message (the challenge header says it too). */
+function wayIn(oauth: boolean): string {
+  return oauth
+    ? "send Authorization: Bearer with a configured token or an OAuth access token " +
+      "(WWW-Authenticate names the resource metadata)"
+    : "send Authorization: Bearer with a token from gateway.auth.tokens; " +
+      "this gateway has no OAuth, so no login flow can get one";
 }
 
 /** Hono middleware: sets `identity` from {@link authenticator}, or refuses the request. */

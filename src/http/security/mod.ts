@@ -87,6 +87,7 @@ export function securityChain(
     required: !isLoopback(listenHost),
     log,
     verify: oauthFallback(oauth, log),
+    oauth: () => oauth() !== null,
   };
   const rates = {
     rate: () => g().rateLimit,

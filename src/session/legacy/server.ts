@@ -12,7 +12,7 @@ import {
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Gateway } from "../../gateway/mod.ts";
+import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
@@ -125,11 +125,12 @@ export function createSessionServer(
   installPassthrough(server, gateway, link, options.pageSize);
   if (tasks) registerTasks(server, gateway, link);
 
-  const unsubscribe = gateway.subscribe({
+  // Told only of changes to what this session's token is shown.
+  const unsubscribe = gateway.subscribe(visibleChanges(gateway, caller, {
     toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
     promptsChanged: () => void server.sendPromptListChanged().catch(() => {}),
     resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
-  });
+  }));
   const unwatch = watchScope(server, gateway, link, caller);
   const prevClose = server.onclose;
   server.onclose = () => {

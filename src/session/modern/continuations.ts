@@ -13,7 +13,7 @@
  * it; answers that do not fit the request's result schema are asked for again.
  *
  * `requestState` is sealed with the SDK's HMAC codec under a per-deployment key and bound to
- * the method and the caller's token, and it names one round of one parked call: a tampered,
+ * the method and the caller's token (and profile endpoint), and it names one round of one parked call: a tampered,
  * expired, foreign or replayed state is refused. A parked call nobody continues is cancelled
  * upstream after `ttlMs`.
  */
@@ -88,6 +88,8 @@ export interface FlowContext {
 class Parked implements CallOrigin {
   readonly id = randomUUID();
   readonly tokenName: string | null;
+  /** The profile endpoint the call came to: a continuation must come to the same one. */
+  readonly profile: string | null;
   readonly abort = new AbortController();
   round = 0;
   #next = 0;
@@ -102,9 +104,10 @@ class Parked implements CallOrigin {
   /** The last progress notification sent: the answer waits for it, so it is never overtaken. */
   lastNotify: Promise<void> = Promise.resolve();
 
-  constructor(ctx: FlowContext, tokenName: string | null) {
+  constructor(ctx: FlowContext, caller: Caller) {
     this.ctx = ctx;
-    this.tokenName = tokenName;
+    this.tokenName = caller.tokenName;
+    this.profile = caller.profile;
     this.early = { ...ctx.mcpReq.inputResponses };
   }
 
@@ -208,7 +211,7 @@ export class Continuations {
     if (state && typeof state === "object") {
       parked = this.#resume(state, caller, ctx);
     } else {
-      parked = new Parked(ctx, caller.tokenName);
+      parked = new Parked(ctx, caller);
       this.#parked.set(parked.id, parked);
       // A client that asked for progress gets it on whichever request of the flow is serving
       // it now (each retry carries its own progress token).
@@ -233,7 +236,10 @@ export class Continuations {
           "gateway restarted); send the call again without requestState",
       );
     }
-    if (parked.tokenName !== caller.tokenName || state.r !== parked.round) {
+    if (
+      parked.tokenName !== caller.tokenName || parked.profile !== caller.profile ||
+      state.r !== parked.round
+    ) {
       throw new GatewayError("INVALID_ARGUMENTS", "requestState does not continue this call");
     }
     parked.ctx = ctx;

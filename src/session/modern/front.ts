@@ -15,10 +15,12 @@ import {
 import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
 import { Continuations } from "./continuations.ts";
-import { listenedUris, ListenFeed, onEnd } from "./listen.ts";
+import { isListen, listenedUris, ListenFeed } from "./listen.ts";
+import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
 import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
+import { ScopedBus } from "./scoped-bus.ts";
 import { mayRunAsTask } from "./tasks.ts";
 import { authInfoOf, callerOf, createModernServer, type ModernIdentity } from "./server.ts";
 
@@ -32,6 +34,8 @@ export interface ModernFrontOptions {
   continuationTtlMs?: number;
   /** Cluster hook: relays a continuation whose parked call another instance holds. */
   relay?: ModernRelay;
+  /** Where listen streams report drops, closures and the bytes they hold (metrics). */
+  streams?: StreamReport;
 }
 
 /** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
@@ -76,6 +80,11 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   // A list may be cached a tenth of the time the catalog has been stable, up to a minute, so a
   // reload or an upstream's list_changed is never hidden for long (listeners are told at once).
   const ttlMs = () => Math.min(MAX_TTL_MS, Math.floor((Date.now() - lastChange) / 10));
+  // Listen streams hear of a list change only when their own token's view of it changed.
+  const bus = new ScopedBus(
+    gateway,
+    (err) => gateway.log.debug("listen stream notification failed", { error: messageOf(err) }),
+  );
   const handler = createMcpHandler(
     () =>
       createModernServer(gateway, {
@@ -85,6 +94,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       }),
     {
       legacy: "reject",
+      bus,
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (err) => gateway.log.debug("modern request failed", { error: messageOf(err) }),
     },
@@ -103,6 +113,14 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       lastChange = Date.now();
       handler.notify.resourcesChanged();
     },
+  });
+  // A reload that changes a profile changes what its endpoint lists, with no catalog change.
+  const offConfig = gateway.observeConfig((prev, next) => {
+    if (JSON.stringify(prev.profiles) === JSON.stringify(next.profiles)) return;
+    lastChange = Date.now();
+    handler.notify.toolsChanged();
+    handler.notify.promptsChanged();
+    handler.notify.resourcesChanged();
   });
   const local = async (
     request: Request,
@@ -129,11 +147,22 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     if (hidden !== undefined) return unknownResource(body, hidden);
     // Subscribed before the stream is acknowledged, so no update falls in between.
     const release = uris.length > 0 ? await feed.open(uris) : undefined;
-    const response = await handler.fetch(request, {
-      authInfo: authInfoOf(identity, ready),
-      ...(body === undefined ? {} : { parsedBody: body }),
+    const response = await bus.as(callerOf(identity), () =>
+      handler.fetch(request, {
+        authInfo: authInfoOf(identity, ready),
+        ...(body === undefined ? {} : { parsedBody: body }),
+      }));
+    if (!isListen(request, body) || !response.body) {
+      release?.();
+      return response;
+    }
+    // A listen stream lives as long as its client wants: bounded for a slow reader (it carries
+    // no droppable notifications, so a flood closes it), and closed when its token expires.
+    const max = gateway.config.gateway.streamBufferBytes;
+    return guardStream(response, {
+      ...guardOptions("listen", max, identity.expiresAt, options.streams),
+      ...(release ? { onEnd: release } : {}),
     });
-    return release ? onEnd(response, release) : response;
   };
   // Cluster hook: continuations of calls parked on another instance go there.
   const relay = options.relay;
@@ -148,6 +177,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     async close() {
       closed = true;
       unsubscribe();
+      offConfig();
       continuations.close();
       await handler.close();
     },

@@ -11,17 +11,18 @@ import { resourceTarget } from "../../gateway/operations.ts";
 import type { ResourceSubscriber } from "../../gateway/passthrough/mod.ts";
 import { messageOf } from "../../shared/errors.ts";
 
+/** True when `request` (with its parsed `body`) is a `subscriptions/listen` request. */
+export function isListen(request: Request, body: unknown): boolean {
+  return request.method === "POST" &&
+    request.headers.get("mcp-method") === "subscriptions/listen" &&
+    (body as { method?: unknown } | undefined)?.method === "subscriptions/listen";
+}
+
 /** The resource URIs a `subscriptions/listen` request (with its parsed `body`) asks for, or none. */
 export function listenedUris(request: Request, body: unknown): string[] {
-  if (request.method !== "POST") return [];
-  if (request.headers.get("mcp-method") !== "subscriptions/listen") return [];
-  const listen = body as {
-    method?: unknown;
-    params?: { notifications?: { resourceSubscriptions?: unknown } };
-  } | undefined;
-  const uris = listen?.method === "subscriptions/listen"
-    ? listen.params?.notifications?.resourceSubscriptions
-    : undefined;
+  if (!isListen(request, body)) return [];
+  const listen = body as { params?: { notifications?: { resourceSubscriptions?: unknown } } };
+  const uris = listen.params?.notifications?.resourceSubscriptions;
   return Array.isArray(uris) ? [...new Set(uris.filter((u) => typeof u === "string"))] : [];
 }
 
@@ -79,32 +80,4 @@ export class ListenFeed implements ResourceSubscriber {
       void this.#gateway.passthrough.unsubscribe(this, target).catch(() => {});
     }
   }
-}
-
-/** `response` with `end` called once its body finishes or its reader goes away. */
-export function onEnd(response: Response, end: () => void): Response {
-  if (!response.body) {
-    end();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          end();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (err) {
-        end();
-        controller.error(err);
-      }
-    },
-    cancel(reason) {
-      end();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, headers: response.headers });
 }

@@ -29,6 +29,10 @@ import { registerModernTasks } from "./tasks.ts";
 export interface ModernIdentity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
+  /** The profile whose endpoint (`/mcp/<profile>`) the request came to; absent = none. */
+  readonly profile?: string | null;
+  /** When the access token presented expires (epoch ms); absent for tokens that do not. */
+  readonly expiresAt?: number;
 }
 
 /**
@@ -47,6 +51,7 @@ export function callerOf(identity: ModernIdentity | undefined): Caller {
     sessionId: null,
     tokenName: identity?.tokenName ?? null,
     toolGlobs: identity?.toolGlobs ?? null,
+    profile: identity?.profile ?? null,
   };
 }
 

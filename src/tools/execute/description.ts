@@ -53,7 +53,12 @@ export function executeToolDefinition(limits: ScriptLimits): {
     outputSchema: {
       type: "object",
       properties: {
-        result: { description: "The script's return value (pictures as {type, image})" },
+        // Any JSON value, said explicitly: a schema without a validation keyword is flagged
+        // by strict checkers (MCP Inspector --strict) as a mistake.
+        result: {
+          type: ["object", "array", "string", "number", "boolean", "null"],
+          description: "The script's return value (pictures as {type, image})",
+        },
         emitted: { type: "array", description: "Values passed to emit, in order" },
         output: { type: "string", description: "Captured print output" },
         calls: {

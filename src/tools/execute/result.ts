@@ -1,8 +1,9 @@
 /**
- * Assembles the `execute` tool result (its output schema is in `description.ts`): `structuredContent = { result, emitted,
- * output, calls, stats }`; `content` = one text block with `{ result, emitted, output }` as JSON
- * followed by the pictures (§7.4). A failure is an `isError` result with the message, the Lua
- * line and the trace so far.
+ * Assembles the `execute` tool result (its output schema is in `description.ts`):
+ * `structuredContent = { result, emitted, output, calls, stats }`; `content` = one text block
+ * holding that same object as JSON — the MCP spec's backward-compatible text form of structured
+ * content, which clients (MCP Inspector) check against it — followed by the pictures. A
+ * failure is an `isError` result with the message, the Lua line and the trace so far.
  */
 import { extractPictures } from "../../media/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
@@ -57,13 +58,13 @@ export function executeResult(
     );
   }
   const [result, emitted] = lifted.json as [unknown, unknown[]];
-  const shown = { result, emitted, output: outcome.output };
+  const structured = { result, emitted, output: outcome.output, calls, stats };
   return {
     content: [
-      { type: "text", text: JSON.stringify(shown) },
+      { type: "text", text: JSON.stringify(structured) },
       ...(lifted.images as unknown as Array<{ type: string; [key: string]: unknown }>),
     ],
-    structuredContent: { ...shown, calls, stats },
+    structuredContent: structured,
   };
 }
 

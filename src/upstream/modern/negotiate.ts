@@ -21,6 +21,7 @@ import type { UpstreamCaller } from "../caller.ts";
 import { framed } from "../frame.ts";
 import { ModernClient } from "./client.ts";
 import { isEraMismatch, startError } from "./errors.ts";
+import { lenientResults } from "./lenient.ts";
 import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
 
@@ -66,6 +67,7 @@ export async function connectModern(
   });
   const client = new ModernClient(v2);
   setup(client);
+  lenientResults(transport, server, log);
   try {
     await v2.connect(transport as never, {
       timeout: server.connectTimeoutMs,

@@ -1,7 +1,10 @@
 /**
- * How an OAuth client finds its way (MCP authorization, RFC 9728): the protected resource
+ * How a client finds its way (MCP authorization, RFC 9728): with OAuth, the protected resource
  * metadata document, open to anyone, and a `resource_metadata` hint on every 401 so a client
- * that meets the gateway without a token learns which authorization server to ask.
+ * that meets the gateway without a token learns which authorization server to ask. Without OAuth,
+ * every 401 still carries a `Bearer` challenge (RFC 9110 requires one), saying that a configured
+ * token is the only way in, and the OAuth discovery paths answer 404 without a token: a 401 there
+ * sent OAuth-capable clients (mcp-remote, mcporter, Inspector) into a login that cannot succeed.
  */
 import type { MiddlewareHandler } from "hono";
 import type { OAuthConfig } from "../../../config/mod.ts";
@@ -36,22 +39,42 @@ function servesPath(path: string, config: OAuthConfig): boolean {
   return rest === "" || rest === "/mcp" || rest === new URL(config.audience).pathname;
 }
 
+/** Where RFC 8615 puts well-known documents; the gateway serves none there but the metadata. */
+const WELL_KNOWN = "/.well-known/";
+
+/** What a client is told in a 401 and at the discovery paths when OAuth is not configured. */
+export const NO_OAUTH =
+  "this gateway takes a bearer token from its configuration (gateway.auth.tokens) and has no OAuth";
+
 /**
- * Middleware (first in the chain): answers `GET` on the metadata paths without auth or origin
- * checks (the document is public, and browser clients fetch it cross-origin). Without OAuth
- * configured the paths are ordinary unknown routes.
+ * Middleware (first in the chain): answers `GET` and `HEAD` under `/.well-known/` without auth
+ * or origin checks — the metadata document where it is served (it is public, and browser
+ * clients fetch it cross-origin), `404` everywhere else, so a client probing for OAuth (protected
+ * resource or authorization server metadata, OpenID configuration) learns there is none instead
+ * of being asked for a token it cannot get.
  */
 export function protectedResourceMetadata(
   oauth: () => OAuthConfig | null,
 ): MiddlewareHandler<AppEnv> {
   return async function protectedResourceMetadata(c, next) {
-    const config = oauth();
-    if (config === null || c.req.method !== "GET" || !servesPath(c.req.path, config)) {
+    const method = c.req.method;
+    if ((method !== "GET" && method !== "HEAD") || !c.req.path.startsWith(WELL_KNOWN)) {
       return await next();
     }
-    return c.json(metadataDocument(config), 200, {
+    const config = oauth();
+    if (config !== null && servesPath(c.req.path, config)) {
+      return c.json(metadataDocument(config), 200, {
+        "access-control-allow-origin": "*",
+        "cache-control": "max-age=300",
+      });
+    }
+    const message = config === null
+      ? `no OAuth metadata at ${c.req.path}: ${NO_OAUTH}`
+      : `no document at ${c.req.path}; the protected resource metadata is at ${
+        metadataUrl(config.audience)
+      }`;
+    return c.json({ error: { code: "NOT_FOUND", message } }, 404, {
       "access-control-allow-origin": "*",
-      "cache-control": "max-age=300",
     });
   };
 }
@@ -61,9 +84,23 @@ function quoted(value: string): string {
   return `"${value.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, " ")}"`;
 }
 
-/** The `WWW-Authenticate` value for a refusal (RFC 6750 §3, plus `resource_metadata`). */
-export function challenge(config: OAuthConfig, err: unknown, tokenPresented: boolean): string {
+/**
+ * The `WWW-Authenticate` value for a refusal (RFC 6750 §3): with OAuth, the error and
+ * `resource_metadata`; without, an `error_description` saying a configured token is the only way
+ * in (RFC 6750 asks for no error details when no token was sent, but a client that starts an
+ * OAuth login on any 401 is better told plainly).
+ */
+export function challenge(
+  config: OAuthConfig | null,
+  err: unknown,
+  tokenPresented: boolean,
+): string {
   const parts = [`Bearer realm="mcp-gateway"`];
+  if (config === null) {
+    if (tokenPresented) parts.push(`error="invalid_token"`);
+    parts.push(`error_description=${quoted(NO_OAUTH)}`);
+    return parts.join(", ");
+  }
   const data = err instanceof GatewayError ? err.data : undefined;
   const oauthError = typeof data?.oauthError === "string" ? data.oauthError : null;
   if (oauthError !== null) {
@@ -84,8 +121,9 @@ export function challenge(config: OAuthConfig, err: unknown, tokenPresented: boo
 }
 
 /**
- * Middleware (before bearer auth): with OAuth configured, rewrites the challenge of every 401,
- * and of a 403 for insufficient scope, to carry the error and the `resource_metadata` hint.
+ * Middleware (before bearer auth): puts the {@link challenge} on every 401 — and with OAuth
+ * configured on a 403 for insufficient scope — whichever route answered it (the status page's
+ * sign-in form too).
  */
 export function oauthChallenge(oauth: () => OAuthConfig | null): MiddlewareHandler<AppEnv> {
   return async function oauthChallenge(c, next) {
@@ -95,7 +133,7 @@ export function oauthChallenge(oauth: () => OAuthConfig | null): MiddlewareHandl
 }
 
 /**
- * With OAuth configured, puts the challenge on `res` when it refuses the request (401, or 403
+ * Puts the challenge on `res` when it refuses the request (401, or with OAuth configured a 403
  * for an insufficient scope); `err` is what the request was refused with, if it was thrown.
  */
 export function addChallenge(
@@ -104,8 +142,8 @@ export function addChallenge(
   err: unknown,
   authorization: string | null,
 ): void {
-  if (config === null) return;
-  const scope = err instanceof GatewayError && err.data?.oauthError === "insufficient_scope";
+  const scope = config !== null && err instanceof GatewayError &&
+    err.data?.oauthError === "insufficient_scope";
   if (res.status !== 401 && !(res.status === 403 && scope)) return;
   const presented = bearerToken(authorization ?? undefined) !== null;
   res.headers.set("WWW-Authenticate", challenge(config, err, presented));

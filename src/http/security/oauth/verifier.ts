@@ -1,7 +1,7 @@
 /**
  * Checks OAuth 2.1 access tokens (JWT, RFC 9068) with `jose`: the signature against the issuer's
  * JWKS (fetched once, cached, re-fetched when a token names an unknown key, at most once per
- * cooldown), the algorithm against a pinned list (checked before any key is fetched, so `none`
+ * cooldown; after a failed fetch, not again before the cooldown either), the algorithm against a pinned list (checked before any key is fetched, so `none`
  * and HS* never get that far), `iss`, `aud`, `exp` (required) and `nbf` with a small clock
  * tolerance. Failures carry a stable `oauthError` for the `WWW-Authenticate` challenge; the
  * token itself never appears in an error or a log line.
@@ -23,6 +23,8 @@ export interface OAuthIdentity {
   /** `oauth:<sub>` (or `oauth:<client_id>` when the token has no `sub`). */
   readonly name: string;
   readonly globs: readonly string[] | null;
+  /** Epoch ms after which the token is refused: its `exp` plus the clock tolerance. */
+  readonly expiresAt: number;
 }
 
 /** How many accepted tokens are remembered, and for how long at most. */
@@ -103,7 +105,8 @@ export class OAuthVerifier {
         { data: { oauthError: "insufficient_scope" } },
       );
     }
-    return { identity: { name, globs }, exp: payload.exp! };
+    const expiresAt = payload.exp! * 1000 + this.config.clockToleranceMs;
+    return { identity: { name, globs, expiresAt }, exp: payload.exp! };
   }
 
   /** The key resolver: the configured JWKS, or the one the issuer's metadata names. */
@@ -112,10 +115,13 @@ export class OAuthVerifier {
       const uri = this.config.jwksUri;
       const keys = (uri !== null ? Promise.resolve(uri) : discoverJwksUri(this.config.issuer)).then(
         (u) =>
-          createRemoteJWKSet(new URL(u), {
-            cooldownDuration: this.config.jwksCooldownMs,
-            timeoutDuration: 5_000,
-          }),
+          failureCooldown(
+            createRemoteJWKSet(new URL(u), {
+              cooldownDuration: this.config.jwksCooldownMs,
+              timeoutDuration: 5_000,
+            }),
+            this.config.jwksCooldownMs,
+          ),
       );
       this.#keys = keys;
       // A failed discovery is retried, but not sooner than the cooldown: a down authorization
@@ -147,6 +153,31 @@ export class OAuthVerifier {
     this.#log.debug("access token refused", { reason: why });
     return invalid(why);
   }
+}
+
+/**
+ * `getKey` that, once a key fetch failed (the JWKS endpoint down, answering an error or junk),
+ * fails again with the same error without fetching until `cooldownMs` has passed. jose's own
+ * cooldown only spaces refetches for unknown key ids after a successful fetch: a failing endpoint
+ * was fetched again for every token presented, so forged tokens could drive the fetches. Token
+ * faults (an unknown key id) are not failures of the endpoint and are passed on as they are.
+ */
+function failureCooldown(getKey: JWTVerifyGetKey, cooldownMs: number): JWTVerifyGetKey {
+  let failed: { error: unknown; until: number } | null = null;
+  return async (header, token) => {
+    if (failed !== null && failed.until > Date.now()) throw failed.error;
+    try {
+      const key = await getKey(header, token);
+      failed = null;
+      return key;
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (typeof code !== "string" || describe(code, undefined) === null) {
+        failed = { error: err, until: Date.now() + cooldownMs };
+      }
+      throw err;
+    }
+  };
 }
 
 function invalid(description: string): GatewayError {

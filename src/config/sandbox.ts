@@ -1,0 +1,96 @@
+/**
+ * Per-server `sandbox` and `filters`, each with the gateway's default. A server's `sandbox`
+ * replaces the gateway's (so `sandbox: false` opts one server out); `filters` add up: the
+ * gateway's run first, then the server's, so a server's own Lua filter never sees what a
+ * gateway-wide redaction removed. Folders a sandboxed server must never reach (the config's
+ * folder, `$HOME`) are refused here when `read`, `write` or `cwd` would hand them over.
+ */
+import { basename, isAbsolute, relative, resolve } from "node:path";
+import type { RawFilters, RawSandbox, RawServer } from "./schema.ts";
+import type { FilterSpec, SandboxConfig } from "./types.ts";
+
+/** A cross-field problem, located by its YAML path. */
+interface Problem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** True when `inner` is `outer` or lies inside it. */
+export function within(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * The sandbox of one stdio server, or `null` when it runs unboxed. `configFile`'s folder and
+ * `home` are the folders no `read`, `write` or `cwd` entry may be or contain.
+ */
+export function sandboxOf(
+  name: string,
+  s: RawServer,
+  fallback: RawSandbox | undefined,
+  dir: string,
+  home: string | undefined,
+  problems: Problem[],
+): SandboxConfig | null {
+  const raw = s.sandbox ?? fallback;
+  if (raw === undefined || raw === false) return null;
+  const spec = raw === true ? {} : raw;
+  const at = s.sandbox === undefined ? ["gateway", "sandbox"] : ["servers", name, "sandbox"];
+  // A home of "/" (some service users) would hide everything: only a real home counts.
+  const hidden = [dir, ...(home && home !== "/" ? [home] : [])];
+  const guard = (path: string, where: (string | number)[], what: string) => {
+    for (const h of hidden) {
+      if (within(h, path)) {
+        const which = h === dir ? "the config's folder" : "$HOME";
+        problems.push({
+          path: where,
+          message: `${what} ${path} holds ${which} (${h}), which a sandboxed server must ` +
+            "never reach; name a folder of its own",
+        });
+        return;
+      }
+    }
+  };
+  const folders = (key: "read" | "write") =>
+    (spec[key] ?? []).map((p, i) => {
+      const abs = isAbsolute(p) ? p : resolve(dir, p);
+      guard(abs, [...at, key, i], key === "read" ? "read folder" : "write folder");
+      return abs;
+    });
+  const read = folders("read");
+  const write = folders("write");
+  if (s.cwd !== undefined) {
+    guard(resolve(dir, s.cwd), ["servers", name, "cwd"], "the sandboxed server's cwd (writable)");
+  }
+  return {
+    read,
+    write,
+    network: spec.network ?? false,
+    // An unwritten cwd is the config's folder: inside the box it is an empty folder instead.
+    ownCwd: s.cwd !== undefined,
+    hidden,
+  };
+}
+
+/** The filters of one server: the gateway's, then the server's; a repeated one runs once. */
+export function filtersOf(
+  s: RawServer,
+  fallback: RawFilters | undefined,
+  dir: string,
+): FilterSpec[] {
+  const out: FilterSpec[] = [];
+  const seen = new Set<string>();
+  for (const f of [...(fallback ?? []), ...(s.filters ?? [])]) {
+    const spec: FilterSpec = typeof f === "string" ? { kind: "builtin", name: f } : {
+      kind: "lua",
+      name: `lua:${basename(f.lua).replace(/\.lua$/, "")}`,
+      file: isAbsolute(f.lua) ? f.lua : resolve(dir, f.lua),
+    };
+    const key = spec.kind === "lua" ? spec.file : spec.name;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(spec);
+  }
+  return out;
+}

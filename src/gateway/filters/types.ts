@@ -1,0 +1,39 @@
+/** Shapes of the result filters: what a filter is given, what it answers, what it reports. */
+import type { Caller } from "../types.ts";
+
+/** A JSON object as an upstream sent it (a tool result or a resource read). */
+export type JsonObject = Record<string, unknown>;
+
+/** What one filter run knows about the call it screens; never another call's data. */
+export interface FilterContext {
+  readonly kind: "tool" | "resource";
+  readonly server: string;
+  /** The exposed tool name (`kind: "tool"`) or the resource URI the client asked for. */
+  readonly name: string;
+  readonly caller: Caller;
+  readonly signal?: AbortSignal;
+  /** Script runs the call is nested in: a Lua filter runs on worker slots of this depth. */
+  readonly depth: number;
+}
+
+/**
+ * One filter. `apply` answers the same object when it changed nothing, a new one otherwise,
+ * and throws a `GatewayError` to block (`FILTER_BLOCKED`) or when it failed (`SCRIPT_LIMIT`,
+ * `SCRIPT_ERROR`): a result a filter could not screen never reaches the client.
+ */
+export interface ResultFilter {
+  /** `secrets`, `pii`, `spotlight` or `lua:<file>`: how metrics and call records name it. */
+  readonly name: string;
+  apply(value: JsonObject, ctx: FilterContext): JsonObject | Promise<JsonObject>;
+}
+
+/** What a filter did to one result, told to observers (metrics). */
+export interface FilterEvent {
+  readonly filter: string;
+  readonly server: string;
+  readonly kind: "tool" | "resource";
+  /** The exposed tool name or the resource URI. */
+  readonly name: string;
+  /** `changed`: it rewrote the result; `blocked`: it refused it; `failed`: it broke or hit a limit. */
+  readonly action: "changed" | "blocked" | "failed";
+}

@@ -1,0 +1,84 @@
+/**
+ * `sandbox` and `filters` as the config states them: the gateway's defaults, a server's own
+ * entry replacing (`sandbox`) or following (`filters`) them, paths made absolute, and the folders
+ * a sandboxed server must never be handed refused at their YAML path.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseConfig, type StdioServerConfig } from "../../src/config/mod.ts";
+import { problemsOf } from "./_problems.ts";
+
+const FILE = "/srv/gw/gateway.yaml";
+const stdio = (yaml: string, name: string) =>
+  parseConfig(yaml, { file: FILE }).servers.find((s) => s.name === name) as StdioServerConfig;
+
+const problems = (yaml: string) => problemsOf(yaml, FILE);
+
+describe("sandbox and filters in the config", () => {
+  const yaml = `
+gateway:
+  sandbox: { network: true }
+  filters: [secrets, { lua: ./f/a.lua }]
+servers:
+  inherits: { command: node }
+  own: { command: node, cwd: ./own, sandbox: { read: [./docs], write: [/var/data] }, filters: [pii, secrets] }
+  opted-out: { command: node, sandbox: false }
+  remote: { url: "https://example.com/mcp", filters: [spotlight] }
+`;
+
+  it("takes the gateway's sandbox unless a server writes its own", () => {
+    const inherits = stdio(yaml, "inherits").sandbox!;
+    assert.deepEqual([inherits.network, inherits.read, inherits.ownCwd], [true, [], false]);
+    const own = stdio(yaml, "own").sandbox!;
+    assert.deepEqual(own.read, ["/srv/gw/docs"]);
+    assert.deepEqual(own.write, ["/var/data"]);
+    assert.equal(own.network, false, "a server's entry replaces the default whole");
+    assert.equal(own.ownCwd, true);
+    assert.ok(own.hidden.includes("/srv/gw"));
+    assert.equal(stdio(yaml, "opted-out").sandbox, null);
+  });
+
+  it("runs the gateway's filters first, then the server's, each once", () => {
+    const names = (n: string) =>
+      parseConfig(yaml, { file: FILE }).servers.find((s) => s.name === n)!.filters.map((f) =>
+        f.kind === "lua" ? `${f.name}=${f.file}` : f.name
+      );
+    assert.deepEqual(names("inherits"), ["secrets", "lua:a=/srv/gw/f/a.lua"]);
+    assert.deepEqual(names("own"), ["secrets", "lua:a=/srv/gw/f/a.lua", "pii"]);
+    assert.deepEqual(names("remote"), ["secrets", "lua:a=/srv/gw/f/a.lua", "spotlight"]);
+  });
+
+  it("refuses folders that hold the config's folder, and sandbox on a url server", () => {
+    const found = problems(`
+servers:
+  a: { command: node, sandbox: { read: ["/srv"], write: ["."] } }
+  b: { command: node, cwd: "..", sandbox: true }
+  c: { url: "https://example.com/mcp", sandbox: true }
+`);
+    assert.ok(
+      found.some((p) =>
+        /^servers\.a\.sandbox\.read\[0\]: read folder \/srv holds the config's folder/.test(p)
+      ),
+      found.join("\n"),
+    );
+    assert.ok(
+      found.some((p) => /^servers\.a\.sandbox\.write\[0\]: write folder \/srv\/gw holds/.test(p)),
+    );
+    assert.ok(
+      found.some((p) =>
+        /^servers\.b\.cwd: the sandboxed server's cwd \(writable\) \/srv holds/.test(p)
+      ),
+    );
+    assert.ok(
+      found.some((p) => /^servers\.c\.sandbox: sandbox applies to command servers only/.test(p)),
+    );
+  });
+
+  it("refuses an unknown filter name", () => {
+    assert.ok(
+      problems("servers:\n  a: { command: node, filters: [secret] }\n").some((p) =>
+        /^servers\.a\.filters\[0\]: expected secrets, pii, spotlight or \{ lua: FILE \}/.test(p)
+      ),
+    );
+  });
+});

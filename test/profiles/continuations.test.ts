@@ -1,0 +1,76 @@
+/**
+ * A 2026-07-28 call that waits for the client's input (`input_required`) belongs to the profile
+ * endpoint it came to: its `requestState` continues it there, and is refused on `/mcp`, so a
+ * flow cannot leave the profile it was admitted to (the cluster relay carries the profile with
+ * the identity for the same reason).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { nodeServer, type TestGateway, useGateway } from "../_helpers/gateway.ts";
+import { MODERN } from "../protocol/_modern.ts";
+
+const TOOL = "test_input_required_result_elicitation";
+
+async function modernCall(
+  url: string,
+  path: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": TOOL,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: TOOL,
+        arguments: {},
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const line = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: "));
+  return JSON.parse(line!.replace(/^data: /, ""));
+}
+
+describe("input_required flows on a profile endpoint", () => {
+  let gw: TestGateway;
+  useGateway(
+    `servers:
+  conformance: ${nodeServer("conformance.mjs", "prefix: false")}
+profiles:
+  forms:
+    servers: [conformance]
+`,
+    (g) => (gw = g),
+  );
+
+  it("continue on the profile's endpoint and are refused on /mcp", async () => {
+    const first = await modernCall(gw.url, "/mcp/forms", {});
+    const round = first.result as { resultType: string; requestState: string };
+    assert.equal(round.resultType, "input_required", JSON.stringify(first));
+    const answer = {
+      inputResponses: { user_name: { action: "accept", content: { name: "Alice" } } },
+      requestState: round.requestState,
+    };
+    const elsewhere = await modernCall(gw.url, "/mcp", answer);
+    const error = elsewhere.error as { message: string } | undefined;
+    assert.match(error?.message ?? JSON.stringify(elsewhere), /does not continue this call/);
+    const done = await modernCall(gw.url, "/mcp/forms", answer);
+    const content = (done.result as { content?: { text?: string }[] }).content ?? [];
+    assert.equal(content[0]?.text, "Hello, Alice!", JSON.stringify(done));
+  });
+});
