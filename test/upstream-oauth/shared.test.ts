@@ -164,16 +164,79 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
     assert.match(again instanceof Error ? again.message : textOf(again), /needs a login/);
   });
 
-  it("a new login brings it back", async () => {
-    await login("bob");
+  it("the status page shows needs login with a Connect link that logs in again", async () => {
+    const page = await (await fetch(`${base}/`)).text();
+    assert.match(page, /needs login<\/span>\s*<a class="connect" href="\/oauth\/connect\/tracker"/);
+    assert.ok(!page.includes("access_token"));
+    const res = await fetch(`${base}/oauth/connect/tracker`, { redirect: "manual" });
+    assert.equal(res.status, 303);
+    const location = res.headers.get("location")!;
+    assert.ok(location.startsWith(`${as.issuer}/auth?`), location);
+    const params = new URL(location).searchParams;
+    assert.equal(params.get("code_challenge_method"), "S256");
+    assert.equal(params.get("resource"), upstream.url);
+    assert.equal(params.get("redirect_uri"), `${base}/oauth/callback`);
+    assert.ok((params.get("state") ?? "").length >= 43);
+    const answer = await browserLogin(location, "bob");
+    assert.equal(answer.status, 200, answer.text);
+    // The state was used once: the same callback again is refused.
+    const replay = await fetch(answer.url);
+    assert.equal(replay.status, 403);
     await waitFor(async () => (await status("tracker")).state === "up", 20_000, "tracker up");
     assert.equal(textOf(await call("tracker__whoami")), "bob");
+  });
+
+  it("403 insufficient_scope asks for the larger scope at the next login (step-up)", async () => {
+    const denied = await call("tracker__write_note").catch((e: Error) => e);
+    assert.match(denied instanceof Error ? denied.message : textOf(denied), /needs a login/);
+    const s = await status("tracker");
+    assert.equal(s.state, "needs-login");
+    assert.match(String(s.lastError), /needs scope "read write" \(insufficient_scope\)/);
+    const res = await fetch(`${base}/oauth/connect/tracker`, { redirect: "manual" });
+    const location = res.headers.get("location")!;
+    assert.equal(new URL(location).searchParams.get("scope"), "read write");
+    assert.equal((await browserLogin(location, "bob")).status, 200);
+    await waitFor(async () => (await status("tracker")).state === "up", 20_000, "tracker up");
+    assert.equal(textOf(await call("tracker__write_note")), "noted");
   });
 
   it("a callback with a state the gateway never handed out is refused", async () => {
     const res = await fetch(`${base}/oauth/callback?state=forged&code=abc`);
     assert.equal(res.status, 403);
     assert.match(await res.text(), /unknown, used or expired/);
+  });
+
+  it("with auth on, only an admin token may begin a login", async () => {
+    await stop();
+    const authFile = join(dir, "auth.yaml");
+    writeFileSync(
+      authFile,
+      "gateway:\n  auth:\n    tokens:\n" +
+        "      - { name: ops, token: ops-token-0123456789, admin: true }\n" +
+        "      - { name: dev, token: dev-token-0123456789 }\n" +
+        `servers:\n  tracker: { url: ${JSON.stringify(upstream.url)}, oauth: { mode: shared } }\n`,
+    );
+    const authed = await startGateway(
+      parseConfig(readFileSync(authFile, "utf8"), { file: authFile }),
+      {
+        listen: "127.0.0.1:0",
+        watch: false,
+      },
+    );
+    try {
+      const url = `http://127.0.0.1:${authed.http!.port}/oauth/login/tracker`;
+      const post = (token?: string) =>
+        fetch(url, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {} });
+      assert.equal((await post()).status, 401);
+      assert.equal((await post("dev-token-0123456789")).status, 403);
+      const ok = await post("ops-token-0123456789");
+      assert.equal(ok.status, 200);
+      assert.ok(
+        ((await ok.json()) as { authorizationUrl: string }).authorizationUrl.startsWith(as.issuer),
+      );
+    } finally {
+      await authed.stop();
+    }
   });
 
   it("a key file others may read is refused at start", async () => {

@@ -46,11 +46,9 @@ export class LoginProvider implements OAuthClientProvider {
         client_id: oauth.clientId,
         ...(oauth.clientSecret !== null ? { client_secret: oauth.clientSecret } : {}),
       };
-    } else if (
-      prior?.client && prior.serverUrl === server.url &&
-      (prior.client as { redirect_uris?: string[] }).redirect_uris?.includes(redirectUrl)
-    ) {
-      // The client registered by an earlier login is reused while its redirect URI holds.
+    } else if (prior?.client && reusable(prior, server.url, redirectUrl, scope)) {
+      // The client registered by an earlier login is reused while its redirect URI and its
+      // registered scope still hold (a step-up registers again: the old one may not ask more).
       this.client = prior.client;
     }
     if (oauth.issuer !== null) this.discovery = { authorizationServerUrl: oauth.issuer };
@@ -99,4 +97,17 @@ export class LoginProvider implements OAuthClientProvider {
   discoveryState(): OAuthDiscoveryState | undefined {
     return this.discovery;
   }
+}
+
+function reusable(
+  prior: StoredCredential,
+  serverUrl: string,
+  redirectUrl: string,
+  scope: string | undefined,
+): boolean {
+  const client = prior.client as { redirect_uris?: string[]; scope?: string };
+  if (prior.serverUrl !== serverUrl || !client.redirect_uris?.includes(redirectUrl)) return false;
+  if (!scope || client.scope === undefined) return true;
+  const registered = new Set(client.scope.split(" "));
+  return scope.split(" ").every((s) => registered.has(s));
 }
