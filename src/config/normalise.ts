@@ -9,7 +9,7 @@ import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts"
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
-import { normaliseUpstreamOAuth } from "./upstream-oauth.ts";
+import { normaliseUpstreamOAuth, perUserProblems } from "./upstream-oauth.ts";
 import { filtersOf, sandboxOf } from "./sandbox.ts";
 import { normaliseProfiles } from "./profiles.ts";
 
@@ -152,6 +152,7 @@ export function normaliseConfig(
       tools,
     },
   };
+  perUserProblems(config, problems);
   return { config: deepFreeze(config), problems };
 }
 

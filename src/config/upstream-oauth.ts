@@ -5,10 +5,10 @@
  */
 import type { NormaliseProblem } from "./normalise.ts";
 import type { RawUpstreamOAuth } from "./schema.ts";
-import type { UpstreamOAuthConfig } from "./types.ts";
+import type { GatewayConfig, UpstreamOAuthConfig } from "./types.ts";
 
 /** The modes this build implements. */
-const SERVED_MODES: ReadonlySet<string> = new Set(["shared"]);
+const SERVED_MODES: ReadonlySet<string> = new Set(["shared", "per-user"]);
 
 /** The normalised section, or `null` when absent; problems are pushed, not thrown. */
 export function normaliseUpstreamOAuth(
@@ -20,7 +20,7 @@ export function normaliseUpstreamOAuth(
   if (!SERVED_MODES.has(raw.mode)) {
     problems.push({
       path: [...path, "mode"],
-      message: `mode ${raw.mode} is not available in this version (use shared)`,
+      message: `mode ${raw.mode} is not available in this version (use shared or per-user)`,
     });
   }
   if (raw.clientSecret !== undefined && raw.clientId === undefined) {
@@ -40,4 +40,18 @@ export function normaliseUpstreamOAuth(
     scopes: raw.scopes ?? null,
     audience: raw.audience ?? null,
   };
+}
+
+/** `mode: per-user` needs client identities: configured tokens or `gateway.auth.oauth`. */
+export function perUserProblems(config: GatewayConfig, problems: NormaliseProblem[]): void {
+  if (config.gateway.tokens !== null || config.gateway.oauth !== null) return;
+  for (const s of config.servers) {
+    if (s.kind === "http" && s.oauth?.mode === "per-user") {
+      problems.push({
+        path: ["servers", s.name, "oauth", "mode"],
+        message: "mode per-user needs client identities: set gateway.auth.tokens or " +
+          "gateway.auth.oauth",
+      });
+    }
+  }
 }

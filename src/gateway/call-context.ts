@@ -6,7 +6,7 @@
  * function decides what the call carries.
  */
 import type { SessionLink } from "./passthrough/link.ts";
-import type { CallOptions, CallOrigin } from "./types.ts";
+import type { Caller, CallOptions, CallOrigin } from "./types.ts";
 
 /** A progress notification's params as the downstream client receives them. */
 export interface ProgressParams {
@@ -80,4 +80,16 @@ export function callContext(entry: CallEntry): CallOptions {
     }
   }
   return out;
+}
+
+/**
+ * `options` carrying the caller's identity (its token name, `oauth:<sub>`): a `mode: per-user`
+ * server serves the request on that identity's own connection. Set once, where a request leaves
+ * the gateway for an upstream.
+ */
+export function withIdentity(options: CallOptions, caller: Caller): CallOptions {
+  if (options.identity === undefined && caller.tokenName !== null) {
+    options.identity = caller.tokenName;
+  }
+  return options;
 }

@@ -3,7 +3,7 @@
  * (meta-tools, macros, execute), routes calls, and tells every session when lists change.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { GatewayConfig } from "../config/mod.ts";
+import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
@@ -40,6 +40,7 @@ import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
 import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import { withIdentity } from "./call-context.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 
 /** Gateway lifecycle and routing. */
@@ -77,6 +78,8 @@ export class Gateway {
     this.upstreamAuth = new UpstreamAuth(() => this.#config, log.child("upstream-oauth"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       credential: (server) => this.upstreamAuth.credentialFor(server),
+      userCredential: (server, identity) =>
+        this.upstreamAuth.userCredential(server as HttpServerConfig, identity),
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
         this.passthrough.setupClient(upstream, client, owner);
@@ -416,10 +419,11 @@ export class Gateway {
           data: { server: target.server },
         });
       }
-      // Tracked in flight, on the caller's own process of an `isolation: session` server.
+      // Tracked in flight, on the caller's own process of an `isolation: session` server, or
+      // on the caller's own connection of a per-user server.
       const result = await this.passthrough.serve(
         upstream,
-        options,
+        withIdentity(options, caller),
         (serving) => {
           // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
           const input = serving.era === "modern"

@@ -31,6 +31,7 @@ import {
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
 import type { Caller, CallOptions } from "./types.ts";
+import { withIdentity } from "./call-context.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
@@ -68,13 +69,17 @@ export async function getPrompt(
   }
   const upstream = gateway.pool.get(entry.server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await gateway.passthrough.serve(upstream, options, (serving) =>
-    serving.request(
-      "prompts/get",
-      { ...params, name: entry.upstreamName },
-      GetPromptResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    )) as GetPromptResult;
+  return await gateway.passthrough.serve(
+    upstream,
+    withIdentity(options, caller),
+    (serving) =>
+      serving.request(
+        "prompts/get",
+        { ...params, name: entry.upstreamName },
+        GetPromptResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      ),
+  ) as GetPromptResult;
 }
 
 /**
@@ -103,13 +108,17 @@ export async function readResource(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await gateway.passthrough.serve(upstream, options, (serving) =>
-    serving.request(
-      "resources/read",
-      { ...params, uri: target.uri },
-      ReadResourceResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    )) as ReadResourceResult;
+  const result = await gateway.passthrough.serve(
+    upstream,
+    withIdentity(options, caller),
+    (serving) =>
+      serving.request(
+        "resources/read",
+        { ...params, uri: target.uri },
+        ReadResourceResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      ),
+  ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {
     ...result,
     contents: result.contents.map((c) => {

@@ -61,6 +61,11 @@ export interface CallOptions {
   scriptDepth?: number;
   /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
   origin?: CallOrigin;
+  /**
+   * Who the call is for (a token's name, `oauth:<sub>`): a `mode: per-user` server serves it on
+   * that identity's own connection. Set by the gateway from the caller.
+   */
+  identity?: string;
 }
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */

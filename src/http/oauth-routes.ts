@@ -9,7 +9,12 @@
 import type { Context, Hono } from "hono";
 import type { Gateway } from "../gateway/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
-import { CALLBACK_PATH, CONNECT_PATH, type UpstreamCredential } from "../upstream/oauth/mod.ts";
+import {
+  CALLBACK_PATH,
+  CONNECT_PATH,
+  LINK_PATH,
+  type UpstreamCredential,
+} from "../upstream/oauth/mod.ts";
 import type { AppEnv } from "./app.ts";
 import { statusGate } from "./security/mod.ts";
 
@@ -33,6 +38,13 @@ export function oauthRoutes(gateway: Gateway): (app: Hono<AppEnv>) => void {
         `server "${name}" has no oauth: section (servers.${name}.oauth)`,
       );
     }
+    if (found.server.oauth?.mode === "per-user") {
+      throw new GatewayError(
+        "USAGE",
+        `server "${name}" connects each client's own account (oauth mode per-user): each ` +
+          "client gets its own connect link from its first call",
+      );
+    }
     return found;
   };
   return (app) => {
@@ -50,6 +62,31 @@ export function oauthRoutes(gateway: Gateway): (app: Hono<AppEnv>) => void {
       admin(c, "connecting an upstream");
       const { authorizationUrl } = await auth.logins.begin(credential(c.req.param("server")));
       return c.redirect(authorizationUrl, 303);
+    });
+    app.get(LINK_PATH, async (c) => {
+      const own = auth.redeemLink(c.req.query("t") ?? "");
+      if (!own) {
+        return c.html(
+          page("Link expired", "This connect link is unknown, used or expired: call again."),
+          403,
+        );
+      }
+      const { authorizationUrl } = await auth.logins.begin(own);
+      return c.redirect(authorizationUrl, 303);
+    });
+    app.delete("/oauth/credentials/:server", async (c) => {
+      // The caller's own credential only: the identity is the bearer token's.
+      const identity = c.get("identity")?.tokenName ?? null;
+      const name = c.req.param("server");
+      const server = gateway.config.servers.find((s) => s.name === name);
+      if (server?.kind !== "http" || server.oauth?.mode !== "per-user") {
+        throw new GatewayError("USAGE", `server "${name}" has no per-user credentials`);
+      }
+      if (identity === null) {
+        throw new GatewayError("UNAUTHORIZED", "disconnecting needs the client's own token");
+      }
+      await auth.userCredential(server, identity).forget();
+      return c.json({ server: name, disconnected: true });
     });
     app.get(CALLBACK_PATH, async (c) => {
       const state = c.req.query("state");

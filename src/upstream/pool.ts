@@ -22,6 +22,8 @@ export interface PoolEvents {
   setup?(upstream: Upstream, client: UpstreamClient, owner?: object): void;
   /** The OAuth credential of a server with `oauth:`. */
   credential?(config: ServerConfig): UpstreamCredential | undefined;
+  /** The credential of one client identity on a `mode: per-user` server. */
+  userCredential?(config: ServerConfig, identity: string): UpstreamCredential;
 }
 
 /** The set of upstream servers. */
@@ -31,6 +33,10 @@ export class UpstreamPool {
   #events: PoolEvents;
   /** The per-session processes of `isolation: session` servers. */
   readonly isolated: SessionUpstreams;
+  /** The per-identity connections of `oauth: mode: per-user` servers. */
+  readonly users: SessionUpstreams;
+  /** One key object per identity (the users' table is keyed by object). */
+  #userKeys = new Map<string, object>();
   #halted = false;
 
   constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
@@ -40,7 +46,28 @@ export class UpstreamPool {
       log.child("session"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
     );
+    this.users = new SessionUpstreams(
+      log.child("user"),
+      (u, c, owner) => this.#events.setup?.(u, c, owner),
+      // A user's connection read the server's catalog: it is what every client lists.
+      (u) => this.#upstreams.get(u.name)?.adoptCatalog(u.catalog),
+    );
     for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
+  }
+
+  /**
+   * The connection of client `identity` to a `mode: per-user` server: its own upstream, with
+   * its own credential, started on first use. Nothing one identity obtained serves another.
+   */
+  async forUser(config: ServerConfig, identity: string): Promise<Upstream> {
+    const credential = this.#events.userCredential?.(config, identity);
+    if (!credential) throw new Error(`no per-user credentials for server "${config.name}"`);
+    let key = this.#userKeys.get(identity);
+    if (!key) this.#userKeys.set(identity, key = { identity });
+    const upstream = await this.users.acquire(config, key, credential);
+    // Right after a login its connection is starting: the call waits for it, not fails.
+    await upstream.started();
+    return upstream;
   }
 
   #create(config: ServerConfig): Upstream {
@@ -89,11 +116,11 @@ export class UpstreamPool {
       const cfg = next.get(name);
       if (!cfg) {
         removed.push(name);
-        stops.push(u.stop(), this.isolated.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name), this.users.drop(name));
         this.#upstreams.delete(name);
       } else if (JSON.stringify(cfg) !== JSON.stringify(u.config)) {
         changed.push(name);
-        stops.push(u.stop(), this.isolated.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name), this.users.drop(name));
         const fresh = this.#create(cfg);
         this.#upstreams.set(name, fresh);
         starts.push(fresh);
@@ -118,7 +145,7 @@ export class UpstreamPool {
   inFlight(): number {
     let n = 0;
     for (const u of this.#upstreams.values()) n += u.inFlight;
-    return n + this.isolated.inFlight();
+    return n + this.isolated.inFlight() + this.users.inFlight();
   }
 
   /**
@@ -133,6 +160,10 @@ export class UpstreamPool {
   /** Stops every upstream, in any state, and resolves once each process tree is killed. */
   async stopAll(): Promise<void> {
     this.halt();
-    await Promise.all([...this.all().map((u) => u.stop()), this.isolated.stopAll()]);
+    await Promise.all([
+      ...this.all().map((u) => u.stop()),
+      this.isolated.stopAll(),
+      this.users.stopAll(),
+    ]);
   }
 }

@@ -218,6 +218,11 @@ export class Upstream {
     }
   }
 
+  /** Resolves once a start in progress (a login just completed) has ended, up or not. */
+  async started(): Promise<void> {
+    await this.#starting;
+  }
+
   /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
   halt(): void {
     this.#halted = true;
@@ -237,6 +242,15 @@ export class Upstream {
     const starting = this.#starting;
     this.#setState("stopped");
     await Promise.all([conn?.client.close().catch(() => {}), starting?.catch(() => {})]);
+  }
+
+  /**
+   * Takes the catalog a per-user connection read (a `mode: per-user` server's shared entry
+   * never connects itself, yet its tools are listed to every client).
+   */
+  adoptCatalog(catalog: UpstreamCatalog): void {
+    this.#catalog = catalog;
+    this.#hooks.onCatalog(this);
   }
 
   /** Re-reads the whole catalog (after `list_changed`). */

@@ -67,6 +67,21 @@ describe("servers.<name>.oauth config", () => {
     );
   });
 
+  it("refuses per-user without client identities, and exchange (not built)", () => {
+    assert.match(
+      problems(
+        "servers:\n  t:\n    url: https://t.example.com/mcp\n    oauth: { mode: per-user }\n",
+      ),
+      /servers\.t\.oauth\.mode.*needs client identities/,
+    );
+    assert.match(
+      problems(
+        "servers:\n  t:\n    url: https://t.example.com/mcp\n    oauth: { mode: exchange }\n",
+      ),
+      /servers\.t\.oauth\.mode.*not available/,
+    );
+  });
+
   it("refuses a short secrets.key", () => {
     assert.match(problems('gateway:\n  secrets: { key: "short" }\n'), /gateway\.secrets\.key/);
   });

@@ -162,7 +162,20 @@ export class PassthroughHub {
     shared: Upstream,
     options: CallOptions,
   ): Promise<{ upstream: Upstream; done?: () => void }> {
-    if (shared.config.isolation !== "session") return { upstream: shared };
+    const config = shared.config;
+    if (config.kind === "http" && config.oauth?.mode === "per-user") {
+      const identity = options.identity;
+      if (identity === undefined) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `server "${shared.name}" connects each client's own account (oauth mode per-user), ` +
+            "and this request has no client identity",
+          { data: { server: shared.name } },
+        );
+      }
+      return { upstream: await this.#pool.forUser(config, identity) };
+    }
+    if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
     if (link) {
       if (link.closed) {

@@ -36,14 +36,19 @@ export class UpstreamCredential {
   /** Told when the credential stopped working (the upstream shows "needs login"). */
   onNeedsLogin: (() => void) | undefined;
 
+  /** Set on a per-user server's shared entry: it never logs in itself, for this reason. */
+  #fixed: string | null;
+
   constructor(
     server: HttpServerConfig,
     store: CredentialStore,
     log: Logger,
     connectUrl: () => string,
+    { slot = server.name, fixed = null }: { slot?: string; fixed?: string | null } = {},
   ) {
     this.server = server;
-    this.slot = server.name;
+    this.slot = slot;
+    this.#fixed = fixed;
     this.#store = store;
     this.#log = log;
     this.#connectUrl = connectUrl;
@@ -58,6 +63,10 @@ export class UpstreamCredential {
 
   /** Reads the stored credential; one made for another URL is not used. */
   async load(): Promise<void> {
+    if (this.#fixed !== null) {
+      this.#needsLogin = this.#fixed;
+      return;
+    }
     const cred = await this.#store.read(this.slot);
     this.#cred = cred;
     if (!cred?.tokens) this.#needsLogin = "no login yet";
@@ -94,6 +103,15 @@ export class UpstreamCredential {
     this.#needsLogin = null;
     this.#log.info("upstream login stored", { expiresAt: cred.expiresAt ?? null });
     this.onLogin?.();
+  }
+
+  /** Forgets the credential (a user disconnected): removed from the store, the upstream told. */
+  async forget(): Promise<void> {
+    await this.#store.remove(this.slot);
+    this.#cred = undefined;
+    this.#loaded = Promise.resolve();
+    this.#markNeedsLogin("disconnected");
+    this.#log.info("upstream credential removed");
   }
 
   /** The transports' fetch: the access token on every request, challenges read on the way back. */

@@ -3,10 +3,12 @@
  * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
  * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
  */
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
+import { ConnectLinks } from "./links.ts";
 import { LoginFlows } from "./logins.ts";
 import { type CredentialStore, FileCredentialStore, type StoredCredential } from "./store.ts";
 import { Vault } from "./vault.ts";
@@ -15,6 +17,8 @@ import { Vault } from "./vault.ts";
 export const CALLBACK_PATH = "/oauth/callback";
 /** Path prefix of the admin's "Connect" link (a GET that redirects to the authorization URL). */
 export const CONNECT_PATH = "/oauth/connect/";
+/** Path of a per-user connect link (`?t=<one-use token>`, bound to one identity). */
+export const LINK_PATH = "/oauth/link";
 
 /** The credentials of every OAuth upstream of one gateway. */
 export class UpstreamAuth {
@@ -24,6 +28,8 @@ export class UpstreamAuth {
   #base: string | null = null;
   #store: Promise<CredentialStore> | undefined;
   #credentials = new Map<string, UpstreamCredential>();
+  #users = new Map<string, UpstreamCredential>();
+  #links = new ConnectLinks();
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -64,7 +70,10 @@ export class UpstreamAuth {
     })();
   }
 
-  /** The credential of `server` (`undefined` for a server without `oauth:`). */
+  /**
+   * The credential of `server` (`undefined` for a server without `oauth:`). A per-user server's
+   * is a stand-in that never logs in: each identity has its own ({@link userCredential}).
+   */
   credentialFor(server: ServerConfig): UpstreamCredential | undefined {
     if (server.kind !== "http" || server.oauth === null) return undefined;
     const known = this.#credentials.get(server.name);
@@ -74,9 +83,50 @@ export class UpstreamAuth {
       lazyStore(() => this.store()),
       this.#log.child(server.name),
       () => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server.name),
+      server.oauth.mode === "per-user"
+        ? { fixed: "each client connects its own account (oauth mode per-user)" }
+        : {},
     );
     this.#credentials.set(server.name, credential);
     return credential;
+  }
+
+  /**
+   * The credential of client `identity` on per-user `server`: its own slot (`<server>/<hash of
+   * the identity>`), and a connect link bound to that identity that expires.
+   */
+  userCredential(server: HttpServerConfig, identity: string): UpstreamCredential {
+    const key = `${server.name}\u0000${identity}`;
+    const known = this.#users.get(key);
+    if (known?.server === server) return known;
+    const hash = createHash("sha256").update(identity).digest("hex").slice(0, 32);
+    const credential = new UpstreamCredential(
+      server,
+      lazyStore(() => this.store()),
+      this.#log.child(server.name),
+      () => this.baseUrl() + LINK_PATH + "?t=" + this.#links.mint(server.name, identity),
+      { slot: `${server.name}/${hash}` },
+    );
+    this.#users.set(key, credential);
+    return credential;
+  }
+
+  /** The credential a connect link was made for (and uses it up), or `undefined`. */
+  redeemLink(token: string): UpstreamCredential | undefined {
+    const link = this.#links.redeem(token);
+    if (!link) return undefined;
+    const server = this.#config().servers.find((s) => s.name === link.server);
+    if (server?.kind !== "http" || server.oauth?.mode !== "per-user") return undefined;
+    return this.userCredential(server, link.identity);
+  }
+
+  /** How many identities hold a credential object per per-user server (the admin's view). */
+  userCounts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of this.#users.values()) {
+      if (c.needsLogin === null) out[c.server.name] = (out[c.server.name] ?? 0) + 1;
+    }
+    return out;
   }
 
   /** The credential of the running server named `name`, if it uses OAuth. */

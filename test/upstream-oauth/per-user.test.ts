@@ -1,0 +1,123 @@
+/**
+ * `oauth: mode: per-user`: every client identity (a configured token's name) has its own
+ * upstream credential and connection. A real oidc-provider and a JWT-verifying MCP server whose
+ * `whoami` answers the access token's subject, both child processes; the logins are driven
+ * through the provider's form as a browser would.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
+import { parseConfig } from "../../src/config/mod.ts";
+import { textOf } from "../_helpers/gateway.ts";
+import { browserLogin, type Child, startAuthServer, startProtected } from "./_setup.ts";
+
+const TOKENS = {
+  alice: "alice-token-0123456789",
+  bob: "bob-token-0123456789",
+  carol: "carol-token-0123456789",
+  ops: "ops-token-0123456789ab",
+};
+
+describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
+  let as: Child & { issuer: string };
+  let upstream: Child & { url: string; base: string };
+  let gw: RunningGateway;
+  let base: string;
+  const clients: Record<string, Client> = {};
+
+  const whoami = async (who: keyof typeof TOKENS) =>
+    textOf(await clients[who]!.callTool({ name: "tracker__whoami", arguments: {} }));
+  const linkIn = (text: string) => {
+    const m = /open (http\S+\/oauth\/link\?t=[A-Za-z0-9_-]+)/.exec(text);
+    assert.ok(m, `no connect link in: ${text}`);
+    return m[1]!;
+  };
+
+  before(async () => {
+    as = await startAuthServer(300);
+    upstream = await startProtected(as.issuer);
+    const dir = mkdtempSync(join(tmpdir(), "mcpgw-peruser-"));
+    const file = join(dir, "gateway.yaml");
+    const yaml = "gateway:\n  auth:\n    tokens:\n" +
+      Object.entries(TOKENS).map(([name, token]) =>
+        `      - { name: ${name}, token: ${token}${name === "ops" ? ", admin: true" : ""} }\n`
+      ).join("") +
+      `servers:\n  tracker: { url: ${JSON.stringify(upstream.url)}, oauth: { mode: per-user } }\n`;
+    writeFileSync(file, yaml);
+    gw = await startGateway(parseConfig(yaml, { file }), { listen: "127.0.0.1:0", watch: false });
+    base = `http://127.0.0.1:${gw.http!.port}`;
+    for (const [name, token] of Object.entries(TOKENS)) {
+      const client = new Client({ name: `test-${name}`, version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      clients[name] = client;
+    }
+  });
+  after(async () => {
+    for (const c of Object.values(clients)) await c.close();
+    await gw?.stop();
+    await upstream?.stop();
+    await as?.stop();
+  });
+
+  it("an identity without a credential gets a tool error naming its own connect link", async () => {
+    const text = await whoami("alice");
+    assert.match(text, /server tracker needs a login/);
+    const link = linkIn(text);
+    const answer = await browserLogin(link, "alice-sub");
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(await whoami("alice"), "alice-sub");
+  });
+
+  it("one identity's login is never used for another", async () => {
+    const text = await whoami("bob");
+    assert.match(text, /needs a login/);
+    assert.equal((await browserLogin(linkIn(text), "bob-sub")).status, 200);
+    assert.equal(await whoami("bob"), "bob-sub");
+    assert.match(await whoami("carol"), /needs a login/);
+  });
+
+  it("interleaved calls never cross", async () => {
+    const who: ("alice" | "bob")[] = [];
+    for (let i = 0; i < 24; i++) who.push(i % 2 === 0 ? "alice" : "bob");
+    const answers = await Promise.all(who.map((w) => whoami(w)));
+    answers.forEach((a, i) => assert.equal(a, `${who[i]}-sub`));
+  });
+
+  it("a connect link works once", async () => {
+    const link = linkIn(await whoami("carol"));
+    const first = await fetch(link, { redirect: "manual" });
+    assert.equal(first.status, 303);
+    await first.body?.cancel();
+    const again = await fetch(link, { redirect: "manual" });
+    assert.equal(again.status, 403);
+    await again.body?.cancel();
+  });
+
+  it("the admin's view names no user and no token", async () => {
+    const res = await fetch(`${base}/status.json`, {
+      headers: { authorization: `Bearer ${TOKENS.ops}` },
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.ok(!/alice-sub|bob-sub|eyJ/.test(text), text);
+  });
+
+  it("an identity disconnects its own credential only", async () => {
+    const res = await fetch(`${base}/oauth/credentials/tracker`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKENS.alice}` },
+    });
+    assert.equal(res.status, 200, await res.text());
+    assert.match(await whoami("alice"), /needs a login/);
+    assert.equal(await whoami("bob"), "bob-sub");
+  });
+});
