@@ -41,6 +41,7 @@ import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts
 import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 import { withIdentity } from "./call-context.ts";
+import { withConnectRound } from "./passthrough/connect-round.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 
 /** Gateway lifecycle and routing. */
@@ -420,24 +421,37 @@ export class Gateway {
         });
       }
       // Tracked in flight, on the caller's own process of an `isolation: session` server, or
-      // on the caller's own connection of a per-user server.
-      const result = await this.passthrough.serve(
+      // on the caller's own connection of a per-user server (whose connect link the client may
+      // be asked to open within the call).
+      const calling = withIdentity(options, caller);
+      const config = upstream.config;
+      const result = await withConnectRound(
+        this.passthrough,
         upstream,
-        withIdentity(options, caller),
-        (serving) => {
-          // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
-          const input = serving.era === "modern"
-            ? this.passthrough.inputRelay(serving, options)
-            : undefined;
-          return serving.callTool(target.upstreamName, args, {
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(options.onprogress
-              ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
-              : {}),
-            ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
-            ...(input ? { input } : {}),
-          });
-        },
+        calling,
+        (identity) =>
+          config.kind === "http" && config.oauth?.mode === "per-user"
+            ? this.upstreamAuth.userCredential(config, identity)
+            : undefined,
+        () =>
+          this.passthrough.serve(
+            upstream,
+            calling,
+            (serving) => {
+              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+              const input = serving.era === "modern"
+                ? this.passthrough.inputRelay(serving, options)
+                : undefined;
+              return serving.callTool(target.upstreamName, args, {
+                ...(options.signal ? { signal: options.signal } : {}),
+                ...(options.onprogress
+                  ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
+                  : {}),
+                ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
+                ...(input ? { input } : {}),
+              });
+            },
+          ),
       );
       const screened = await this.filters.run(
         this.#config,

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
@@ -20,6 +21,7 @@ const TOKENS = {
   alice: "alice-token-0123456789",
   bob: "bob-token-0123456789",
   carol: "carol-token-0123456789",
+  dave: "dave-token-01234567890",
   ops: "ops-token-0123456789ab",
 };
 
@@ -29,6 +31,7 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
   let gw: RunningGateway;
   let base: string;
   const clients: Record<string, Client> = {};
+  const elicited: Record<string, unknown>[] = [];
 
   const whoami = async (who: keyof typeof TOKENS) =>
     textOf(await clients[who]!.callTool({ name: "tracker__whoami", arguments: {} }));
@@ -52,7 +55,21 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     gw = await startGateway(parseConfig(yaml, { file }), { listen: "127.0.0.1:0", watch: false });
     base = `http://127.0.0.1:${gw.http!.port}`;
     for (const [name, token] of Object.entries(TOKENS)) {
-      const client = new Client({ name: `test-${name}`, version: "1.0.0" });
+      // dave's client can open URLs: it declares URL-mode elicitation and logs in when asked.
+      const client = new Client({ name: `test-${name}`, version: "1.0.0" }, {
+        capabilities: name === "dave" ? { elicitation: { url: {} } } : {},
+      });
+      if (name === "dave") {
+        client.setRequestHandler(ElicitRequestSchema, async (req) => {
+          elicited.push(req.params as Record<string, unknown>);
+          const answer = await browserLogin(
+            String((req.params as { url?: string }).url),
+            "dave-sub",
+          );
+          assert.equal(answer.status, 200, answer.text);
+          return { action: "accept" };
+        });
+      }
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -83,6 +100,15 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     assert.equal((await browserLogin(linkIn(text), "bob-sub")).status, 200);
     assert.equal(await whoami("bob"), "bob-sub");
     assert.match(await whoami("carol"), /needs a login/);
+  });
+
+  it("a client that declares URL elicitation is asked to connect, and its call completes", async () => {
+    assert.equal(await whoami("dave"), "dave-sub");
+    assert.equal(elicited.length, 1);
+    assert.equal(elicited[0]!.mode, "url");
+    assert.match(String(elicited[0]!.url), /\/oauth\/link\?t=/);
+    assert.equal(await whoami("dave"), "dave-sub");
+    assert.equal(elicited.length, 1, "no second elicitation once connected");
   });
 
   it("interleaved calls never cross", async () => {

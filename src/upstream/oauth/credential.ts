@@ -55,6 +55,7 @@ export class UpstreamCredential {
   }
 
   #loaded: Promise<void> | undefined;
+  #loginWaiters = new Set<() => void>();
 
   /** Reads the stored credential once (see {@link load}). */
   ready(): Promise<void> {
@@ -85,15 +86,34 @@ export class UpstreamCredential {
     return this.#cred;
   }
 
-  /** The error a call gets while a login is needed. */
+  /**
+   * The error a call gets while a login is needed. A per-user credential's carries its connect
+   * link as `data.connectUrl` too (the gateway may offer it as a URL elicitation).
+   */
   loginError(): GatewayError {
     const name = this.server.name;
+    const url = this.#connectUrl();
+    const perUser = this.slot !== name;
+    const how = perUser
+      ? `open ${url} to connect your account`
+      : `run \`mcp-gateway login ${name}\` or open ${url}`;
     return new GatewayError(
       "UPSTREAM_UNAVAILABLE",
-      `server ${name} needs a login: run \`mcp-gateway login ${name}\` or open ` +
-        `${this.#connectUrl()} (${this.#needsLogin ?? "the login is being replaced"})`,
-      { data: { server: name, reason: "unavailable", needsLogin: true } },
+      `server ${name} needs a login: ${how} (${this.#needsLogin ?? "the login is being replaced"})`,
+      {
+        data: {
+          server: name,
+          reason: "unavailable",
+          needsLogin: true,
+          ...(perUser ? { connectUrl: url } : {}),
+        },
+      },
     );
+  }
+
+  /** Resolves at the next stored login (its callback arrived). */
+  nextLogin(): Promise<void> {
+    return new Promise((resolve) => this.#loginWaiters.add(resolve));
   }
 
   /** Stores what a completed login obtained and lets the upstream start. */
@@ -103,6 +123,8 @@ export class UpstreamCredential {
     this.#needsLogin = null;
     this.#log.info("upstream login stored", { expiresAt: cred.expiresAt ?? null });
     this.onLogin?.();
+    for (const resolve of this.#loginWaiters) resolve();
+    this.#loginWaiters.clear();
   }
 
   /** Forgets the credential (a user disconnected): removed from the store, the upstream told. */
