@@ -9,6 +9,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -22,6 +26,7 @@ const TOKENS = {
   bob: "bob-token-0123456789",
   carol: "carol-token-0123456789",
   dave: "dave-token-01234567890",
+  erin: "erin-token-01234567890",
   ops: "ops-token-0123456789ab",
 };
 
@@ -109,6 +114,35 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     assert.match(String(elicited[0]!.url), /\/oauth\/link\?t=/);
     assert.equal(await whoami("dave"), "dave-sub");
     assert.equal(elicited.length, 1, "no second elicitation once connected");
+  });
+
+  it("a 2026-07-28 client gets the connect link as an input round, and its call completes", async () => {
+    const rounds: Record<string, unknown>[] = [];
+    const modern = new V2Client({ name: "modern-erin", version: "1.0.0" }, {
+      capabilities: { elicitation: { url: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    modern.setRequestHandler("elicitation/create", async (req) => {
+      const params = req.params as Record<string, unknown>;
+      rounds.push(params);
+      const answer = await browserLogin(String(params.url), "erin-sub");
+      assert.equal(answer.status, 200, answer.text);
+      return { action: "accept" };
+    });
+    await modern.connect(
+      new V2Transport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOKENS.erin}` } },
+      }),
+    );
+    try {
+      const r = await modern.callTool({ name: "tracker__whoami", arguments: {} });
+      assert.equal(textOf(r), "erin-sub");
+      assert.equal(rounds.length, 1);
+      assert.equal(rounds[0]!.mode, "url");
+      assert.match(String(rounds[0]!.url), /\/oauth\/link\?t=/);
+    } finally {
+      await modern.close();
+    }
   });
 
   it("interleaved calls never cross", async () => {
