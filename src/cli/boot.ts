@@ -20,6 +20,8 @@ export interface BootOptions {
   watchMacros?: boolean;
   /** Set up the script host even when the config needs none (`mcp-gateway run`). */
   scripting?: boolean;
+  /** Record pins and watch the state folder for approvals (serve). */
+  recordPins?: boolean;
 }
 
 /** A booted gateway and its script host and macros (`null` when the config needs none). */
@@ -50,6 +52,7 @@ export async function bootGateway(
       (scripting?.macros.localTools().some((t) => t.discoverable) ?? false),
   );
   gateway.addProvider(meta);
+  if (options.recordPins) gateway.recordPins();
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;
   const tty = progress && Boolean(process.stderr.isTTY) && total > 0;

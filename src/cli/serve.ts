@@ -93,6 +93,7 @@ export async function startGateway(
   try {
     ({ gateway, scripting } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
+      recordPins: true,
     }));
   } catch (err) {
     await http?.close();

@@ -40,6 +40,25 @@ interface ServerCommon {
    * `initialize`; `legacy` is the 2025 wire (SDK 1.x client); `modern` is 2026-07-28 only.
    */
   readonly protocol: "auto" | "legacy" | "modern";
+  /** What changed declarations do: logged (`warn`), also hidden and refused (`quarantine`). */
+  readonly pin: PinMode;
+}
+
+/** How a server's declared tools and prompts are pinned. */
+export type PinMode = "off" | "warn" | "quarantine";
+
+/** `gateway.audit`: one JSON record per tool call, prompt get and resource read. */
+export interface AuditConfig {
+  /** Absolute file path, or `null` for the journal only. */
+  readonly file: string | null;
+  /** What of the arguments a record keeps. */
+  readonly args: "none" | "hash" | "redacted" | "full";
+  /** Size past which the file is rotated. */
+  readonly maxBytes: number;
+  /** Rotated files kept. */
+  readonly keep: number;
+  /** Also write each record to stderr (the journal under systemd). */
+  readonly journal: boolean;
 }
 
 /** One root the gateway offers an upstream on its own (a `file://` URI). */
@@ -178,6 +197,12 @@ export interface GatewayConfig {
     readonly telemetry: TelemetryConfig | null;
     /** Several instances sharing Redis; `null` = everything in-process. */
     readonly cluster: ClusterConfig | null;
+    /** Absolute state folder (pins; see `src/state/`). */
+    readonly state: string;
+    /** Default pin mode of servers that set none. */
+    readonly pin: PinMode;
+    /** The audit log; `null` = off. */
+    readonly audit: AuditConfig | null;
   };
   readonly servers: readonly ServerConfig[];
   readonly scripting: {

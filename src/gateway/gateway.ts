@@ -26,6 +26,7 @@ import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import { CallObservers, type CallRecord } from "./call-records.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import { Pins } from "./pinning/mod.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -49,11 +50,14 @@ export class Gateway {
   /** Servers per glob list, valid for one catalog version. */
   #scopes = new ServerScopes();
   #gate: CallGate | null = null;
+  /** What servers declare, compared with what was approved (`pin:`). */
+  readonly pins: Pins;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
     this.log = log;
     this.#changes = new ListChanges(log);
+    this.pins = new Pins(() => this.#config, log.child("pins"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
@@ -93,6 +97,7 @@ export class Gateway {
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
   async stop(): Promise<void> {
+    this.pins.close();
     await this.pool.stopAll();
     await Promise.all(this.#closers.map((c) => c().catch(() => {})));
   }
@@ -202,6 +207,12 @@ export class Gateway {
     let entry = local ? undefined : this.#catalog.toolsByName.get(name);
     // A server that never came up has no catalog: its names answer "down", not "unknown".
     if (!local && !entry) {
+      const held = this.pins.held("tool", name);
+      if (held && !((held.entry as ToolEntry).hidden && !internal) && callerAllows(caller, name)) {
+        throw new GatewayError("FORBIDDEN", held.message, {
+          data: { tool: name, server: held.server, reason: "quarantined" },
+        });
+      }
       entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
     }
     if (!local && (!entry || (entry.hidden && !internal))) {
@@ -359,6 +370,14 @@ export class Gateway {
     }
   }
 
+  /**
+   * Records pins from now on (first sight, what servers declare) and applies approvals other
+   * processes write to the state folder: for a serving gateway, before {@link start}.
+   */
+  recordPins(): void {
+    this.pins.record(() => this.#rebuild());
+  }
+
   /** Bumped whenever the catalog or local tools are rebuilt; caches key on it. */
   get version(): number {
     return this.#version;
@@ -372,7 +391,8 @@ export class Gateway {
     const known = this.pool.all().filter((u) =>
       u.state === "up" || u.state === "down" || u.state === "starting"
     );
-    this.#catalog = buildCatalog(this.#config, known, this.log);
+    this.pins.review(known);
+    this.#catalog = this.pins.apply(buildCatalog(this.#config, known, this.log));
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({

@@ -62,6 +62,12 @@ export async function getPrompt(
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !callerAllows(caller, params.name)) {
+    const held = gateway.pins.held("prompt", params.name);
+    if (held && callerAllows(caller, params.name)) {
+      throw new GatewayError("FORBIDDEN", held.message, {
+        data: { prompt: params.name, server: held.server, reason: "quarantined" },
+      });
+    }
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   const upstream = gateway.pool.get(entry.server);
