@@ -17,6 +17,7 @@ import {
   TokenCallLimits,
 } from "../http/mod.ts";
 import {
+  AuditLog,
   CallJournal,
   createReloader,
   Lifecycle,
@@ -115,6 +116,10 @@ export async function startGateway(
     journal.record(call);
     metrics.observe(call);
   });
+  // The audit settings are read at start: a change to gateway.audit applies on restart.
+  if (config.gateway.audit) {
+    new AuditLog(config.gateway.audit, gateway, createLogger("audit")).observe(gateway);
+  }
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);

@@ -24,7 +24,12 @@ import { ServerScopes } from "./server-scopes.ts";
 import { callableNames, listedTools, type VisibleTool, visibleTools } from "./tool-views.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { CallObservers, type CallRecord } from "./call-records.ts";
+import {
+  type CallNotes,
+  CallObservers,
+  type CallRecord,
+  type OperationKind,
+} from "./call-records.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
 import { Pins } from "./pinning/mod.ts";
 
@@ -185,6 +190,23 @@ export class Gateway {
     this.#observers.add(observer);
   }
 
+  /** Registers an observer told about every tool call, prompt get and resource read (audit). */
+  observeOperations(observer: (call: CallRecord) => void): void {
+    this.#observers.addAll(observer);
+  }
+
+  /** Runs a prompt get or resource read under the observers (see `operations.ts`). */
+  observed<R>(
+    kind: Exclude<OperationKind, "tool">,
+    name: string,
+    caller: Caller,
+    options: CallOptions,
+    args: unknown,
+    run: (notes: CallNotes) => Promise<R>,
+  ): Promise<R> {
+    return this.#observers.observe(kind, name, caller, options, args, run);
+  }
+
   /** Tools listed to this caller by `tools/list`. */
   listTools(caller: Caller): Tool[] {
     const search = this.#config.gateway.exposure === "search";
@@ -272,9 +294,12 @@ export class Gateway {
     options: CallOptions,
   ): Promise<CallToolResult> {
     return this.#observers.observe(
+      "tool",
       name,
       caller,
-      (onServer) => this.#route(name, args, caller, options, onServer),
+      options,
+      args,
+      (notes) => this.#route(name, args, caller, options, notes),
     );
   }
 
@@ -303,7 +328,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    onServer?: (server: string) => void,
+    notes: CallNotes,
   ): Promise<CallToolResult> {
     const target = this.resolveTool(name, caller, options.internal);
     if ("call" in target) {
@@ -317,7 +342,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    onServer?.(target.server);
+    notes.server = target.server;
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(

@@ -70,15 +70,27 @@ export async function getPrompt(
     }
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
-  const upstream = gateway.pool.get(entry.server);
-  if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await gateway.passthrough.serve(upstream, options, (serving) =>
-    serving.request(
-      "prompts/get",
-      { ...params, name: entry.upstreamName },
-      GetPromptResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    )) as GetPromptResult;
+  return await gateway.observed(
+    "prompt",
+    params.name,
+    caller,
+    options,
+    params.arguments,
+    (notes) => {
+      notes.server = entry.server;
+      const upstream = gateway.pool.get(entry.server);
+      if (!upstream) {
+        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
+      }
+      return gateway.passthrough.serve(upstream, options, (serving) =>
+        serving.request(
+          "prompts/get",
+          { ...params, name: entry.upstreamName },
+          GetPromptResultSchema,
+          options.signal ? { signal: options.signal } : {},
+        )) as Promise<GetPromptResult>;
+    },
+  );
 }
 
 /**
@@ -102,7 +114,19 @@ export async function readResource(
   params: { uri: string; [key: string]: unknown },
   options: CallOptions = {},
 ): Promise<ReadResourceResult> {
-  const target = resourceTarget(gateway, params.uri, caller);
+  return await gateway.observed("resource", params.uri, caller, options, undefined, (notes) => {
+    const target = resourceTarget(gateway, params.uri, caller);
+    notes.server = target.server;
+    return readFrom(gateway, target, params, options);
+  });
+}
+
+async function readFrom(
+  gateway: Gateway,
+  target: ResourceTarget,
+  params: { uri: string; [key: string]: unknown },
+  options: CallOptions,
+): Promise<ReadResourceResult> {
   const upstream = gateway.pool.get(target.server);
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);

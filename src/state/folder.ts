@@ -5,6 +5,7 @@
  * the `approve` command) never sees half a file; the folder is created private (0700).
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 
@@ -75,4 +76,20 @@ export function writeStateFile(path: string, value: unknown, exclusive = false):
     rmSync(tmp, { force: true });
     throw new GatewayError("INTERNAL", `cannot write ${path}: ${messageOf(err)}`);
   }
+}
+
+/**
+ * A random key kept in the state folder under `name` (made on first use, 32 bytes, mode 0600),
+ * so what is derived from it (audit argument hashes) stays comparable across restarts.
+ */
+export function stateSecret(dir: string, name: string): Buffer {
+  const path = statePath(dir, name);
+  const existing = readStateFile(path) as { key?: unknown } | undefined;
+  if (typeof existing?.key === "string" && existing.key.length >= 64) {
+    return Buffer.from(existing.key, "hex");
+  }
+  const key = randomBytes(32);
+  // Another process may have made it first: its key counts.
+  if (!writeStateFile(path, { key: key.toString("hex") }, true)) return stateSecret(dir, name);
+  return key;
 }

@@ -3,5 +3,11 @@
  * (pinned tool definitions; later upstream credentials), written atomically, and a watch that
  * tells a running gateway when another process changed them.
  */
-export { defaultStateDir, readStateFile, statePath, writeStateFile } from "./folder.ts";
+export {
+  defaultStateDir,
+  readStateFile,
+  statePath,
+  stateSecret,
+  writeStateFile,
+} from "./folder.ts";
 export { type FolderWatch, watchStateFolder } from "./watch.ts";
