@@ -52,15 +52,27 @@ export function readStateFile(path: string): unknown {
   }
 }
 
+/** How {@link writeStateFile} writes. */
+export interface WriteOptions {
+  /** Refuse to replace a file that exists (first writer wins). */
+  exclusive?: boolean;
+  /**
+   * File mode (default 0600, for secrets). Files that hold nothing secret may be 0644, so that
+   * a file an operator's command wrote as root stays readable by the service's own user.
+   */
+  mode?: number;
+}
+
 /**
  * Writes `value` as JSON to `path` atomically (temporary file, then rename). With `exclusive`,
- * refuses to replace a file that exists and answers `false` (first writer wins).
+ * refuses to replace a file that exists and answers `false`.
  */
-export function writeStateFile(path: string, value: unknown, exclusive = false): boolean {
+export function writeStateFile(path: string, value: unknown, options: WriteOptions = {}): boolean {
   const text = JSON.stringify(value, null, 2) + "\n";
-  if (exclusive) {
+  const mode = options.mode ?? 0o600;
+  if (options.exclusive) {
     try {
-      writeFileSync(path, text, { flag: "wx", mode: 0o600 });
+      writeFileSync(path, text, { flag: "wx", mode });
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -69,7 +81,7 @@ export function writeStateFile(path: string, value: unknown, exclusive = false):
   }
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    writeFileSync(tmp, text, { mode: 0o600 });
+    writeFileSync(tmp, text, { mode });
     renameSync(tmp, path);
     return true;
   } catch (err) {
@@ -90,6 +102,8 @@ export function stateSecret(dir: string, name: string): Buffer {
   }
   const key = randomBytes(32);
   // Another process may have made it first: its key counts.
-  if (!writeStateFile(path, { key: key.toString("hex") }, true)) return stateSecret(dir, name);
+  if (!writeStateFile(path, { key: key.toString("hex") }, { exclusive: true })) {
+    return stateSecret(dir, name);
+  }
   return key;
 }

@@ -8,6 +8,7 @@ export {
   readStateFile,
   statePath,
   stateSecret,
+  type WriteOptions,
   writeStateFile,
 } from "./folder.ts";
 export { type FolderWatch, watchStateFolder } from "./watch.ts";

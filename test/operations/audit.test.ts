@@ -71,6 +71,12 @@ describe("the audit log", () => {
       await bob.callTool({ name: "echo__echo", arguments: { text: ALICE } });
       await bob.readResource({ uri: "changing://base" });
       await bob.callTool({ name: "changing__add_prompt", arguments: {} });
+      // The new prompt is listed once the gateway has re-read the server's lists.
+      await waitFor(
+        async () => (await bob.listPrompts()).prompts.some((p) => p.name === "changing__prompt_0"),
+        20_000,
+        "the added prompt",
+      );
       await bob.getPrompt({ name: "changing__prompt_0", arguments: { topic: SECRET_ARG } });
     } finally {
       await alice.close();

@@ -20,9 +20,20 @@ function sortKeys(value: unknown): unknown {
   return out;
 }
 
-/** SHA-256 (hex) of the canonical JSON of `value`. */
+/** Hashes of definition objects already seen: an upstream's list stays the same objects. */
+const hashes = new WeakMap<object, string>();
+
+/**
+ * SHA-256 (hex) of the canonical JSON of `value`. An object's hash is remembered: every
+ * catalog rebuild hashes every declared tool, and only a re-read list brings new objects.
+ * (Definitions are never mutated after they are read.)
+ */
 export function canonicalHash(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+  const cached = value !== null && typeof value === "object" ? hashes.get(value) : undefined;
+  if (cached) return cached;
+  const hash = createHash("sha256").update(canonicalJson(value)).digest("hex");
+  if (value !== null && typeof value === "object") hashes.set(value, hash);
+  return hash;
 }
 
 /** One difference between two definitions, at a dotted path (`inputSchema.properties.q`). */

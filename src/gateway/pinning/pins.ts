@@ -13,7 +13,6 @@ import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
 import { type Approval, approvePins } from "./approve.ts";
-import { canonicalHash } from "./canonical.ts";
 import {
   declaredOf,
   type PinChange,
@@ -133,9 +132,9 @@ export class Pins {
       pins = readPins(dir, u.name) ?? first;
     }
     if (recording) {
-      const sig = canonicalHash(
-        [seen.tools, seen.prompts].map((m) => Object.entries(m).map(([n, d]) => [n, d.hash])),
-      );
+      const sig = [seen.tools, seen.prompts].map((m) =>
+        Object.entries(m).map(([n, d]) => `${n} ${d.hash}`).join("\n")
+      ).join("\n\n");
       if (this.#seenSig.get(u.name) !== sig) {
         writeSeen(dir, seen);
         this.#seenSig.set(u.name, sig);

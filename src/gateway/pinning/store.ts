@@ -5,6 +5,7 @@
  * second into the first, so the `approve` command needs neither the upstream nor the running
  * gateway: the gateway watches the folder and applies the new pins.
  */
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { NAME_PATTERN } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
@@ -55,14 +56,38 @@ function fileOf(stateDir: string, server: string, suffix: string): string {
   return statePath(stateDir, join(PINS_FOLDER, `${server}${suffix}`));
 }
 
-/** The approved pins of `server`, or `undefined` before it was first seen. */
+/** Pin files as last read, with the identity of the file they came from. */
+const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
+
+/**
+ * The approved pins of `server`, or `undefined` before it was first seen. Re-read only when the
+ * file changed (every write replaces it, so its inode, size or time differ): this runs on each
+ * catalog rebuild and must notice another process's approval.
+ */
 export function readPins(stateDir: string, server: string): PinFile | undefined {
-  return readStateFile(fileOf(stateDir, server, ".json")) as PinFile | undefined;
+  const path = fileOf(stateDir, server, ".json");
+  let stamp: string;
+  try {
+    const s = statSync(path);
+    stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    pinCache.delete(path);
+    return undefined;
+  }
+  const cached = pinCache.get(path);
+  if (cached?.stamp === stamp) return cached.pins;
+  const pins = readStateFile(path) as PinFile | undefined;
+  if (pins) pinCache.set(path, { stamp, pins });
+  return pins;
 }
 
 /** Writes `server`'s pins; `firstSight` never replaces existing ones (answers false then). */
 export function writePins(stateDir: string, pins: PinFile, firstSight = false): boolean {
-  return writeStateFile(fileOf(stateDir, pins.server, ".json"), pins, firstSight);
+  // Definitions are not secret: 0644 keeps a file `sudo mcp-gateway approve` wrote readable.
+  return writeStateFile(fileOf(stateDir, pins.server, ".json"), pins, {
+    exclusive: firstSight,
+    mode: 0o644,
+  });
 }
 
 /** What `server` declared when the gateway last saw it, or `undefined`. */
@@ -72,5 +97,5 @@ export function readSeen(stateDir: string, server: string): SeenFile | undefined
 
 /** Records what `server` declares now. */
 export function writeSeen(stateDir: string, seen: SeenFile): void {
-  writeStateFile(fileOf(stateDir, seen.server, ".seen.json"), seen);
+  writeStateFile(fileOf(stateDir, seen.server, ".seen.json"), seen, { mode: 0o644 });
 }
