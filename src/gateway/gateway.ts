@@ -229,12 +229,11 @@ export class Gateway {
     let entry = local ? undefined : this.#catalog.toolsByName.get(name);
     // A server that never came up has no catalog: its names answer "down", not "unknown".
     if (!local && !entry) {
-      const held = this.pins.held("tool", name);
-      if (held && !((held.entry as ToolEntry).hidden && !internal) && callerAllows(caller, name)) {
-        throw new GatewayError("FORBIDDEN", held.message, {
-          data: { tool: name, server: held.server, reason: "quarantined" },
-        });
-      }
+      this.pins.refuseHeld(
+        "tool",
+        name,
+        (h) => !((h.entry as ToolEntry).hidden && !internal) && callerAllows(caller, name),
+      );
       entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
     }
     if (!local && (!entry || (entry.hidden && !internal))) {

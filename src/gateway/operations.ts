@@ -62,12 +62,7 @@ export async function getPrompt(
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !callerAllows(caller, params.name)) {
-    const held = gateway.pins.held("prompt", params.name);
-    if (held && callerAllows(caller, params.name)) {
-      throw new GatewayError("FORBIDDEN", held.message, {
-        data: { prompt: params.name, server: held.server, reason: "quarantined" },
-      });
-    }
+    gateway.pins.refuseHeld("prompt", params.name, () => callerAllows(caller, params.name));
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   return await gateway.observed(

@@ -7,7 +7,7 @@
  * folder for approvals; the other commands read the pins and honour them.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
-import { messageOf } from "../../shared/errors.ts";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
@@ -199,6 +199,18 @@ export class Pins {
   /** The held tool or prompt of that exposed name, if quarantine holds it back. */
   held(kind: "tool" | "prompt", name: string): Held | undefined {
     return (kind === "tool" ? this.#heldTools : this.#heldPrompts).get(name);
+  }
+
+  /**
+   * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) when `name` is
+   * held back and `reachable` says the caller could otherwise reach it; else returns.
+   */
+  refuseHeld(kind: "tool" | "prompt", name: string, reachable: (held: Held) => boolean): void {
+    const held = this.held(kind, name);
+    if (!held || !reachable(held)) return;
+    throw new GatewayError("FORBIDDEN", held.message, {
+      data: { [kind]: name, server: held.server, reason: "quarantined" },
+    });
   }
 
   /** Servers whose declarations differ from their pins. */
