@@ -22,6 +22,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { nodeServer, startTestGateway, waitFor } from "../_helpers/gateway.ts";
+import { answerOf, postModern } from "../protocol/_modern.ts";
 
 const ALICE = "alice-token-0123456789abcdef";
 const BOB = "bob-token-fedcba9876543210";
@@ -78,6 +79,12 @@ describe("the audit log", () => {
         "the added prompt",
       );
       await bob.getPrompt({ name: "changing__prompt_0", arguments: { topic: SECRET_ARG } });
+      // A 2026-07-28 request, stateless: recorded with its era.
+      const modern = await postModern(gw.url, BOB, "tools/call", {
+        name: "echo__pid",
+        arguments: {},
+      });
+      assert.ok("result" in await answerOf(modern));
     } finally {
       await alice.close();
       await bob.close();
@@ -85,7 +92,7 @@ describe("the audit log", () => {
     }
     const text = readFileSync(file, "utf8");
     const lines = linesOf(file);
-    assert.equal(lines.length, 10, text);
+    assert.equal(lines.length, 11, text);
     const summary = lines.map((l) => `${l.tokenName} ${l.kind} ${l.name} ${l.outcome}`);
     assert.deepEqual(summary, [
       "alice tool echo__echo ok",
@@ -98,7 +105,11 @@ describe("the audit log", () => {
       "bob resource changing://base ok",
       "bob tool changing__add_prompt ok",
       "bob prompt changing__prompt_0 ok",
+      "bob tool echo__pid ok",
     ]);
+    assert.equal(lines[10]!.era, "modern");
+    assert.equal(lines[10]!.session, null, "a stateless request has no session");
+    assert.equal(statSync(file).mode & 0o777, 0o600, "only the gateway's user reads the log");
     const first = lines[0]!;
     assert.equal(first.server, "echo");
     assert.equal(first.era, "legacy");
