@@ -46,7 +46,7 @@ export class Pins {
   readonly #log: Logger;
   #onChange: (() => void) | null = null;
   #watch: FolderWatch | null = null;
-  /** Changes already logged: `server/kind/name/hash`. */
+  /** Changes and failures already logged: `server/kind/name/hash`, `server!error`. */
   #logged = new Set<string>();
   /** Signature of the seen file last written per server. */
   #seenSig = new Map<string, string>();
@@ -92,7 +92,12 @@ export class Pins {
         const review = this.#reviewOne(u, mode);
         if (review) servers.set(u.name, review);
       } catch (err) {
-        this.#log.error("cannot read or write pins", { server: u.name, error: messageOf(err) });
+        // Once per server and problem: a read-only state folder must not log on every rebuild.
+        const error = messageOf(err);
+        if (!this.#logged.has(`${u.name}!${error}`)) {
+          this.#logged.add(`${u.name}!${error}`);
+          this.#log.error("cannot read or write pins", { server: u.name, error });
+        }
       }
     }
     this.#servers = servers;
