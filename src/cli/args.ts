@@ -4,7 +4,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
 
 /** Sub-commands. */
-export const COMMANDS = ["serve", "check", "tools", "call", "run", "import"] as const;
+export const COMMANDS = ["serve", "check", "tools", "call", "run", "import", "approve"] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
 
@@ -35,6 +35,7 @@ Usage:
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
   mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
+  mcp-gateway approve SERVER [TOOL...]     accept what SERVER declares now (pin:), all or TOOLs
   mcp-gateway --help | --version
 
 Options:
@@ -114,6 +115,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     call: [1, 2, "call TOOL [JSON]"],
     run: [1, 1, "run SCRIPT.lua"],
     import: [1, 1, "import FILE.json"],
+    approve: [1, Infinity, "approve SERVER [TOOL...]"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {

@@ -49,6 +49,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       case "import":
         return (await import("./import.ts")).importCommand(args.positionals[0]!);
+      case "approve": {
+        const { approveCommand } = await import("./approve.ts");
+        return approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));
+      }
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);

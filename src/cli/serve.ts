@@ -17,6 +17,7 @@ import {
   TokenCallLimits,
 } from "../http/mod.ts";
 import {
+  AuditLog,
   CallJournal,
   createReloader,
   Lifecycle,
@@ -108,6 +109,7 @@ export async function startGateway(
     ({ gateway, scripting } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
       startWaitMs: config.gateway.startWaitMs,
+      recordPins: true,
     }));
   } catch (err) {
     await http?.close();
@@ -148,6 +150,10 @@ export async function startGateway(
     metrics.observe(call);
   });
   gateway.filters.observe((event) => metrics.observeFilter(event));
+  // The audit settings are read at start: a change to gateway.audit applies on restart.
+  if (config.gateway.audit) {
+    new AuditLog(config.gateway.audit, gateway, createLogger("audit")).observe(gateway);
+  }
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);

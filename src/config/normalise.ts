@@ -2,10 +2,11 @@
  * Turns a validated {@link RawConfig} into the frozen {@link GatewayConfig}: defaults applied,
  * durations in ms, sizes in bytes, paths absolute. Cross-field rules live here.
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import { defaultStateDir } from "../state/mod.ts";
 import type { RawConfig, RawServer } from "./schema.ts";
 import { duplicateTokenProblems } from "./tokens.ts";
-import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
+import type { GatewayConfig, InlineMacroConfig, PinMode, ServerConfig } from "./types.ts";
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
@@ -22,6 +23,8 @@ export interface NormaliseProblem {
 export interface NormaliseContext {
   /** Variables no stdio server may inherit (they hold or name an auth token). */
   withheldEnv?: readonly string[];
+  /** `$STATE_DIRECTORY` (systemd's `StateDirectory=`): the default state folder. */
+  stateDirectory?: string | undefined;
 }
 
 const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -39,9 +42,22 @@ export function normaliseConfig(
   const g = raw.gateway ?? {};
   const [host, port] = splitListen(g.listen ?? DEFAULT_LISTEN);
   const separator = g.separator ?? "__";
+  const pin = g.pin ?? "warn";
+  const state = g.state === undefined
+    ? defaultStateDir(dir, { STATE_DIRECTORY: context.stateDirectory })
+    : abs(dir, g.state);
   const servers: ServerConfig[] = [];
   for (const [name, s] of Object.entries(raw.servers ?? {})) {
-    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? [], g);
+    const server = normaliseServer(
+      name,
+      s,
+      dir,
+      problems,
+      context.withheldEnv ?? [],
+      g,
+      pin,
+      state,
+    );
     if (server) servers.push(server);
     if (name.includes(separator)) {
       problems.push({
@@ -131,6 +147,21 @@ export function normaliseConfig(
           heartbeatMs: ms(g.cluster.heartbeat, 2000),
         }
         : null,
+      state,
+      pin,
+      audit: g.audit
+        ? {
+          file: g.audit.file !== undefined
+            ? abs(dir, g.audit.file)
+            : g.audit.journal
+            ? null
+            : join(state, "audit.jsonl"),
+          args: g.audit.args ?? "hash",
+          maxBytes: size(g.audit.maxSize, 64 * 1024 ** 2),
+          keep: g.audit.keep ?? 5,
+          journal: g.audit.journal ?? false,
+        }
+        : null,
     },
     servers,
     profiles: normaliseProfiles(raw, problems),
@@ -159,6 +190,8 @@ function normaliseServer(
   problems: NormaliseProblem[],
   withheldEnv: readonly string[],
   g: NonNullable<RawConfig["gateway"]>,
+  pin: PinMode,
+  state: string,
 ): ServerConfig | undefined {
   const common = {
     name,
@@ -181,6 +214,7 @@ function normaliseServer(
     protocol: s.protocol ?? "auto",
     apps: s.apps ?? "auto",
     filters: filtersOf(s, g.filters, dir),
+    pin: s.pin ?? pin,
   };
 
   const path = ["servers", name];
@@ -204,7 +238,7 @@ function normaliseServer(
       cwd: abs(dir, s.cwd ?? "."),
       inheritEnv: s.inheritEnv ?? false,
       withheldEnv,
-      sandbox: sandboxOf(name, s, g.sandbox, dir, process.env.HOME, problems),
+      sandbox: sandboxOf(name, s, g.sandbox, dir, state, process.env.HOME, problems),
     };
   }
   if (s.url !== undefined) {

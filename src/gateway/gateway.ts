@@ -37,9 +37,15 @@ import {
 import { profileView } from "./profiles.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
+import {
+  type CallNotes,
+  CallObservers,
+  type CallRecord,
+  type OperationKind,
+} from "./call-records.ts";
 import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import { Pins } from "./pinning/mod.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -66,11 +72,14 @@ export class Gateway {
   #scopes = new ServerScopes();
   #gate: CallGate | null = null;
   #settled: Promise<void> = Promise.resolve();
+  /** What servers declare, compared with what was approved (`pin:`). */
+  readonly pins: Pins;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
     this.log = log;
     this.#changes = new ListChanges(log);
+    this.pins = new Pins(() => this.#config, log.child("pins"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
@@ -127,6 +136,7 @@ export class Gateway {
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
   async stop(): Promise<void> {
+    this.pins.close();
     await this.pool.stopAll();
     await Promise.all(this.#closers.map((c) => c().catch(() => {})));
   }
@@ -233,6 +243,23 @@ export class Gateway {
     this.#observers.add(observer);
   }
 
+  /** Registers an observer told about every tool call, prompt get and resource read (audit). */
+  observeOperations(observer: (call: CallRecord) => void): void {
+    this.#observers.addAll(observer);
+  }
+
+  /** Runs a prompt get or resource read under the observers (see `operations.ts`). */
+  observed<R>(
+    kind: Exclude<OperationKind, "tool">,
+    name: string,
+    caller: Caller,
+    options: CallOptions,
+    args: unknown,
+    run: (notes: CallNotes) => Promise<R>,
+  ): Promise<R> {
+    return this.#observers.observe(kind, name, caller, options, args, run);
+  }
+
   /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
   listTools(caller: Caller, config: GatewayConfig = this.#config): Tool[] {
     return listedTools(this.#local, this.#catalog, this.#scope(caller, config));
@@ -262,11 +289,15 @@ export class Gateway {
     const local = this.#local.get(name);
     let entry = local ? undefined : this.#catalog.toolsByName.get(name);
     // A server that never came up has no catalog: its names answer "down", not "unknown".
-    if (!local && !entry) {
-      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
-    }
     // Outside the caller's profile a tool does not exist, as for an unknown name.
     const scope = this.#scope(caller);
+    if (!local && !entry) {
+      this.pins.refuseHeld("tool", name, (h) => {
+        const held = h.entry as ToolEntry;
+        return !(held.hidden && !internal) && reachesUpstream(scope, held);
+      });
+      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
+    }
     if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
       const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
       const found = unprefixedTarget(this.#catalog, name, allowed, view);
@@ -336,9 +367,12 @@ export class Gateway {
     options: CallOptions,
   ): Promise<CallToolResult> {
     return this.#observers.observe(
+      "tool",
       name,
       caller,
-      (note) => this.#route(name, args, caller, options, note),
+      options,
+      args,
+      (notes) => this.#route(name, args, caller, options, notes),
     );
   }
 
@@ -367,7 +401,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    note?: CallNote,
+    notes: CallNotes,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
     const target = this.resolveTool(name, caller, options.internal, view);
@@ -382,7 +416,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    note?.server(target.server);
+    notes.server = target.server;
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(
@@ -391,10 +425,10 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, caller, inner, note),
+        (inner) => this.#callUpstream(target, args, caller, inner, notes),
       );
     }
-    return await this.#callUpstream(target, args, caller, options, note);
+    return await this.#callUpstream(target, args, caller, options, notes);
   }
 
   async #callUpstream(
@@ -402,7 +436,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    note?: CallNote,
+    notes: CallNotes,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     try {
@@ -435,7 +469,7 @@ export class Gateway {
         filterContext("tool", target.server, target.name, caller, options),
         result,
       );
-      if (screened.acted.length > 0) note?.filters(screened.acted);
+      notes.filters.push(...screened.acted);
       // Resource links name URIs as the client knows them (`ui://` views especially).
       return exposeResultUris(
         screened.value,
@@ -446,6 +480,14 @@ export class Gateway {
       if (outage) return outageResult(outage);
       throw err;
     }
+  }
+
+  /**
+   * Records pins from now on (first sight, what servers declare) and applies approvals other
+   * processes write to the state folder: for a serving gateway, before {@link start}.
+   */
+  recordPins(): void {
+    this.pins.record(() => this.#rebuild());
   }
 
   /** Bumped whenever the catalog or local tools are rebuilt; caches key on it. */
@@ -461,8 +503,11 @@ export class Gateway {
     const known = this.pool.all().filter((u) =>
       u.state === "up" || u.state === "down" || u.state === "starting"
     );
+    this.pins.review(known);
     // The gateway's own tools keep their names; an upstream tool taking one is renamed.
-    this.#catalog = buildCatalog(this.#config, known, this.log, new Set(this.#local.keys()));
+    this.#catalog = this.pins.apply(
+      buildCatalog(this.#config, known, this.log, new Set(this.#local.keys())),
+    );
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({
