@@ -219,16 +219,24 @@ async function jsonOf(request: Request): Promise<unknown> {
 
 /**
  * The 400 answer for a `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or
- * `undefined` to go on. Only calls to a tool with `x-mcp-header` declarations are parsed here.
+ * `undefined` to go on. The tool is the one the body names — the one that would run — so a
+ * `Mcp-Name` sent as `=?base64?…?=`, or not at all, cannot step around the check; that the
+ * header agrees with the body is the SDK's to answer. Only calls to a tool with `x-mcp-header`
+ * declarations are checked.
  */
 function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Response | undefined {
-  if (request.method !== "POST" || request.headers.get("mcp-method") !== "tools/call") return;
-  const name = request.headers.get("mcp-name");
-  const entry = name === null ? undefined : gateway.catalog.toolsByName.get(name);
+  if (request.method !== "POST") return;
+  const body = parsed as
+    | {
+      id?: unknown;
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+    }
+    | null
+    | undefined;
+  if (body?.method !== "tools/call" || typeof body.params?.name !== "string") return;
+  const entry = gateway.catalog.toolsByName.get(body.params.name);
   if (!entry || declarationsOf(entry.tool).length === 0) return;
-  const body = parsed as { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  // A body that is not JSON, or a header that disagrees with it, is the SDK's to answer.
-  if (body?.params?.name !== name) return;
   const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
   if (!refused) return;
   const { status, ...error } = refused;
