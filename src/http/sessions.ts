@@ -9,7 +9,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
 import { type Caller, configuredToken, type Gateway, liveCaller } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/mod.ts";
-import { createSessionServer } from "../session/legacy/mod.ts";
+import { authInfoOf, createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
@@ -25,6 +25,12 @@ interface Session {
   readonly link: SessionLink;
   readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
+  /**
+   * Who last presented a request on the session (same token name, perhaps another OAuth token
+   * of the subject): the session's standing caller follows it. Each request itself is judged by
+   * its own token (`authInfoOf`).
+   */
+  readonly standing: { who: RequestIdentity };
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
   /** `tools/call` requests answered on the fast path (streamable HTTP only). */
@@ -96,6 +102,9 @@ export class SessionRegistry {
         return jsonError(403, -32003, "Session belongs to another token");
       }
       s.activity.lastSeen = Date.now();
+      s.standing.who = who;
+      const caller = callerOf(this.#gateway, () => s.id, who);
+      const authInfo = authInfoOf(caller);
       const transport = s.transport as WebStandardStreamableHTTPServerTransport;
       if (req.method === "POST" && s.fast) {
         let body: unknown;
@@ -111,7 +120,7 @@ export class SessionRegistry {
           this.#gateway.passthrough.touch(link);
           return await s.fast.run(body, {
             gateway: this.#gateway,
-            caller: callerOf(this.#gateway, s.id, who),
+            caller,
             link,
             sessionId: s.id,
             activity: s.activity,
@@ -119,9 +128,9 @@ export class SessionRegistry {
           });
         }
         if (s.fast.cancel(cancelledId(body))) return new Response(null, { status: 202 });
-        return await transport.handleRequest(req, { parsedBody: body });
+        return await transport.handleRequest(req, { parsedBody: body, authInfo });
       }
-      const response = await transport.handleRequest(req);
+      const response = await transport.handleRequest(req, { authInfo });
       // A GET is a stream held open for server messages; POST answers are counted per request.
       return req.method === "GET" ? trackStream(s.activity, response) : response;
     }
@@ -151,6 +160,7 @@ export class SessionRegistry {
     if (share) return share;
     const activity = newActivity();
     const fast = new FastCalls();
+    const standing = { who };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Replay stays within this session: its events are stored under an owner of its own.
@@ -164,6 +174,7 @@ export class SessionRegistry {
           link,
           transport,
           tokenName: who.tokenName,
+          standing,
           activity,
           fast,
         });
@@ -174,9 +185,10 @@ export class SessionRegistry {
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
+    const sessionId = () => transport.sessionId ?? null;
     const { server, link } = createSessionServer(
       this.#gateway,
-      () => callerOf(this.#gateway, transport.sessionId ?? null, who),
+      () => callerOf(this.#gateway, sessionId, standing.who),
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
     );
     const wire = new SessionTransport(transport, activity, fast.route);
@@ -185,7 +197,8 @@ export class SessionRegistry {
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(wire);
-    return await transport.handleRequest(req, { parsedBody: body });
+    const authInfo = authInfoOf(callerOf(this.#gateway, sessionId, who));
+    return await transport.handleRequest(req, { parsedBody: body, authInfo });
   }
 
   #shareRefusal(who: RequestIdentity): Response | null {
@@ -201,9 +214,11 @@ export class SessionRegistry {
     const share = this.#shareRefusal(who);
     if (share) return share;
     const transport = new SseSessionTransport(messagePath);
+    const standing = { who };
+    const sessionId = () => transport.sessionId;
     const { server, link } = createSessionServer(
       this.#gateway,
-      () => callerOf(this.#gateway, transport.sessionId, who),
+      () => callerOf(this.#gateway, sessionId, standing.who),
     );
     const session: Session = {
       id: transport.sessionId,
@@ -212,6 +227,7 @@ export class SessionRegistry {
       link,
       transport,
       tokenName: who.tokenName,
+      standing,
       // The event stream alone does not keep a legacy session alive (it is open for the
       // session's whole life): it idles out like a streamable one, counting messages posted
       // and answers sent; a request in flight keeps it.
@@ -239,9 +255,11 @@ export class SessionRegistry {
       return jsonError(403, -32003, "Session belongs to another token");
     }
     s.activity.lastSeen = Date.now();
+    s.standing.who = who;
     return (s.transport as SseSessionTransport).handlePost(
       req,
       this.#gateway.config.gateway.maxBatch,
+      authInfoOf(callerOf(this.#gateway, () => s.id, who)),
     );
   }
 
@@ -291,9 +309,16 @@ export class SessionRegistry {
   }
 }
 
-/** The session's caller: its token's globs are read from the running config at every check. */
-function callerOf(gateway: Gateway, sessionId: string | null, who: RequestIdentity): Caller {
-  return liveCaller(() => gateway.config, () => sessionId, who);
+/**
+ * A caller on a session, as `who`: a configured token's globs are read from the running config
+ * at every check, an OAuth token's are its own.
+ */
+function callerOf(
+  gateway: Gateway,
+  sessionId: () => string | null,
+  who: RequestIdentity,
+): Caller {
+  return liveCaller(() => gateway.config, sessionId, who);
 }
 
 function chain(first: (() => void) | undefined, second: () => void): () => void {
