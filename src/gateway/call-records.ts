@@ -23,6 +23,17 @@ export interface CallRecord {
   readonly at: number;
 }
 
+/**
+ * What a call answers: a tool result, or the `CreateTaskResult` of a task-augmented call (which
+ * has no `isError`: its creation went well).
+ */
+export type CallAnswer = object;
+
+/** True when `answer` is a tool result with `isError` set. */
+export function isErrorAnswer(answer: CallAnswer): boolean {
+  return (answer as { isError?: unknown }).isError === true;
+}
+
 /** How much of an `isError` result's text a call record keeps. */
 const ERROR_TEXT_MAX = 500;
 
@@ -39,11 +50,11 @@ export class CallObservers {
    * Runs one call and tells every observer how it ended; `run` reports the upstream server it
    * routed to through `onServer` (local tools report none).
    */
-  async observe(
+  async observe<T extends CallAnswer>(
     name: string,
     caller: Caller,
-    run: (onServer?: (server: string) => void) => Promise<CallToolResult>,
-  ): Promise<CallToolResult> {
+    run: (onServer?: (server: string) => void) => Promise<T>,
+  ): Promise<T> {
     if (this.#observers.length === 0) return await run();
     const started = performance.now();
     let server: string | null = null;
@@ -60,7 +71,7 @@ export class CallObservers {
       });
     try {
       const result = await run((s) => (server = s));
-      if (result.isError) record("tool_error", errorText(result));
+      if (isErrorAnswer(result)) record("tool_error", errorText(result as CallToolResult));
       else record("ok");
       return result;
     } catch (err) {

@@ -26,6 +26,8 @@ import type { SessionLink } from "./link.ts";
 
 interface Owned {
   readonly server: string;
+  /** The session's own process the task lives on (`isolation: session`); else the shared one. */
+  readonly process: Upstream | undefined;
   readonly upstreamId: string;
   readonly tokenName: string | null;
   readonly session: SessionLink | undefined;
@@ -49,32 +51,55 @@ export class TaskRouter {
     this.#gateway = gateway;
   }
 
-  /** Creates a task upstream for a task-augmented `tools/call`. */
+  /**
+   * Creates a task upstream for a task-augmented `tools/call`. Only `Gateway.createTask` calls
+   * this, inside the call gate; `onServer` reports the server for the call record. The request
+   * runs where a plain call of the same caller would (`PassthroughHub.serve`): tracked in flight,
+   * so what the upstream asks before the task exists reaches the client, and on a 2025 session's
+   * own process for a server with `isolation: session` — the task lives there, so later task
+   * requests go there too. A 2026-07-28 request has no session to keep such a process beyond
+   * itself, so creating a task on such a server is refused (the door runs those tools as plain
+   * calls when they allow it).
+   */
   async create(
     params: CallToolRequest["params"],
     caller: Caller,
     options: CallOptions,
+    onServer?: (server: string) => void,
   ): Promise<CreateTaskResult> {
     const target = this.#gateway.resolveTool(params.name, caller);
     if ("call" in target) {
       throw new GatewayError("UNSUPPORTED", `tool "${params.name}" does not run as a task`);
     }
+    onServer?.(target.server);
     const upstream = this.#gateway.pool.get(target.server);
     if (!upstream) {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
     }
-    // A 2026-07-28 client's creation is tracked in flight, so what the upstream asks before the
-    // task exists becomes a round of that client's request.
-    if (options.origin) this.#gateway.passthrough.track(target.server, options);
-    const result = await upstream.request(
-      "tools/call",
-      { ...params, name: target.upstreamName },
-      CreateTaskResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    ).finally(() => {
-      if (options.origin) this.#gateway.passthrough.untrack(target.server, options);
+    const isolated = upstream.config.isolation === "session";
+    if (isolated && !options.session) {
+      throw new GatewayError(
+        "UNSUPPORTED",
+        `tool "${params.name}" cannot run as a task here: server "${target.server}" runs one ` +
+          `process per client session (isolation: session), and this request has no session ` +
+          `to keep it`,
+        { data: { server: target.server } },
+      );
+    }
+    const hub = this.#gateway.passthrough;
+    let process: Upstream | undefined;
+    const result = await hub.serve(upstream, options, (serving) => {
+      process = isolated ? serving : undefined;
+      // The call's span (when tracing) is the upstream's parent: its `traceparent` wins.
+      const meta = options.meta ? { ...params._meta, ...options.meta } : params._meta;
+      return serving.request(
+        "tools/call",
+        { ...params, name: target.upstreamName, ...(meta ? { _meta: meta } : {}) },
+        CreateTaskResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      );
     }) as CreateTaskResult;
-    const id = this.#remember(target.server, result.task, caller, options.session);
+    const id = this.#remember(target.server, process, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
 
@@ -126,17 +151,17 @@ export class TaskRouter {
   async list(caller: Caller, signal?: AbortSignal): Promise<{ tasks: Task[] }> {
     this.#sweep();
     const mine = [...this.#byId].filter(([, o]) => o.tokenName === caller.tokenName);
-    const servers = new Set(mine.map(([, o]) => o.server));
+    // Asked per process: a session's own process knows only its own tasks.
+    const processes = new Set(mine.map(([, o]) => this.#processOf(o)));
     const tasks: Task[] = [];
-    for (const server of servers) {
-      const upstream = this.#gateway.pool.get(server);
+    for (const upstream of processes) {
       if (!upstream?.client) continue;
       const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
         ...(signal ? { signal } : {}),
       }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
-        const t = o.server === server ? byUpstream.get(o.upstreamId) : undefined;
+        const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
         if (t) tasks.push({ ...t, taskId: id });
       }
     }
@@ -169,7 +194,13 @@ export class TaskRouter {
     }).catch(() => {});
   }
 
-  #remember(server: string, task: Task, caller: Caller, session: SessionLink | undefined): string {
+  #remember(
+    server: string,
+    process: Upstream | undefined,
+    task: Task,
+    caller: Caller,
+    session: SessionLink | undefined,
+  ): string {
     this.#sweep();
     if (this.#byId.size >= MAX_TASKS) {
       const oldest = this.#byId.keys().next().value;
@@ -179,6 +210,7 @@ export class TaskRouter {
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
       server,
+      process,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       session,
@@ -197,8 +229,13 @@ export class TaskRouter {
     return owned;
   }
 
-  #upstream(owned: Owned) {
-    const upstream = this.#gateway.pool.get(owned.server);
+  /** The process a task lives on: its session's own, else the server's shared one now. */
+  #processOf(owned: Owned): Upstream | undefined {
+    return owned.process ?? this.#gateway.pool.get(owned.server);
+  }
+
+  #upstream(owned: Owned): Upstream {
+    const upstream = this.#processOf(owned);
     if (!upstream) {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${owned.server}" is gone`);
     }

@@ -89,10 +89,15 @@ export function createSessionServer(
     onWire(() => {
       hub.touch(link);
       if (req.params.task) {
-        return gateway.tasks.create(
+        return gateway.createTask(
           req.params,
           callerOf(extra),
-          callContext({ signal: extra.signal, session: link, requestId: extra.requestId }),
+          callContext({
+            meta: req.params._meta,
+            signal: extra.signal,
+            session: link,
+            requestId: extra.requestId,
+          }),
         ) as never;
       }
       const callOptions = callContext({
