@@ -105,6 +105,7 @@ export function normaliseConfig(
       maxSessions: g.limits?.sessions ?? 1000,
       maxSessionsPerToken: sessionsPerToken(g.limits?.sessions ?? 1000, g.limits?.sessionsPerToken),
       maxBatch: g.limits?.batch ?? 50,
+      maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       telemetry: g.telemetry

@@ -240,6 +240,9 @@ export const configSchema = z.strictObject({
       batch: z.number().int().positive().optional().describe(
         "Messages in one JSON-RPC batch (default 50); larger batches are refused whole.",
       ),
+      tasksPerToken: z.number().int().positive().max(10_000).optional().describe(
+        "Tasks one token may hold in the gateway's table of 10000 (default 1000).",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
     telemetry: z.strictObject({

@@ -172,6 +172,8 @@ export interface GatewayConfig {
     readonly maxSessionsPerToken: number;
     /** Messages allowed in one JSON-RPC batch. */
     readonly maxBatch: number;
+    /** Tasks one token may hold in the gateway's task table (`limits.tasksPerToken`). */
+    readonly maxTasksPerToken: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
     /** OpenTelemetry traces; `null` = off. */

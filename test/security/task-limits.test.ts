@@ -175,3 +175,65 @@ servers:
     assert.match(textOf(answer.result), /computed value/);
   });
 });
+
+describe("one token's share of the task table", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway(gatewayYaml("{ perMinute: 100000, burst: 100000 }", [
+      "hog",
+      "victim",
+    ]));
+  });
+  after(async () => await gw?.stop());
+
+  it("10,050 tasks of one token refuse it past its share; another's running task stays", {
+    timeout: 120_000,
+  }, async () => {
+    const victim = await openSession(gw.url, bearer(token("victim")));
+    const running = {
+      ...taskCall(1),
+      params: { name: TOOL, arguments: { seconds: 120 }, task: { ttl: 600_000 } },
+    };
+    const [made] = await postBatch(gw.url, victim, [running], bearer(token("victim")));
+    const victimTask = (made?.result as { task: { taskId: string } }).task.taskId;
+
+    const hog = await openSession(gw.url, bearer(token("hog")));
+    // The hog's tasks keep running (30 s) while it creates more.
+    const hogCall = (id: number) => ({
+      ...taskCall(id),
+      params: { name: TOOL, arguments: { seconds: 30 }, task: { ttl: 600_000 } },
+    });
+    let created = 0;
+    const refusals = new Set<string>();
+    const ids: string[] = [];
+    for (let batch = 0; batch < 201; batch++) {
+      const calls = Array.from({ length: 50 }, (_, i) => hogCall(1000 + batch * 50 + i));
+      for (const a of await postBatch(gw.url, hog, calls, bearer(token("hog")))) {
+        const task = (a.result as { task?: { taskId: string } } | undefined)?.task;
+        if (task) {
+          created++;
+          ids.push(task.taskId);
+        } else refusals.add(`${a.error?.code}: ${a.error?.message}`);
+      }
+    }
+    const rpc = (sid: string, who: string, method: string, taskId: string) =>
+      postBatch(
+        gw.url,
+        sid,
+        [{ jsonrpc: "2.0", id: 7, method, params: { taskId } }],
+        bearer(token(who)),
+      ).then(([a]) => a);
+    // The other token's running task is still there: no eviction of someone else's task.
+    const seen = await rpc(victim, "victim", "tasks/get", victimTask);
+    assert.equal((seen?.result as { status?: string })?.status, "working", JSON.stringify(seen));
+    assert.equal(created, 1000, "the default share");
+    assert.equal(refusals.size, 1, [...refusals].join("\n"));
+    assert.match([...refusals][0]!, /^-32004: .*gateway\.limits\.tasksPerToken = 1000/);
+
+    // A task of its own that has ended (here: cancelled) makes room for the hog's next one.
+    const cancelled = await rpc(hog, "hog", "tasks/cancel", ids[0]!);
+    assert.equal((cancelled?.result as { status?: string })?.status, "cancelled");
+    const [next] = await postBatch(gw.url, hog, [hogCall(99_999)], bearer(token("hog")));
+    assert.ok((next?.result as { task?: unknown })?.task, JSON.stringify(next));
+  });
+});

@@ -3,7 +3,9 @@
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
  * upstream. Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
- * Status notifications go to the session that created the task. A task may have a follower (a
+ * Each token holds at most its share of the task table (./task-share.ts): past it, its next
+ * creation is refused, and no other token's task is evicted. Status notifications go to the
+ * session that created the task. A task may have a follower (a
  * 2026-07-28 client's task): the server requests the upstream sends about it go there.
  */
 import { randomUUID } from "node:crypto";
@@ -23,6 +25,7 @@ import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
+import { TaskShares } from "./task-share.ts";
 
 interface Owned {
   readonly server: string;
@@ -32,13 +35,15 @@ interface Owned {
   readonly tokenName: string | null;
   readonly session: SessionLink | undefined;
   expires: number;
+  /** Known to have ended upstream: may make room for its token's next task (./task-share.ts). */
+  ended: boolean;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
   follower?: CallOrigin;
 }
 
-/** Longest a task is remembered without a TTL of its own; and at most this many at once. */
+/** Longest a task is remembered without a TTL of its own. */
 export const DEFAULT_TTL_MS = 60 * 60_000;
-const MAX_TASKS = 10_000;
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** Routes task requests to the upstream that owns each task. */
 export class TaskRouter {
@@ -46,6 +51,7 @@ export class TaskRouter {
   #byId = new Map<string, Owned>();
   /** `server\0upstreamId` → exposed id, for status notifications. */
   #byUpstream = new Map<string, string>();
+  #shares = new TaskShares();
 
   constructor(gateway: Gateway) {
     this.#gateway = gateway;
@@ -86,6 +92,14 @@ export class TaskRouter {
         { data: { server: target.server } },
       );
     }
+    this.#sweep();
+    const perToken = this.#gateway.config.gateway.maxTasksPerToken;
+    const release = this.#shares.reserve(
+      this.#byId,
+      caller.tokenName,
+      perToken,
+      (id) => this.#forget(id),
+    );
     const hub = this.#gateway.passthrough;
     let process: Upstream | undefined;
     const result = await hub.serve(upstream, options, (serving) => {
@@ -98,7 +112,7 @@ export class TaskRouter {
         CreateTaskResultSchema,
         options.signal ? { signal: options.signal } : {},
       );
-    }) as CreateTaskResult;
+    }).finally(release) as CreateTaskResult;
     const id = this.#remember(target.server, process, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
@@ -112,6 +126,7 @@ export class TaskRouter {
       GetTaskResultSchema,
       signal ? { signal } : {},
     ) as Task;
+    if (TERMINAL.has(task.status)) owned.ended = true;
     return { ...task, taskId };
   }
 
@@ -124,12 +139,14 @@ export class TaskRouter {
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);
     try {
-      return await this.#upstream(owned).request(
+      const payload = await this.#upstream(owned).request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
       );
+      owned.ended = true; // tasks/result answers once the task is done
+      return payload;
     } finally {
       hub.untrack(owned.server, options);
     }
@@ -144,6 +161,7 @@ export class TaskRouter {
       CancelTaskResultSchema,
       signal ? { signal } : {},
     ) as Task;
+    if (TERMINAL.has(task.status)) owned.ended = true;
     return { ...task, taskId };
   }
 
@@ -187,6 +205,7 @@ export class TaskRouter {
   status(server: string, params: Task & Record<string, unknown>): void {
     const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
     const owned = id ? this.#byId.get(id) : undefined;
+    if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.session || owned.session.closed) return;
     void owned.session.server.notification({
       method: "notifications/tasks/status",
@@ -201,11 +220,7 @@ export class TaskRouter {
     caller: Caller,
     session: SessionLink | undefined,
   ): string {
-    this.#sweep();
-    if (this.#byId.size >= MAX_TASKS) {
-      const oldest = this.#byId.keys().next().value;
-      if (oldest !== undefined) this.#forget(oldest);
-    }
+    // Room was reserved before the upstream was asked (TaskShares): nobody's task is evicted.
     const id = randomUUID();
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
@@ -215,6 +230,7 @@ export class TaskRouter {
       tokenName: caller.tokenName,
       session,
       expires: Date.now() + ttl + 60_000,
+      ended: false,
     });
     this.#byUpstream.set(`${server}\0${task.taskId}`, id);
     return id;
