@@ -179,6 +179,7 @@ export async function startGateway(
   // --- end cluster
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
+    admitStream: (identity) => sessions.admitStream(identity),
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   const app = createApp({

@@ -113,6 +113,10 @@ const server = z.strictObject({
   maxSessions: z.number().int().positive().optional().describe(
     "With isolation: session, the most session processes at once (default 16).",
   ),
+  maxSessionsPerToken: z.number().int().positive().optional().describe(
+    "With isolation: session, the most session processes one token may hold (default a " +
+      "quarter of maxSessions, at least 1).",
+  ),
   inheritEnv: z.union([
     z.boolean(),
     z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),

@@ -345,15 +345,16 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, inner),
+        (inner) => this.#callUpstream(target, args, caller, inner),
       );
     }
-    return await this.#callUpstream(target, args, options);
+    return await this.#callUpstream(target, args, caller, options);
   }
 
   async #callUpstream(
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
+    caller: Caller,
     options: CallOptions,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
@@ -366,6 +367,7 @@ export class Gateway {
       // Tracked in flight, on the caller's own process of an `isolation: session` server.
       return await this.passthrough.serve(
         upstream,
+        caller,
         options,
         (serving) => {
           // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.

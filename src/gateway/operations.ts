@@ -66,7 +66,7 @@ export async function getPrompt(
   }
   const upstream = gateway.pool.get(entry.server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await gateway.passthrough.serve(upstream, options, (serving) =>
+  return await gateway.passthrough.serve(upstream, caller, options, (serving) =>
     serving.request(
       "prompts/get",
       { ...params, name: entry.upstreamName },
@@ -101,13 +101,18 @@ export async function readResource(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await gateway.passthrough.serve(upstream, options, (serving) =>
-    serving.request(
-      "resources/read",
-      { ...params, uri: target.uri },
-      ReadResourceResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    )) as ReadResourceResult;
+  const result = await gateway.passthrough.serve(
+    upstream,
+    caller,
+    options,
+    (serving) =>
+      serving.request(
+        "resources/read",
+        { ...params, uri: target.uri },
+        ReadResourceResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      ),
+  ) as ReadResourceResult;
   if (params.uri === target.uri) return result;
   const contents = result.contents.map((c) => {
     const uri = c.uri === target.uri

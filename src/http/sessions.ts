@@ -14,7 +14,7 @@ import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
-import { sessionShareRefusal } from "./session-share.ts";
+import { SessionShares } from "./session-share.ts";
 import { SessionTransport } from "./session-transport.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 
@@ -62,6 +62,7 @@ export class SessionRegistry {
   #gateway: Gateway;
   #opts: SessionRegistryOptions;
   #events = new MemoryEventStore();
+  #shares = new SessionShares();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #unobserve: () => void;
 
@@ -153,9 +154,6 @@ export class SessionRegistry {
         "Bad Request: no session; the first request must be initialize",
       );
     }
-    if (this.#sessions.size >= this.#opts.maxSessions) {
-      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
-    }
     const share = this.#shareRefusal(who);
     if (share) return share;
     const activity = newActivity();
@@ -201,16 +199,23 @@ export class SessionRegistry {
     return await transport.handleRequest(req, { parsedBody: body, authInfo });
   }
 
-  #shareRefusal(who: RequestIdentity): Response | null {
+  /** The refusal of a new session or listen stream for `who`, or `null` (./session-share.ts). */
+  #shareRefusal(who: { readonly tokenName: string | null }): Response | null {
     const perToken = this.#gateway.config.gateway.maxSessionsPerToken;
-    return sessionShareRefusal(this.#sessions.values(), who.tokenName, perToken);
+    const limits = { maxSessions: this.#opts.maxSessions, perToken };
+    return this.#shares.refusal(this.#sessions, who.tokenName, limits);
+  }
+
+  /**
+   * Admits one 2026-07-28 `subscriptions/listen` stream of `who` as a session of its token:
+   * what ends its share, or the answer refusing it.
+   */
+  admitStream(who: { readonly tokenName: string | null }): (() => void) | Response {
+    return this.#shareRefusal(who) ?? this.#shares.hold(who.tokenName);
   }
 
   /** Handles `GET /sse`: opens a legacy session. */
   async openSse(who: RequestIdentity, messagePath: string): Promise<Response> {
-    if (this.#sessions.size >= this.#opts.maxSessions) {
-      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
-    }
     const share = this.#shareRefusal(who);
     if (share) return share;
     const transport = new SseSessionTransport(messagePath);

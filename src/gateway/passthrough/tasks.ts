@@ -102,7 +102,7 @@ export class TaskRouter {
     );
     const hub = this.#gateway.passthrough;
     let process: Upstream | undefined;
-    const result = await hub.serve(upstream, options, (serving) => {
+    const result = await hub.serve(upstream, caller, options, (serving) => {
       process = isolated ? serving : undefined;
       // The call's span (when tracing) is the upstream's parent: its `traceparent` wins.
       const meta = options.meta ? { ...params._meta, ...options.meta } : params._meta;

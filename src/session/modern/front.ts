@@ -32,6 +32,11 @@ export interface ModernFrontOptions {
   continuationTtlMs?: number;
   /** Cluster hook: relays a continuation whose parked call another instance holds. */
   relay?: ModernRelay;
+  /**
+   * Admits one `subscriptions/listen` stream of `identity` as a session of its token (the
+   * session table's share): what ends its hold, or the answer refusing it. Absent: no limit.
+   */
+  admitStream?: (identity: ModernIdentity) => (() => void) | Response;
 }
 
 /** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
@@ -127,13 +132,29 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     // may name only resources of the servers its token reaches: otherwise it is refused whole.
     const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
     if (hidden !== undefined) return unknownResource(body, hidden);
-    // Subscribed before the stream is acknowledged, so no update falls in between.
-    const release = uris.length > 0 ? await feed.open(uris) : undefined;
-    const response = await handler.fetch(request, {
-      authInfo: authInfoOf(identity, ready),
-      ...(body === undefined ? {} : { parsedBody: body }),
-    });
-    return release ? onEnd(response, release) : response;
+    // A listen stream holds its place in the session table until it ends.
+    const held = isListen(request, body) ? options.admitStream?.(identity) : undefined;
+    if (held instanceof Response) return held;
+    let release: (() => void) | undefined;
+    try {
+      // Subscribed before the stream is acknowledged, so no update falls in between.
+      const unsubscribe = uris.length > 0 ? await feed.open(uris) : undefined;
+      release = unsubscribe || held
+        ? () => {
+          unsubscribe?.();
+          held?.();
+        }
+        : undefined;
+      const response = await handler.fetch(request, {
+        authInfo: authInfoOf(identity, ready),
+        ...(body === undefined ? {} : { parsedBody: body }),
+      });
+      return release ? onEnd(response, release) : response;
+    } catch (err) {
+      release?.();
+      held?.();
+      throw err;
+    }
   };
   // Cluster hook: continuations of calls parked on another instance go there.
   const relay = options.relay;
@@ -241,6 +262,12 @@ function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Res
   if (!refused) return;
   const { status, ...error } = refused;
   return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error }, { status });
+}
+
+/** True for a `subscriptions/listen` request: a stream held open for as long as the client likes. */
+function isListen(request: Request, body: unknown): boolean {
+  return request.method === "POST" &&
+    (body as { method?: unknown } | null | undefined)?.method === "subscriptions/listen";
 }
 
 /** True when `uri` is a resource of a server this identity's token reaches. */
