@@ -135,24 +135,19 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     // A listen stream holds its place in the session table until it ends.
     const held = isListen(request, body) ? options.admitStream?.(identity) : undefined;
     if (held instanceof Response) return held;
-    let release: (() => void) | undefined;
+    // What ends with the stream: its place in the table, its resource subscriptions.
+    const ends: (() => void)[] = held ? [held] : [];
+    const end = () => ends.forEach((e) => e());
     try {
       // Subscribed before the stream is acknowledged, so no update falls in between.
-      const unsubscribe = uris.length > 0 ? await feed.open(uris) : undefined;
-      release = unsubscribe || held
-        ? () => {
-          unsubscribe?.();
-          held?.();
-        }
-        : undefined;
+      if (uris.length > 0) ends.push(await feed.open(uris));
       const response = await handler.fetch(request, {
         authInfo: authInfoOf(identity, ready),
         ...(body === undefined ? {} : { parsedBody: body }),
       });
-      return release ? onEnd(response, release) : response;
+      return ends.length > 0 ? onEnd(response, end) : response;
     } catch (err) {
-      release?.();
-      held?.();
+      end();
       throw err;
     }
   };
