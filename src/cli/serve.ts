@@ -224,6 +224,7 @@ export async function startGateway(
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
     streams,
+    admitStream: (identity) => sessions.admitStream(identity),
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   const app = createApp({

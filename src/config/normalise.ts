@@ -126,6 +126,7 @@ export function normaliseConfig(
       maxSessionsPerToken: sessionsPerToken(g.limits?.sessions ?? 1000, g.limits?.sessionsPerToken),
       maxBatch: g.limits?.batch ?? 50,
       streamBufferBytes: size(g.limits?.streamBuffer, 4 * 1024 ** 2),
+      maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       startWaitMs: ms(g.startWait, 2_000),

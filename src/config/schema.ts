@@ -161,6 +161,10 @@ const server = z.strictObject({
     "Pin this server's tool and prompt definitions (default gateway.pin): warn logs a changed, " +
       "new or renamed one; quarantine also hides and refuses it until approved; off ignores.",
   ),
+  maxSessionsPerToken: z.number().int().positive().optional().describe(
+    "With isolation: session, the most session processes one token may hold (default a " +
+      "quarter of maxSessions, at least 1).",
+  ),
   inheritEnv: z.union([
     z.boolean(),
     z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),
@@ -340,6 +344,9 @@ export const configSchema = z.strictObject({
       streamBuffer: size.optional().describe(
         "Bytes queued for a client that does not read its event stream (default 4MiB); " +
           "past it progress and log notifications are dropped, or the stream is closed.",
+      ),
+      tasksPerToken: z.number().int().positive().max(10_000).optional().describe(
+        "Tasks one token may hold in the gateway's table of 10000 (default 1000).",
       ),
     }).optional(),
     drainTimeout: duration.optional(),

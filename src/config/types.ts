@@ -35,6 +35,8 @@ interface ServerCommon {
   readonly isolation: "shared" | "session";
   /** With `isolation: session`, the most session processes at once. */
   readonly maxSessions: number;
+  /** With `isolation: session`, the most session processes one token may hold. */
+  readonly maxSessionsPerToken: number;
   /**
    * The protocol era spoken to it: `auto` probes with `server/discover` and falls back to
    * `initialize`; `legacy` is the 2025 wire (SDK 1.x client); `modern` is 2026-07-28 only.
@@ -243,6 +245,8 @@ export interface GatewayConfig {
     readonly maxBatch: number;
     /** Bytes queued for one slow reader of an event stream before events are dropped. */
     readonly streamBufferBytes: number;
+    /** Tasks one token may hold in the gateway's task table (`limits.tasksPerToken`). */
+    readonly maxTasksPerToken: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
     /**

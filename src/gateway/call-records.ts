@@ -51,6 +51,17 @@ export interface CallNotes {
   readonly filters: string[];
 }
 
+/**
+ * What a call answers: a tool result, or the `CreateTaskResult` of a task-augmented call (which
+ * has no `isError`: its creation went well).
+ */
+export type CallAnswer = object;
+
+/** True when `answer` is a tool result with `isError` set. */
+export function isErrorAnswer(answer: CallAnswer): boolean {
+  return (answer as { isError?: unknown }).isError === true;
+}
+
 /** How much of an `isError` result's text a call record keeps. */
 const ERROR_TEXT_MAX = 500;
 
@@ -110,9 +121,9 @@ export class CallObservers {
       });
     try {
       const result = await run(notes);
-      const r = result as CallToolResult;
-      if (kind === "tool" && r.isError) record("tool_error", { error: errorText(r), result });
-      else record("ok", { result });
+      if (kind === "tool" && isErrorAnswer(result as CallAnswer)) {
+        record("tool_error", { error: errorText(result as CallToolResult), result });
+      } else record("ok", { result });
       return result;
     } catch (err) {
       // A filter that blocked or failed names the filters that acted before it, and itself.

@@ -2,7 +2,12 @@
  * The gateway core: owns the upstream pool and the aggregated catalog, merges in local tools
  * (meta-tools, macros, execute), routes calls, and tells every session when lists change.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolRequest,
+  CallToolResult,
+  CreateTaskResult,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -38,6 +43,7 @@ import { profileView } from "./profiles.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import {
+  type CallAnswer,
   type CallNotes,
   CallObservers,
   type CallRecord,
@@ -330,14 +336,55 @@ export class Gateway {
    * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
    * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
    */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    return this.#gated(
+      name,
+      caller,
+      options,
+      args,
+      (inner, notes) => this.#route(name, args, caller, inner, notes),
+    );
+  }
+
+  /**
+   * Creates a task upstream for a task-augmented `tools/call` (either era). It is a call like
+   * any other: the same gate (rate, concurrency), call record and span, and the same process
+   * routing; the concurrency slot is held while the task is being created.
+   */
+  createTask(
+    params: CallToolRequest["params"],
+    caller: Caller,
+    options: CallOptions = {},
+  ): Promise<CreateTaskResult> {
+    return this.#gated(
+      params.name,
+      caller,
+      options,
+      params.arguments,
+      (inner, notes) => this.tasks.create(params, caller, inner, notes),
+    );
+  }
+
+  /**
+   * The one road of every call, plain or task-augmented: the {@link CallGate} admits it, a span
+   * wraps it when tracing is on, and observers are told how it ended.
+   */
+  async #gated<T extends CallAnswer>(
+    name: string,
+    caller: Caller,
+    options: CallOptions,
+    args: unknown,
+    run: (inner: CallOptions, notes: CallNotes) => Promise<T>,
+  ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    const observed = (inner: CallOptions) =>
+      this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
       if (this.#tracer) {
         const attributes = {
@@ -351,29 +398,13 @@ export class Gateway {
           `tools/call ${name}`,
           attributes,
           options,
-          (inner) => this.#observed(name, args, caller, inner),
+          observed,
         );
       }
-      return await this.#observed(name, args, caller, options);
+      return await observed(options);
     } finally {
       release?.();
     }
-  }
-
-  #observed(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    caller: Caller,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
-    return this.#observers.observe(
-      "tool",
-      name,
-      caller,
-      options,
-      args,
-      (notes) => this.#route(name, args, caller, options, notes),
-    );
   }
 
   /**
@@ -448,6 +479,7 @@ export class Gateway {
       // Tracked in flight, on the caller's own process of an `isolation: session` server.
       const result = await this.passthrough.serve(
         upstream,
+        caller,
         options,
         (serving) => {
           // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.

@@ -85,7 +85,7 @@ export async function getPrompt(
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
       }
-      return gateway.passthrough.serve(upstream, options, (serving) =>
+      return gateway.passthrough.serve(upstream, caller, options, (serving) =>
         serving.request(
           "prompts/get",
           { ...params, name: entry.upstreamName },
@@ -137,13 +137,18 @@ async function readFrom(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
-  const result = await gateway.passthrough.serve(upstream, options, (serving) =>
-    serving.request(
-      "resources/read",
-      { ...params, uri: target.uri },
-      ReadResourceResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    )) as ReadResourceResult;
+  const result = await gateway.passthrough.serve(
+    upstream,
+    caller,
+    options,
+    (serving) =>
+      serving.request(
+        "resources/read",
+        { ...params, uri: target.uri },
+        ReadResourceResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      ),
+  ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {
     ...result,
     contents: result.contents.map((c) => {
