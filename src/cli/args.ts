@@ -4,7 +4,16 @@ import { GatewayError } from "../shared/errors.ts";
 import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
 
 /** Sub-commands. */
-export const COMMANDS = ["serve", "check", "tools", "call", "run", "import", "login"] as const;
+export const COMMANDS = [
+  "serve",
+  "check",
+  "tools",
+  "call",
+  "run",
+  "import",
+  "approve",
+  "login",
+] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
 
@@ -37,6 +46,7 @@ Usage:
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
   mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
+  mcp-gateway approve SERVER [TOOL...]     accept what SERVER declares now (pin:), all or TOOLs
   mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
   mcp-gateway --help | --version
 
@@ -120,6 +130,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     call: [1, 2, "call TOOL [JSON]"],
     run: [1, 1, "run SCRIPT.lua"],
     import: [1, 1, "import FILE.json"],
+    approve: [1, Infinity, "approve SERVER [TOOL...]"],
     login: [1, 1, "login SERVER [--url URL]"],
   };
   const [min, max, shape] = expected[command]!;

@@ -25,6 +25,8 @@ export interface BootOptions {
    * `gateway.startWait`); they join later. Without it every first start is waited for.
    */
   startWaitMs?: number;
+  /** Record pins and watch the state folder for approvals (serve). */
+  recordPins?: boolean;
 }
 
 /** A booted gateway and its script host and macros (`null` when the config needs none). */
@@ -63,6 +65,7 @@ export async function bootGateway(
     await gateway.stop();
     throw err;
   }
+  if (options.recordPins) gateway.recordPins();
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;
   const tty = progress && Boolean(process.stderr.isTTY) && total > 0;

@@ -49,6 +49,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       case "import":
         return (await import("./import.ts")).importCommand(args.positionals[0]!);
+      case "approve": {
+        const { approveCommand } = await import("./approve.ts");
+        return approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));
+      }
       case "login": {
         const { loginCommand } = await import("./login.ts");
         return await loginCommand(args.config, args.positionals[0]!, { url: args.url });

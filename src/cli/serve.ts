@@ -18,6 +18,7 @@ import {
   TokenCallLimits,
 } from "../http/mod.ts";
 import {
+  AuditLog,
   CallJournal,
   createReloader,
   Lifecycle,
@@ -109,6 +110,7 @@ export async function startGateway(
     ({ gateway, scripting } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
       startWaitMs: config.gateway.startWaitMs,
+      recordPins: true,
     }));
   } catch (err) {
     await http?.close();
@@ -149,6 +151,10 @@ export async function startGateway(
     metrics.observe(call);
   });
   gateway.filters.observe((event) => metrics.observeFilter(event));
+  // The audit settings are read at start: a change to gateway.audit applies on restart.
+  if (config.gateway.audit) {
+    new AuditLog(config.gateway.audit, gateway, createLogger("audit")).observe(gateway);
+  }
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);
@@ -219,6 +225,7 @@ export async function startGateway(
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
     streams,
+    admitStream: (identity) => sessions.admitStream(identity),
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   gateway.upstreamAuth.listening(hostPort(http!));

@@ -1,5 +1,5 @@
 /**
- * Per-server `roots`, `isolation` and `maxSessions`: who may tell an upstream which folders it
+ * Per-server `roots`, `isolation`, `maxSessions` and `maxSessionsPerToken`: who may tell an upstream which folders it
  * serves. A shared process serves every session, so it may only ever see roots the operator
  * wrote down; a client's own roots need a process of that session's own (`isolation: session`).
  */
@@ -25,7 +25,7 @@ export function isolationOf(
   s: RawServer,
   dir: string,
   problems: Problem[],
-): Pick<ServerConfig, "roots" | "isolation" | "maxSessions"> {
+): Pick<ServerConfig, "roots" | "isolation" | "maxSessions" | "maxSessionsPerToken"> {
   const path = ["servers", name];
   const isolation = s.isolation ?? "shared";
   if (isolation === "session" && s.command === undefined) {
@@ -34,11 +34,13 @@ export function isolationOf(
       message: "isolation: session applies to command (stdio) servers only",
     });
   }
-  if (s.maxSessions !== undefined && isolation !== "session") {
-    problems.push({
-      path: [...path, "maxSessions"],
-      message: "maxSessions applies with isolation: session only",
-    });
+  for (const key of ["maxSessions", "maxSessionsPerToken"] as const) {
+    if (s[key] !== undefined && isolation !== "session") {
+      problems.push({
+        path: [...path, key],
+        message: `${key} applies with isolation: session only`,
+      });
+    }
   }
   let roots: ServerConfig["roots"] = null;
   if (s.roots === "client") {
@@ -64,7 +66,10 @@ export function isolationOf(
       return entry.name === undefined ? root : { ...root, name: entry.name };
     });
   }
-  return { roots, isolation, maxSessions: s.maxSessions ?? DEFAULT_MAX_SESSIONS };
+  const maxSessions = s.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  // One token's share, as for the session table: a quarter unless said otherwise.
+  const perToken = s.maxSessionsPerToken ?? Math.max(1, Math.floor(maxSessions / 4));
+  return { roots, isolation, maxSessions, maxSessionsPerToken: Math.min(maxSessions, perToken) };
 }
 
 /** A `file://` URI as written, or a path (relative to the config folder) turned into one. */

@@ -107,7 +107,10 @@ export function parseConfig(
     parsed.data.gateway?.auth?.tokens?.map((t) => t.token) ?? [],
     env,
   );
-  const normalised = normaliseConfig(parsed.data, dirname(file), file, { withheldEnv });
+  const normalised = normaliseConfig(parsed.data, dirname(file), file, {
+    withheldEnv,
+    stateDirectory: env.STATE_DIRECTORY,
+  });
   if (normalised.problems.length > 0) {
     throw configError(file, normalised.problems.map((p) => locate(p.path, p.message, lineOf)));
   }

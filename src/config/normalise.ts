@@ -2,10 +2,11 @@
  * Turns a validated {@link RawConfig} into the frozen {@link GatewayConfig}: defaults applied,
  * durations in ms, sizes in bytes, paths absolute. Cross-field rules live here.
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import { defaultStateDir } from "../state/mod.ts";
 import type { RawConfig, RawServer } from "./schema.ts";
 import { duplicateTokenProblems } from "./tokens.ts";
-import type { GatewayConfig, InlineMacroConfig, ServerConfig } from "./types.ts";
+import type { GatewayConfig, InlineMacroConfig, PinMode, ServerConfig } from "./types.ts";
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
@@ -23,6 +24,8 @@ export interface NormaliseProblem {
 export interface NormaliseContext {
   /** Variables no stdio server may inherit (they hold or name an auth token). */
   withheldEnv?: readonly string[];
+  /** `$STATE_DIRECTORY` (systemd's `StateDirectory=`): the default state folder. */
+  stateDirectory?: string | undefined;
 }
 
 const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -40,9 +43,22 @@ export function normaliseConfig(
   const g = raw.gateway ?? {};
   const [host, port] = splitListen(g.listen ?? DEFAULT_LISTEN);
   const separator = g.separator ?? "__";
+  const pin = g.pin ?? "warn";
+  const state = g.state === undefined
+    ? defaultStateDir(dir, { STATE_DIRECTORY: context.stateDirectory })
+    : abs(dir, g.state);
   const servers: ServerConfig[] = [];
   for (const [name, s] of Object.entries(raw.servers ?? {})) {
-    const server = normaliseServer(name, s, dir, problems, context.withheldEnv ?? [], g);
+    const server = normaliseServer(
+      name,
+      s,
+      dir,
+      problems,
+      context.withheldEnv ?? [],
+      g,
+      pin,
+      state,
+    );
     if (server) servers.push(server);
     if (name.includes(separator)) {
       problems.push({
@@ -111,6 +127,7 @@ export function normaliseConfig(
       maxSessionsPerToken: sessionsPerToken(g.limits?.sessions ?? 1000, g.limits?.sessionsPerToken),
       maxBatch: g.limits?.batch ?? 50,
       streamBufferBytes: size(g.limits?.streamBuffer, 4 * 1024 ** 2),
+      maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
@@ -132,6 +149,21 @@ export function normaliseConfig(
           instance: g.cluster.instance ?? null,
           advertise: g.cluster.advertise ?? null,
           heartbeatMs: ms(g.cluster.heartbeat, 2000),
+        }
+        : null,
+      state,
+      pin,
+      audit: g.audit
+        ? {
+          file: g.audit.file !== undefined
+            ? abs(dir, g.audit.file)
+            : g.audit.journal
+            ? null
+            : join(state, "audit.jsonl"),
+          args: g.audit.args ?? "hash",
+          maxBytes: size(g.audit.maxSize, 64 * 1024 ** 2),
+          keep: g.audit.keep ?? 5,
+          journal: g.audit.journal ?? false,
         }
         : null,
     },
@@ -163,6 +195,8 @@ function normaliseServer(
   problems: NormaliseProblem[],
   withheldEnv: readonly string[],
   g: NonNullable<RawConfig["gateway"]>,
+  pin: PinMode,
+  state: string,
 ): ServerConfig | undefined {
   const common = {
     name,
@@ -185,6 +219,7 @@ function normaliseServer(
     protocol: s.protocol ?? "auto",
     apps: s.apps ?? "auto",
     filters: filtersOf(s, g.filters, dir),
+    pin: s.pin ?? pin,
   };
 
   const path = ["servers", name];
@@ -208,7 +243,7 @@ function normaliseServer(
       cwd: abs(dir, s.cwd ?? "."),
       inheritEnv: s.inheritEnv ?? false,
       withheldEnv,
-      sandbox: sandboxOf(name, s, g.sandbox, dir, process.env.HOME, problems),
+      sandbox: sandboxOf(name, s, g.sandbox, dir, state, process.env.HOME, problems),
     };
   }
   if (s.url !== undefined) {

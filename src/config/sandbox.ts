@@ -22,14 +22,17 @@ export function within(inner: string, outer: string): boolean {
 }
 
 /**
- * The sandbox of one stdio server, or `null` when it runs unboxed. `configFile`'s folder and
- * `home` are the folders no `read`, `write` or `cwd` entry may be or contain.
+ * The sandbox of one stdio server, or `null` when it runs unboxed. The config's folder (`dir`),
+ * the state folder (`state`: pins, credentials, the audit key) and `home` are the folders no
+ * `read`, `write` or `cwd` entry may be or contain: a boxed server that could write the state
+ * folder could approve its own pinned changes.
  */
 export function sandboxOf(
   name: string,
   s: RawServer,
   fallback: RawSandbox | undefined,
   dir: string,
+  state: string,
   home: string | undefined,
   problems: Problem[],
 ): SandboxConfig | null {
@@ -38,11 +41,15 @@ export function sandboxOf(
   const spec = raw === true ? {} : raw;
   const at = s.sandbox === undefined ? ["gateway", "sandbox"] : ["servers", name, "sandbox"];
   // A home of "/" (some service users) would hide everything: only a real home counts.
-  const hidden = [dir, ...(home && home !== "/" ? [home] : [])];
+  const hidden = [dir, state, ...(home && home !== "/" ? [home] : [])];
   const guard = (path: string, where: (string | number)[], what: string) => {
     for (const h of hidden) {
       if (within(h, path)) {
-        const which = h === dir ? "the config's folder" : "$HOME";
+        const which = h === dir
+          ? "the config's folder"
+          : h === state
+          ? "the state folder"
+          : "$HOME";
         problems.push({
           path: where,
           message: `${what} ${path} holds ${which} (${h}), which a sandboxed server must ` +
@@ -50,6 +57,15 @@ export function sandboxOf(
         });
         return;
       }
+    }
+    // Unlike the config's folder (whose sub-folders, ./docs or ./data, are the usual grants),
+    // nothing inside the state folder is any server's to read or write.
+    if (within(path, state)) {
+      problems.push({
+        path: where,
+        message: `${what} ${path} is inside the state folder (${state}), which a sandboxed ` +
+          "server must never reach; name a folder of its own",
+      });
     }
   };
   const folders = (key: "read" | "write") =>

@@ -65,6 +65,10 @@ const upstreamOAuth = z.strictObject({
   ),
 });
 
+const pinMode = z.enum(["off", "warn", "quarantine"], {
+  error: "expected off, warn or quarantine",
+});
+
 const restart = z.strictObject({
   initialDelay: duration.optional().describe("First backoff delay (default 500ms)."),
   maxDelay: duration.optional().describe("Backoff ceiling (default 30s)."),
@@ -179,6 +183,14 @@ const server = z.strictObject({
   maxSessions: z.number().int().positive().optional().describe(
     "With isolation: session, the most session processes at once (default 16).",
   ),
+  pin: pinMode.optional().describe(
+    "Pin this server's tool and prompt definitions (default gateway.pin): warn logs a changed, " +
+      "new or renamed one; quarantine also hides and refuses it until approved; off ignores.",
+  ),
+  maxSessionsPerToken: z.number().int().positive().optional().describe(
+    "With isolation: session, the most session processes one token may hold (default a " +
+      "quarter of maxSessions, at least 1).",
+  ),
   inheritEnv: z.union([
     z.boolean(),
     z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),
@@ -292,6 +304,27 @@ const inlineMacro = z.strictObject({
   file: z.string().optional().describe("Lua script path, relative to the config file."),
 });
 
+const audit = z.strictObject({
+  file: z.string().min(1, { error: "expected a file path" }).optional().describe(
+    "Audit log file, relative to the config file (default audit.jsonl in the state folder " +
+      "unless journal is on).",
+  ),
+  args: z.enum(["none", "hash", "redacted", "full"], {
+    error: "expected none, hash, redacted or full",
+  }).optional().describe(
+    "What of the arguments is kept: none, hash (SHA-256 of their canonical JSON, the default), " +
+      "redacted (secret-named keys and long strings cut) or full.",
+  ),
+  maxSize: size.optional().describe("Rotate the file past this size (default 64MiB)."),
+  keep: z.number().int().min(1).max(100).optional().describe(
+    "Rotated files kept as FILE.1 … FILE.N (default 5).",
+  ),
+  journal: z.boolean().optional().describe(
+    "Also write each record to stderr as a log line of component audit (the journal under " +
+      "systemd), whatever the log level.",
+  ),
+});
+
 /** The whole config file. */
 export const configSchema = z.strictObject({
   gateway: z.strictObject({
@@ -338,6 +371,9 @@ export const configSchema = z.strictObject({
         "Bytes queued for a client that does not read its event stream (default 4MiB); " +
           "past it progress and log notifications are dropped, or the stream is closed.",
       ),
+      tasksPerToken: z.number().int().positive().max(10_000).optional().describe(
+        "Tasks one token may hold in the gateway's table of 10000 (default 1000).",
+      ),
     }).optional(),
     drainTimeout: duration.optional(),
     publicUrl: z.url({ error: "expected the URL browsers reach the gateway at" }).optional()
@@ -365,6 +401,12 @@ export const configSchema = z.strictObject({
         .describe("Headers sent with every export (an API key)."),
       flush: duration.optional().describe("Longest wait before buffered spans are sent (1s)."),
     }).optional().describe("OpenTelemetry traces; off when absent."),
+    state: z.string().min(1, { error: "expected a folder" }).optional().describe(
+      "Folder for what the gateway keeps across restarts (pins), relative to the config file " +
+        "(default $STATE_DIRECTORY, else .mcp-gateway beside the config file).",
+    ),
+    pin: pinMode.optional().describe("Default pin mode of every server (default warn)."),
+    audit: audit.optional().describe("One JSON line per tool call, prompt get and resource read."),
     cluster: z.strictObject({
       redis: z.string().regex(/^rediss?:\/\/\S+$/, {
         error: "expected a redis:// or rediss:// URL",

@@ -35,6 +35,8 @@ interface ServerCommon {
   readonly isolation: "shared" | "session";
   /** With `isolation: session`, the most session processes at once. */
   readonly maxSessions: number;
+  /** With `isolation: session`, the most session processes one token may hold. */
+  readonly maxSessionsPerToken: number;
   /**
    * The protocol era spoken to it: `auto` probes with `server/discover` and falls back to
    * `initialize`; `legacy` is the 2025 wire (SDK 1.x client); `modern` is 2026-07-28 only.
@@ -44,6 +46,8 @@ interface ServerCommon {
   readonly apps: "auto" | "on" | "off";
   /** Filters applied to its tool results and resource reads, in order (the gateway's first). */
   readonly filters: readonly FilterSpec[];
+  /** What changed declarations do: logged (`warn`), also hidden and refused (`quarantine`). */
+  readonly pin: PinMode;
 }
 
 /** One result filter: a built-in or a Lua file. */
@@ -69,6 +73,23 @@ export interface SandboxConfig {
   readonly ownCwd: boolean;
   /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
   readonly hidden: readonly string[];
+}
+
+/** How a server's declared tools and prompts are pinned. */
+export type PinMode = "off" | "warn" | "quarantine";
+
+/** `gateway.audit`: one JSON record per tool call, prompt get and resource read. */
+export interface AuditConfig {
+  /** Absolute file path, or `null` for the journal only. */
+  readonly file: string | null;
+  /** What of the arguments a record keeps. */
+  readonly args: "none" | "hash" | "redacted" | "full";
+  /** Size past which the file is rotated. */
+  readonly maxBytes: number;
+  /** Rotated files kept. */
+  readonly keep: number;
+  /** Also write each record to stderr (the journal under systemd). */
+  readonly journal: boolean;
 }
 
 /** One root the gateway offers an upstream on its own (a `file://` URI). */
@@ -241,6 +262,8 @@ export interface GatewayConfig {
     readonly maxBatch: number;
     /** Bytes queued for one slow reader of an event stream before events are dropped. */
     readonly streamBufferBytes: number;
+    /** Tasks one token may hold in the gateway's task table (`limits.tasksPerToken`). */
+    readonly maxTasksPerToken: number;
     readonly sessionIdleMs: number;
     readonly drainTimeoutMs: number;
     /**
@@ -256,6 +279,12 @@ export interface GatewayConfig {
     readonly secretsKey: string | null;
     /** Several instances sharing Redis; `null` = everything in-process. */
     readonly cluster: ClusterConfig | null;
+    /** Absolute state folder (pins; see `src/state/`). */
+    readonly state: string;
+    /** Default pin mode of servers that set none. */
+    readonly pin: PinMode;
+    /** The audit log; `null` = off. */
+    readonly audit: AuditConfig | null;
   };
   readonly servers: readonly ServerConfig[];
   /** Profiles by name, in file order. */

@@ -6,7 +6,18 @@
  * function decides what the call carries.
  */
 import type { SessionLink } from "./passthrough/link.ts";
-import type { Caller, CallOptions, CallOrigin } from "./types.ts";
+import type { CallOptions, CallOrigin } from "./types.ts";
+
+/** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
+export type Era = "legacy" | "modern" | "local";
+
+/**
+ * The era of a call: set on calls a script makes (from the call the script serves), else read
+ * from the entry: a 2025 session's calls carry it, a 2026-07-28 flow's calls carry its origin.
+ */
+export function eraOf(options: CallOptions): Era {
+  return options.era ?? (options.session ? "legacy" : options.origin ? "modern" : "local");
+}
 
 /** A progress notification's params as the downstream client receives them. */
 export interface ProgressParams {
@@ -55,6 +66,7 @@ export function callContext(entry: CallEntry): CallOptions {
   const parent = entry.parent;
   if (parent) {
     out.scriptDepth = (parent.scriptDepth ?? 0) + 1;
+    out.era = eraOf(parent);
     if (parent.session) out.session = parent.session;
     if (parent.requestId !== undefined) out.requestId = parent.requestId;
     // The script's span is the parent of the calls it makes (when tracing is on).
@@ -80,16 +92,4 @@ export function callContext(entry: CallEntry): CallOptions {
     }
   }
   return out;
-}
-
-/**
- * `options` carrying the caller's identity (its token name, `oauth:<sub>`): a `mode: per-user`
- * server serves the request on that identity's own connection. Set once, where a request leaves
- * the gateway for an upstream.
- */
-export function withIdentity(options: CallOptions, caller: Caller): CallOptions {
-  if (options.identity === undefined && caller.tokenName !== null) {
-    options.identity = caller.tokenName;
-  }
-  return options;
 }

@@ -1,7 +1,8 @@
 /**
  * The seam where per-caller call limits plug into the core. Every tool call — from a client, a
- * batch, a macro or an `execute` script (`options.internal`) — passes through
- * {@link Gateway.callTool} once, so limits enforced there count calls, not HTTP requests. The
+ * batch, a macro or an `execute` script (`options.internal`), plain or task-augmented
+ * (`Gateway.createTask`, either era) — passes the gate once, so limits enforced there count
+ * calls, not HTTP requests. The
  * core knows nothing of tokens' rates; the HTTP room supplies the gate.
  */
 import type { Caller } from "./types.ts";

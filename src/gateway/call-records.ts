@@ -1,20 +1,32 @@
 /**
- * Finished tool calls, told to observers (metrics, the status page's journal). The core only
- * publishes: `ops` subscribes through `Gateway.observeCalls`, and with no observer a call pays
- * one length check.
+ * Finished operations, told to observers: tool calls (metrics, the status page's journal) and,
+ * for observers of every kind (the audit log), prompt gets and resource reads too. The core
+ * only publishes: `ops` subscribes through `Gateway.observeCalls` / `observeOperations`, and
+ * with no observer an operation pays one length check.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../shared/errors.ts";
-import type { Caller } from "./types.ts";
+import { type Era, eraOf } from "./call-context.ts";
+import type { Caller, CallOptions } from "./types.ts";
 
-/** One finished tool call, for metrics and the status page. */
+/** What an operation was. */
+export type OperationKind = "tool" | "prompt" | "resource";
+
+/** One finished operation, for metrics, the status page and the audit log. */
 export interface CallRecord {
+  readonly kind: OperationKind;
+  /** Exposed tool or prompt name, or the resource URI the client asked for. */
   readonly name: string;
   /** Upstream server, or `null` for local tools. */
   readonly server: string | null;
   readonly tokenName: string | null;
   /** The profile endpoint the call came to; `null` = the whole catalog's. */
   readonly profile: string | null;
+  readonly sessionId: string | null;
+  /** The era the client spoke; `local` for the command line and embedders. */
+  readonly era: Era;
+  /** Script runs this call is nested in (0: a client's own call). */
+  readonly scriptDepth: number;
   readonly durationMs: number;
   /** `ok`, `tool_error` (an isError result), or `error` (thrown). */
   readonly outcome: "ok" | "tool_error" | "error";
@@ -22,75 +34,117 @@ export interface CallRecord {
   readonly error?: string;
   /** The `GatewayError` code of a thrown error (`TOOL_NOT_FOUND`: `name` came from the client). */
   readonly code?: string;
-  /** Result filters that changed or blocked the result, in order (absent: none acted). */
-  readonly filters?: readonly string[];
   readonly at: number;
+  /** The arguments as the client sent them (observers decide what of them to keep). */
+  readonly args?: unknown;
+  /** The answer, for observers that measure it; absent when the operation threw. */
+  readonly result?: unknown;
+  /** Result filters that changed or blocked the answer, in order (empty: none acted). */
+  readonly filters: readonly string[];
 }
 
-/** What a call reports while it runs: the server it routed to, the filters that acted. */
-export interface CallNote {
-  server(name: string): void;
-  filters(names: readonly string[]): void;
+/** What the operation itself reports while it runs. */
+export interface CallNotes {
+  /** The upstream server it was routed to. */
+  server: string | null;
+  /** Filters that acted on its answer, in order. */
+  readonly filters: string[];
+}
+
+/**
+ * What a call answers: a tool result, or the `CreateTaskResult` of a task-augmented call (which
+ * has no `isError`: its creation went well).
+ */
+export type CallAnswer = object;
+
+/** True when `answer` is a tool result with `isError` set. */
+export function isErrorAnswer(answer: CallAnswer): boolean {
+  return (answer as { isError?: unknown }).isError === true;
 }
 
 /** How much of an `isError` result's text a call record keeps. */
 const ERROR_TEXT_MAX = 500;
 
-/** The observers of one gateway's calls. */
+/** The observers of one gateway's operations. */
 export class CallObservers {
-  #observers: ((call: CallRecord) => void)[] = [];
+  #tools: ((call: CallRecord) => void)[] = [];
+  #all: ((call: CallRecord) => void)[] = [];
 
   /** Registers an observer told about every finished tool call. */
   add(observer: (call: CallRecord) => void): void {
-    this.#observers.push(observer);
+    this.#tools.push(observer);
+  }
+
+  /** Registers an observer told about every finished tool call, prompt get and resource read. */
+  addAll(observer: (call: CallRecord) => void): void {
+    this.#all.push(observer);
   }
 
   /**
-   * Runs one call and tells every observer how it ended; `run` reports the upstream server it
-   * routed to and the filters that acted through its {@link CallNote} (local tools report none).
+   * Runs one operation and tells the observers how it ended; `run` reports the server it routed
+   * to and the filters that acted through the notes it is given.
    */
-  async observe(
+  async observe<R>(
+    kind: OperationKind,
     name: string,
     caller: Caller,
-    run: (note?: CallNote) => Promise<CallToolResult>,
-  ): Promise<CallToolResult> {
-    if (this.#observers.length === 0) return await run();
+    options: CallOptions,
+    args: unknown,
+    run: (notes: CallNotes) => Promise<R>,
+  ): Promise<R> {
+    const notes: CallNotes = { server: null, filters: [] };
+    if (this.#all.length === 0 && (kind !== "tool" || this.#tools.length === 0)) {
+      return await run(notes);
+    }
     const started = performance.now();
-    let server: string | null = null;
-    let filters: readonly string[] = [];
-    const record = (outcome: CallRecord["outcome"], error?: string, code?: string) =>
-      this.#tell({
+    const record = (
+      outcome: CallRecord["outcome"],
+      extra: { error?: string; code?: string | undefined; result?: unknown },
+    ) =>
+      this.#tell(kind, {
+        kind,
         name,
-        server,
+        server: notes.server,
         tokenName: caller.tokenName,
+        sessionId: caller.sessionId,
         profile: caller.profile,
+        era: eraOf(options),
+        scriptDepth: options.scriptDepth ?? 0,
         durationMs: performance.now() - started,
         outcome,
-        ...(error === undefined ? {} : { error }),
-        ...(code === undefined ? {} : { code }),
-        ...(filters.length === 0 ? {} : { filters }),
+        ...(extra.error === undefined ? {} : { error: extra.error }),
+        ...(extra.code === undefined ? {} : { code: extra.code }),
         at: Date.now(),
+        ...(args === undefined ? {} : { args }),
+        ...("result" in extra ? { result: extra.result } : {}),
+        filters: notes.filters,
       });
-    const note: CallNote = { server: (s) => (server = s), filters: (f) => (filters = f) };
     try {
-      const result = await run(note);
-      if (result.isError) record("tool_error", errorText(result));
-      else record("ok");
+      const result = await run(notes);
+      if (kind === "tool" && isErrorAnswer(result as CallAnswer)) {
+        record("tool_error", { error: errorText(result as CallToolResult), result });
+      } else record("ok", { result });
       return result;
     } catch (err) {
       // A filter that blocked or failed names the filters that acted before it, and itself.
       const acted = err instanceof GatewayError ? err.data?.filters : undefined;
-      if (Array.isArray(acted)) filters = acted as string[];
-      record("error", messageOf(err), err instanceof GatewayError ? err.code : undefined);
+      if (Array.isArray(acted)) notes.filters.splice(0, notes.filters.length, ...acted);
+      record("error", {
+        error: messageOf(err),
+        code: err instanceof GatewayError ? err.code : undefined,
+      });
       throw err;
     }
   }
 
-  #tell(call: CallRecord): void {
-    for (const o of this.#observers) {
-      try {
-        o(call);
-      } catch { /* an observer must never break a call */ }
+  #tell(kind: OperationKind, call: CallRecord): void {
+    const lists = kind === "tool" ? [this.#tools, this.#all] : [this.#all];
+    for (const list of lists) {
+      for (const o of list) {
+        try {
+          o(call);
+        } catch { /* an observer must never break a call */ }
+      }
     }
   }
 }

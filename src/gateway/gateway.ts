@@ -2,7 +2,12 @@
  * The gateway core: owns the upstream pool and the aggregated catalog, merges in local tools
  * (meta-tools, macros, execute), routes calls, and tells every session when lists change.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolRequest,
+  CallToolResult,
+  CreateTaskResult,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -37,12 +42,18 @@ import {
 import { profileView } from "./profiles.ts";
 import type { CallGate } from "./call-gate.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import { type CallNote, CallObservers, type CallRecord } from "./call-records.ts";
+import {
+  type CallAnswer,
+  type CallNotes,
+  CallObservers,
+  type CallRecord,
+  type OperationKind,
+} from "./call-records.ts";
 import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
-import { withIdentity } from "./call-context.ts";
 import { withConnectRound } from "./passthrough/connect-round.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
+import { Pins } from "./pinning/mod.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -71,12 +82,15 @@ export class Gateway {
   #scopes = new ServerScopes();
   #gate: CallGate | null = null;
   #settled: Promise<void> = Promise.resolve();
+  /** What servers declare, compared with what was approved (`pin:`). */
+  readonly pins: Pins;
 
   constructor(config: GatewayConfig, log: Logger) {
     this.#config = config;
     this.log = log;
     this.#changes = new ListChanges(log);
     this.upstreamAuth = new UpstreamAuth(() => this.#config, log.child("upstream-oauth"));
+    this.pins = new Pins(() => this.#config, log.child("pins"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
       credential: (server) => this.upstreamAuth.credentialFor(server),
       userCredential: (server, identity) =>
@@ -136,6 +150,7 @@ export class Gateway {
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
   async stop(): Promise<void> {
+    this.pins.close();
     await this.pool.stopAll();
     await Promise.all(this.#closers.map((c) => c().catch(() => {})));
   }
@@ -242,6 +257,23 @@ export class Gateway {
     this.#observers.add(observer);
   }
 
+  /** Registers an observer told about every tool call, prompt get and resource read (audit). */
+  observeOperations(observer: (call: CallRecord) => void): void {
+    this.#observers.addAll(observer);
+  }
+
+  /** Runs a prompt get or resource read under the observers (see `operations.ts`). */
+  observed<R>(
+    kind: Exclude<OperationKind, "tool">,
+    name: string,
+    caller: Caller,
+    options: CallOptions,
+    args: unknown,
+    run: (notes: CallNotes) => Promise<R>,
+  ): Promise<R> {
+    return this.#observers.observe(kind, name, caller, options, args, run);
+  }
+
   /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
   listTools(caller: Caller, config: GatewayConfig = this.#config): Tool[] {
     return listedTools(this.#local, this.#catalog, this.#scope(caller, config));
@@ -271,11 +303,15 @@ export class Gateway {
     const local = this.#local.get(name);
     let entry = local ? undefined : this.#catalog.toolsByName.get(name);
     // A server that never came up has no catalog: its names answer "down", not "unknown".
-    if (!local && !entry) {
-      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
-    }
     // Outside the caller's profile a tool does not exist, as for an unknown name.
     const scope = this.#scope(caller);
+    if (!local && !entry) {
+      this.pins.refuseHeld("tool", name, (h) => {
+        const held = h.entry as ToolEntry;
+        return !(held.hidden && !internal) && reachesUpstream(scope, held);
+      });
+      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
+    }
     if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
       const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
       const found = unprefixedTarget(this.#catalog, name, allowed, view);
@@ -308,14 +344,55 @@ export class Gateway {
    * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
    * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
    */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    return this.#gated(
+      name,
+      caller,
+      options,
+      args,
+      (inner, notes) => this.#route(name, args, caller, inner, notes),
+    );
+  }
+
+  /**
+   * Creates a task upstream for a task-augmented `tools/call` (either era). It is a call like
+   * any other: the same gate (rate, concurrency), call record and span, and the same process
+   * routing; the concurrency slot is held while the task is being created.
+   */
+  createTask(
+    params: CallToolRequest["params"],
+    caller: Caller,
+    options: CallOptions = {},
+  ): Promise<CreateTaskResult> {
+    return this.#gated(
+      params.name,
+      caller,
+      options,
+      params.arguments,
+      (inner, notes) => this.tasks.create(params, caller, inner, notes),
+    );
+  }
+
+  /**
+   * The one road of every call, plain or task-augmented: the {@link CallGate} admits it, a span
+   * wraps it when tracing is on, and observers are told how it ended.
+   */
+  async #gated<T extends CallAnswer>(
+    name: string,
+    caller: Caller,
+    options: CallOptions,
+    args: unknown,
+    run: (inner: CallOptions, notes: CallNotes) => Promise<T>,
+  ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    const observed = (inner: CallOptions) =>
+      this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
       if (this.#tracer) {
         const attributes = {
@@ -329,26 +406,13 @@ export class Gateway {
           `tools/call ${name}`,
           attributes,
           options,
-          (inner) => this.#observed(name, args, caller, inner),
+          observed,
         );
       }
-      return await this.#observed(name, args, caller, options);
+      return await observed(options);
     } finally {
       release?.();
     }
-  }
-
-  #observed(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    caller: Caller,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
-    return this.#observers.observe(
-      name,
-      caller,
-      (note) => this.#route(name, args, caller, options, note),
-    );
   }
 
   /**
@@ -376,7 +440,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    note?: CallNote,
+    notes: CallNotes,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
     const target = this.resolveTool(name, caller, options.internal, view);
@@ -391,7 +455,7 @@ export class Gateway {
         (inner) => target.call(args ?? {}, caller, inner),
       );
     }
-    note?.server(target.server);
+    notes.server = target.server;
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
       return await traced(
@@ -400,10 +464,10 @@ export class Gateway {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, caller, inner, note),
+        (inner) => this.#callUpstream(target, args, caller, inner, notes),
       );
     }
-    return await this.#callUpstream(target, args, caller, options, note);
+    return await this.#callUpstream(target, args, caller, options, notes);
   }
 
   async #callUpstream(
@@ -411,7 +475,7 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     options: CallOptions,
-    note?: CallNote,
+    notes: CallNotes,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);
     try {
@@ -423,12 +487,12 @@ export class Gateway {
       // Tracked in flight, on the caller's own process of an `isolation: session` server, or
       // on the caller's own connection of a per-user server (whose connect link the client may
       // be asked to open within the call).
-      const calling = withIdentity(options, caller);
       const config = upstream.config;
       const result = await withConnectRound(
         this.passthrough,
         upstream,
-        calling,
+        options,
+        caller.tokenName,
         (identity) =>
           config.kind === "http" && config.oauth?.mode === "per-user"
             ? this.upstreamAuth.userCredential(config, identity)
@@ -436,7 +500,8 @@ export class Gateway {
         () =>
           this.passthrough.serve(
             upstream,
-            calling,
+            caller,
+            options,
             (serving) => {
               // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
               const input = serving.era === "modern"
@@ -458,7 +523,7 @@ export class Gateway {
         filterContext("tool", target.server, target.name, caller, options),
         result,
       );
-      if (screened.acted.length > 0) note?.filters(screened.acted);
+      notes.filters.push(...screened.acted);
       // Resource links name URIs as the client knows them (`ui://` views especially).
       return exposeResultUris(
         screened.value,
@@ -469,6 +534,14 @@ export class Gateway {
       if (outage) return outageResult(outage);
       throw err;
     }
+  }
+
+  /**
+   * Records pins from now on (first sight, what servers declare) and applies approvals other
+   * processes write to the state folder: for a serving gateway, before {@link start}.
+   */
+  recordPins(): void {
+    this.pins.record(() => this.#rebuild());
   }
 
   /** Bumped whenever the catalog or local tools are rebuilt; caches key on it. */
@@ -485,8 +558,11 @@ export class Gateway {
       u.state === "up" || u.state === "down" || u.state === "starting" ||
       u.state === "needs-login"
     );
+    this.pins.review(known);
     // The gateway's own tools keep their names; an upstream tool taking one is renamed.
-    this.#catalog = buildCatalog(this.#config, known, this.log, new Set(this.#local.keys()));
+    this.#catalog = this.pins.apply(
+      buildCatalog(this.#config, known, this.log, new Set(this.#local.keys())),
+    );
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
     this.#changes.publish({

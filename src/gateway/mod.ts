@@ -10,7 +10,8 @@ export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, RenamedTool, ToolEntry } from "./catalog.ts";
 export { Gateway } from "./gateway.ts";
-export type { CallNote, CallRecord } from "./call-records.ts";
+export type { CallNotes, CallRecord, OperationKind } from "./call-records.ts";
+export type { Era } from "./call-context.ts";
 export {
   type FilterContext,
   type FilterEvent,
@@ -24,6 +25,7 @@ export { visibleChanges } from "./visible-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";
+export { canonicalJson } from "./pinning/mod.ts";
 export { outageOf, outageResult } from "./outcome.ts";
 export type { CallOutcome, Outage, OutageKind } from "./outcome.ts";
 export { DEFAULT_PAGE_SIZE, page } from "./paging.ts";

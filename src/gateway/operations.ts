@@ -24,6 +24,8 @@ import {
 import { GatewayError } from "../shared/errors.ts";
 import { filterContext } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
+import type { CallNotes } from "./call-records.ts";
+import type { PromptEntry } from "./catalog.ts";
 import {
   exposeUri,
   resolveResource,
@@ -31,7 +33,6 @@ import {
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
 import type { Caller, CallOptions } from "./types.ts";
-import { withIdentity } from "./call-context.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
@@ -65,21 +66,34 @@ export async function getPrompt(
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
+    gateway.pins.refuseHeld(
+      "prompt",
+      params.name,
+      (h) => gateway.reachesPrompt(caller, h.entry as PromptEntry),
+    );
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
-  const upstream = gateway.pool.get(entry.server);
-  if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-  return await gateway.passthrough.serve(
-    upstream,
-    withIdentity(options, caller),
-    (serving) =>
-      serving.request(
-        "prompts/get",
-        { ...params, name: entry.upstreamName },
-        GetPromptResultSchema,
-        options.signal ? { signal: options.signal } : {},
-      ),
-  ) as GetPromptResult;
+  return await gateway.observed(
+    "prompt",
+    params.name,
+    caller,
+    options,
+    params.arguments,
+    (notes) => {
+      notes.server = entry.server;
+      const upstream = gateway.pool.get(entry.server);
+      if (!upstream) {
+        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
+      }
+      return gateway.passthrough.serve(upstream, caller, options, (serving) =>
+        serving.request(
+          "prompts/get",
+          { ...params, name: entry.upstreamName },
+          GetPromptResultSchema,
+          options.signal ? { signal: options.signal } : {},
+        )) as Promise<GetPromptResult>;
+    },
+  );
 }
 
 /**
@@ -103,14 +117,30 @@ export async function readResource(
   params: { uri: string; [key: string]: unknown },
   options: CallOptions = {},
 ): Promise<ReadResourceResult> {
-  const target = resourceTarget(gateway, params.uri, caller);
+  return await gateway.observed("resource", params.uri, caller, options, undefined, (notes) => {
+    const target = resourceTarget(gateway, params.uri, caller);
+    notes.server = target.server;
+    return readFrom(gateway, target, params, caller, options, notes);
+  });
+}
+
+/** Reads from the target's server, maps URIs back and screens the contents with its filters. */
+async function readFrom(
+  gateway: Gateway,
+  target: ResourceTarget,
+  params: { uri: string; [key: string]: unknown },
+  caller: Caller,
+  options: CallOptions,
+  notes: CallNotes,
+): Promise<ReadResourceResult> {
   const upstream = gateway.pool.get(target.server);
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
   const result = await gateway.passthrough.serve(
     upstream,
-    withIdentity(options, caller),
+    caller,
+    options,
     (serving) =>
       serving.request(
         "resources/read",
@@ -133,6 +163,7 @@ export async function readResource(
     filterContext("resource", target.server, params.uri, caller, options),
     exposed,
   );
+  notes.filters.push(...screened.acted);
   return screened.value;
 }
 

@@ -4,20 +4,20 @@
  * call carries in `_meta`, and what runs inside gets the span's own `traceparent` there, so an
  * upstream request or a script's calls carry it on.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
+import { type CallAnswer, isErrorAnswer } from "./call-records.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { CallOptions } from "./types.ts";
 
 /** Runs `run` inside a span of `tracer`; the span ends with the call's outcome. */
-export async function traced(
+export async function traced<T extends CallAnswer>(
   tracer: CallTracer,
   kind: SpanKind,
   spanName: string,
   attributes: Record<string, string>,
   options: CallOptions,
-  run: (inner: CallOptions) => Promise<CallToolResult>,
-): Promise<CallToolResult> {
+  run: (inner: CallOptions) => Promise<T>,
+): Promise<T> {
   const span = tracer.start(kind, spanName, attributes, traceparentOf(options.meta));
   const inner: CallOptions = {
     ...options,
@@ -25,7 +25,7 @@ export async function traced(
   };
   try {
     const result = await run(inner);
-    span.end(result.isError ? "tool_error" : "ok");
+    span.end(isErrorAnswer(result) ? "tool_error" : "ok");
     return result;
   } catch (err) {
     span.end("error", messageOf(err));

@@ -61,11 +61,8 @@ export interface CallOptions {
   scriptDepth?: number;
   /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
   origin?: CallOrigin;
-  /**
-   * Who the call is for (a token's name, `oauth:<sub>`): a `mode: per-user` server serves it on
-   * that identity's own connection. Set by the gateway from the caller.
-   */
-  identity?: string;
+  /** For a call a script makes: the era of the client the script serves (see `eraOf`). */
+  era?: "legacy" | "modern" | "local";
 }
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */

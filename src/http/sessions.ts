@@ -15,12 +15,12 @@ import {
   profileConfig,
 } from "../gateway/mod.ts";
 import type { SessionLink } from "../gateway/passthrough/mod.ts";
-import { createSessionServer } from "../session/legacy/mod.ts";
+import { authInfoOf, createSessionServer } from "../session/legacy/mod.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore, REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
-import { sessionShareRefusal } from "./session-share.ts";
+import { SessionShares } from "./session-share.ts";
 import { SessionTransport } from "./session-transport.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
 import {
@@ -40,6 +40,12 @@ interface Session {
   readonly tokenName: string | null;
   /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
   readonly profile: string | null;
+  /**
+   * Who last presented a request on the session (same token name, perhaps another OAuth token
+   * of the subject): the session's standing caller follows it. Each request itself is judged by
+   * its own token (`authInfoOf`).
+   */
+  readonly standing: { who: RequestIdentity };
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
   /** `tools/call` requests answered on the fast path (streamable HTTP only). */
@@ -85,6 +91,7 @@ export class SessionRegistry {
   #gateway: Gateway;
   #opts: SessionRegistryOptions;
   #events = new MemoryEventStore();
+  #shares = new SessionShares();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #unobserve: () => void;
 
@@ -128,6 +135,9 @@ export class SessionRegistry {
         return jsonError(404, -32001, "Session not found on this endpoint");
       }
       s.activity.lastSeen = Date.now();
+      s.standing.who = who;
+      const caller = callerOf(this.#gateway, () => s.id, who);
+      const authInfo = authInfoOf(caller);
       const transport = s.transport as WebStandardStreamableHTTPServerTransport;
       if (req.method === "POST" && s.fast) {
         let body: unknown;
@@ -143,7 +153,7 @@ export class SessionRegistry {
           this.#gateway.passthrough.touch(link);
           return await s.fast.run(body, {
             gateway: this.#gateway,
-            caller: callerOf(this.#gateway, s.id, who),
+            caller,
             link,
             sessionId: s.id,
             activity: s.activity,
@@ -151,9 +161,9 @@ export class SessionRegistry {
           });
         }
         if (s.fast.cancel(cancelledId(body))) return new Response(null, { status: 202 });
-        return await transport.handleRequest(req, { parsedBody: body });
+        return await transport.handleRequest(req, { parsedBody: body, authInfo });
       }
-      const response = await transport.handleRequest(req);
+      const response = await transport.handleRequest(req, { authInfo });
       // A GET is a stream held open for server messages; POST answers are counted per request.
       if (req.method !== "GET") return response;
       // A resumed stream starts with its whole replay, written at once (the SDK does not wait
@@ -180,13 +190,11 @@ export class SessionRegistry {
         "Bad Request: no session; the first request must be initialize",
       );
     }
-    if (this.#sessions.size >= this.#opts.maxSessions) {
-      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
-    }
     const share = this.#shareRefusal(who);
     if (share) return share;
     const activity = newActivity();
     const fast = new FastCalls();
+    const standing = { who };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Replay stays within this session: its events are stored under an owner of its own.
@@ -201,6 +209,7 @@ export class SessionRegistry {
           transport,
           tokenName: who.tokenName,
           profile: who.profile ?? null,
+          standing,
           activity,
           fast,
         });
@@ -212,9 +221,10 @@ export class SessionRegistry {
       },
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
+    const sessionId = () => transport.sessionId ?? null;
     const { server, link } = createSessionServer(
       this.#gateway,
-      () => callerOf(this.#gateway, transport.sessionId ?? null, who),
+      () => callerOf(this.#gateway, sessionId, standing.who),
       this.#opts.pageSize === undefined ? {} : { pageSize: this.#opts.pageSize },
     );
     const wire = new SessionTransport(transport, activity, fast.route);
@@ -223,7 +233,8 @@ export class SessionRegistry {
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(wire);
-    return await transport.handleRequest(req, { parsedBody: body });
+    const authInfo = authInfoOf(callerOf(this.#gateway, sessionId, who));
+    return await transport.handleRequest(req, { parsedBody: body, authInfo });
   }
 
   /**
@@ -235,22 +246,31 @@ export class SessionRegistry {
     return guardOptions(stream, max, who.expiresAt, this.#opts.streams);
   }
 
-  #shareRefusal(who: RequestIdentity): Response | null {
+  /** The refusal of a new session or listen stream for `who`, or `null` (./session-share.ts). */
+  #shareRefusal(who: { readonly tokenName: string | null }): Response | null {
     const perToken = this.#gateway.config.gateway.maxSessionsPerToken;
-    return sessionShareRefusal(this.#sessions.values(), who.tokenName, perToken);
+    const limits = { maxSessions: this.#opts.maxSessions, perToken };
+    return this.#shares.refusal(this.#sessions, who.tokenName, limits);
+  }
+
+  /**
+   * Admits one 2026-07-28 `subscriptions/listen` stream of `who` as a session of its token:
+   * what ends its share, or the answer refusing it.
+   */
+  admitStream(who: { readonly tokenName: string | null }): (() => void) | Response {
+    return this.#shareRefusal(who) ?? this.#shares.hold(who.tokenName);
   }
 
   /** Handles `GET /sse`: opens a legacy session. */
   async openSse(who: RequestIdentity, messagePath: string): Promise<Response> {
-    if (this.#sessions.size >= this.#opts.maxSessions) {
-      return jsonError(503, -32000, `too many sessions (limit ${this.#opts.maxSessions})`);
-    }
     const share = this.#shareRefusal(who);
     if (share) return share;
     const transport = new SseSessionTransport(messagePath);
+    const standing = { who };
+    const sessionId = () => transport.sessionId;
     const { server, link } = createSessionServer(
       this.#gateway,
-      () => callerOf(this.#gateway, transport.sessionId, who),
+      () => callerOf(this.#gateway, sessionId, standing.who),
     );
     const session: Session = {
       id: transport.sessionId,
@@ -260,6 +280,7 @@ export class SessionRegistry {
       transport,
       tokenName: who.tokenName,
       profile: who.profile ?? null,
+      standing,
       // The event stream alone does not keep a legacy session alive (it is open for the
       // session's whole life): it idles out like a streamable one, counting messages posted
       // and answers sent; a request in flight keeps it.
@@ -288,9 +309,11 @@ export class SessionRegistry {
       return jsonError(403, -32003, "Session belongs to another token");
     }
     s.activity.lastSeen = Date.now();
+    s.standing.who = who;
     return (s.transport as SseSessionTransport).handlePost(
       req,
       this.#gateway.config.gateway.maxBatch,
+      authInfoOf(callerOf(this.#gateway, () => s.id, who)),
     );
   }
 
@@ -358,9 +381,16 @@ function closeReason(
   return null;
 }
 
-/** The session's caller: its token's globs are read from the running config at every check. */
-function callerOf(gateway: Gateway, sessionId: string | null, who: RequestIdentity): Caller {
-  return liveCaller(() => gateway.config, () => sessionId, who);
+/**
+ * A caller on a session, as `who`: a configured token's globs are read from the running config
+ * at every check, an OAuth token's are its own.
+ */
+function callerOf(
+  gateway: Gateway,
+  sessionId: () => string | null,
+  who: RequestIdentity,
+): Caller {
+  return liveCaller(() => gateway.config, sessionId, who);
 }
 
 function chain(first: (() => void) | undefined, second: () => void): () => void {

@@ -2,8 +2,13 @@
  * Legacy HTTP+SSE transport (protocol 2024-11-05) on Web streams: `GET /sse` opens the event
  * stream and announces `/message?sessionId=…`; `POST /message` carries client messages.
  */
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type MessageExtraInfo,
+} from "@modelcontextprotocol/sdk/types.js";
 import { batchRefusal } from "./batch.ts";
 
 const KEEPALIVE_MS = 15_000;
@@ -14,7 +19,7 @@ export class SseSessionTransport implements Transport {
   readonly sessionId = crypto.randomUUID();
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #keepalive: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -47,8 +52,11 @@ export class SseSessionTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Handles `POST /message` for this session; batches over `maxBatch` are refused whole. */
-  async handlePost(req: Request, maxBatch = Infinity): Promise<Response> {
+  /**
+   * Handles `POST /message` for this session; batches over `maxBatch` are refused whole. Every
+   * message is handed on with `authInfo`: who presented this POST.
+   */
+  async handlePost(req: Request, maxBatch = Infinity, authInfo?: AuthInfo): Promise<Response> {
     let parsed: unknown;
     try {
       parsed = await req.json();
@@ -62,7 +70,7 @@ export class SseSessionTransport implements Transport {
       const r = JSONRPCMessageSchema.safeParse(m);
       if (!r.success) return jsonError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
     }
-    for (const m of messages) this.onmessage?.(m as JSONRPCMessage);
+    for (const m of messages) this.onmessage?.(m as JSONRPCMessage, authInfo ? { authInfo } : {});
     return new Response("Accepted", { status: 202 });
   }
 

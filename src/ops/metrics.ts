@@ -229,6 +229,15 @@ export class Metrics {
         upstreams.map((u) => ({ labels: { server: u.name }, value: u.inFlight })),
       ),
       family(
+        `${P}_quarantined_tools`,
+        "gauge",
+        "Tools of a server held back by pin: quarantine until approved.",
+        [...this.#sources.gateway.pins.quarantinedTools()].map(([server, n]) => ({
+          labels: { server },
+          value: n,
+        })),
+      ),
+      family(
         `${P}_sessions`,
         "gauge",
         "Open downstream sessions by transport.",

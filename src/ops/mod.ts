@@ -2,6 +2,7 @@
  * @module Operations: metrics, the status page, config reload (SIGHUP and file watch), the
  * start-up/drain lifecycle and process signals.
  */
+export { AuditLog } from "./audit/mod.ts";
 export { CallJournal } from "./call-journal.ts";
 export { type ConfigWatch, watchConfigFile } from "./config-watch.ts";
 export { Lifecycle, type Phase } from "./lifecycle.ts";

@@ -4,6 +4,7 @@
  * `hidden` overrides), beside what the upstream offers.
  */
 import { type CallRecord, type Gateway, LOCAL_CALLER } from "../gateway/mod.ts";
+import { type PinStatus, pinStatusOf } from "./pins-status.ts";
 import { MACRO_SERVER, type ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import type { Upstream } from "../upstream/mod.ts";
@@ -102,6 +103,8 @@ export interface StatusSnapshot {
   calls: CallStatus[];
   /** Macro and execute runs, newest first. */
   scripts: ScriptStatus[];
+  /** Servers whose declared definitions differ from their pins (`pin:`). */
+  pins: PinStatus[];
   /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
   instances?: readonly InstanceStatus[];
 }
@@ -195,6 +198,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     profiles,
     calls,
     scripts,
+    pins: pinStatusOf(s.gateway),
     ...(s.instances ? { instances: s.instances } : {}),
   };
 }

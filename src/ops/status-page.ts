@@ -8,6 +8,7 @@
  */
 import { html } from "hono/html";
 import type { StatusSnapshot } from "./status-data.ts";
+import { renderPins } from "./pins-status.ts";
 
 /** How the page was opened: with a status-page cookie it offers a sign-out button. */
 export interface PageOptions {
@@ -110,6 +111,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
     )}
           </tbody>
         </table>
+        ${renderPins(s.pins ?? [])}
         <h2>Macros</h2>
         <table id="macros">
           <thead>

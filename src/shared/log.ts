@@ -66,8 +66,22 @@ function redact(fields: LogFields): LogFields {
   return out;
 }
 
-function write(level: LogLevel, component: string, msg: string, fields?: LogFields): void {
-  if (RANK[level] < threshold || level === "silent") return;
+/**
+ * Writes one info line whatever the log level: records an operator asked for (the audit log's
+ * journal copy) must not vanish with `--log-level warn`.
+ */
+export function writeRecord(component: string, msg: string, fields: LogFields): void {
+  write("info", component, msg, fields, true);
+}
+
+function write(
+  level: LogLevel,
+  component: string,
+  msg: string,
+  fields?: LogFields,
+  always = false,
+): void {
+  if ((!always && RANK[level] < threshold) || level === "silent") return;
   const extra = fields ? redact(fields) : undefined;
   const priority = journald ? `<${PRIORITY[level]}>` : "";
   if (textMode) {

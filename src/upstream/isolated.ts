@@ -18,6 +18,8 @@ export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: o
 interface Instance {
   readonly upstream: Upstream;
   readonly ready: Promise<void>;
+  /** The token of the session the process serves (`null`: no auth). */
+  readonly tokenName: string | null;
 }
 
 /** The per-session processes of every session-isolated server. */
@@ -37,11 +39,14 @@ export class SessionUpstreams {
 
   /**
    * The owner's process of this server, started on first use. Refused with a clear error when
-   * the server already runs `maxSessions` processes for other sessions.
+   * the server already runs `maxSessions` processes for other sessions, or `maxSessionsPerToken`
+   * for other sessions of `tokenName` — so one token cannot take every process (anonymous
+   * sessions meet `maxSessions` only). A refusal never stops someone else's process.
    */
   async acquire(
     config: ServerConfig,
     owner: object,
+    tokenName: string | null,
     credential?: UpstreamCredential,
   ): Promise<Upstream> {
     let owners = this.#byServer.get(config.name);
@@ -63,13 +68,25 @@ export class SessionUpstreams {
           { data: { server: config.name, maxSessions: config.maxSessions } },
         );
       }
+      const perToken = config.maxSessionsPerToken;
+      let held = 0;
+      for (const i of owners.values()) if (tokenName !== null && i.tokenName === tokenName) held++;
+      if (tokenName !== null && held >= perToken) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `token "${tokenName}" already holds ${held} session processes of server ` +
+            `"${config.name}" (maxSessionsPerToken: ${perToken}); close one of its sessions or ` +
+            `raise servers.${config.name}.maxSessionsPerToken`,
+          { data: { server: config.name, maxSessionsPerToken: perToken } },
+        );
+      }
       const upstream = new Upstream(config, this.#log, {
         onCatalog: (u) => this.#onCatalog?.(u),
         onState: () => {},
         setup: (u, client) => this.#setup(u, client, owner),
         ...(credential ? { credential: () => credential } : {}),
       });
-      instance = { upstream, ready: upstream.start() };
+      instance = { upstream, ready: upstream.start(), tokenName };
       owners.set(owner, instance);
     }
     await instance.ready;

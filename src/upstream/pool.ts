@@ -64,7 +64,7 @@ export class UpstreamPool {
     if (!credential) throw new Error(`no per-user credentials for server "${config.name}"`);
     let key = this.#userKeys.get(identity);
     if (!key) this.#userKeys.set(identity, key = { identity });
-    const upstream = await this.users.acquire(config, key, credential);
+    const upstream = await this.users.acquire(config, key, identity, credential);
     // Right after a login its connection is starting: the call waits for it, not fails.
     await upstream.started();
     return upstream;

@@ -74,6 +74,26 @@ servers:
     );
   });
 
+  it("refuses a folder that holds the state folder (pins, credentials), wherever it lives", () => {
+    const found = problems(`
+gateway:
+  state: /var/lib/gw-state
+servers:
+  a: { command: node, sandbox: { write: ["/var/lib"] } }
+  b: { command: node, sandbox: { read: ["/var/lib/gw-state/pins"] } }
+`);
+    assert.ok(
+      found.some((p) =>
+        /^servers\.a\.sandbox\.write\[0\]: write folder \/var\/lib holds the state folder/.test(p)
+      ),
+      found.join("\n"),
+    );
+    assert.ok(
+      found.some((p) => /^servers\.b\.sandbox\.read\[0\]: .*state folder/.test(p)),
+      found.join("\n"),
+    );
+  });
+
   it("refuses an unknown filter name", () => {
     assert.ok(
       problems("servers:\n  a: { command: node, filters: [secret] }\n").some((p) =>

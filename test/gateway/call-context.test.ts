@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { callContext, type ProgressParams } from "../../src/gateway/call-context.ts";
+import { callContext, eraOf, type ProgressParams } from "../../src/gateway/call-context.ts";
 
 describe("the call context every entry builds", () => {
   it("maps the progress token out of _meta and keeps the rest, traceparent included", () => {
@@ -32,10 +32,20 @@ describe("the call context every entry builds", () => {
     const nested = callContext({ parent, internal: true });
     assert.deepEqual(nested, {
       scriptDepth: 2,
+      era: "local",
       requestId: "r",
       meta: { traceparent: "00-t-s-01" },
       internal: true,
     });
-    assert.deepEqual(callContext({ parent: {} }), { scriptDepth: 1 });
+    assert.deepEqual(callContext({ parent: {} }), { scriptDepth: 1, era: "local" });
+  });
+
+  it("a script's call keeps the era of the client its script serves (for the audit log)", () => {
+    const modern = callContext({ origin: { request: () => Promise.resolve({}) } });
+    assert.equal(eraOf(modern), "modern");
+    assert.equal(eraOf(callContext({ parent: modern })), "modern");
+    const twice = callContext({ parent: callContext({ parent: modern }) });
+    assert.equal(eraOf(twice), "modern");
+    assert.equal(eraOf(callContext({})), "local");
   });
 });

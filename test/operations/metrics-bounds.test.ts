@@ -52,10 +52,15 @@ describe("the tool label ceiling", () => {
     const gateway = new Gateway(config, createLogger("test"));
     const metrics = new Metrics({ gateway, maxToolLabels: 3 });
     const call = (name: string): CallRecord => ({
+      kind: "tool",
       name,
       server: "s",
       tokenName: null,
       profile: null,
+      sessionId: null,
+      era: "local",
+      scriptDepth: 0,
+      filters: [],
       durationMs: 1,
       outcome: "ok",
       at: Date.now(),

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   httpClient,
   nodeServer,
@@ -39,6 +40,7 @@ gateway:
   telemetry: { otlp: "${receiver.url}", serviceName: gw-under-test, flush: 50ms }
 servers:
   echo: ${nodeServer("echo.mjs")}
+  tasks: ${nodeServer("conformance.mjs", 'prefix: false, tools: { allow: ["slow_compute"] }')}
 `);
     client = await httpClient(gw.url);
   });
@@ -105,6 +107,25 @@ servers:
     assert.equal(script.parentSpanId, execute.spanId);
     assert.equal(inner.parentSpanId, script.spanId);
     assert.equal(upstream.parentSpanId, inner.spanId);
+  });
+
+  it("a task-augmented call is a tool span like any call", async () => {
+    const trace = "33333333333333333333333333333333";
+    const created = await client.request({
+      method: "tools/call",
+      params: {
+        name: "slow_compute",
+        arguments: { seconds: 0 },
+        task: { ttl: 60_000 },
+        _meta: { traceparent: `00-${trace}-4444444444444444-01` },
+      },
+    }, CreateTaskResultSchema);
+    assert.match(created.task.taskId, /^[0-9a-f-]{36}$/);
+    const spans = await spansOf(trace, 1);
+    const tool = spans.find((s) => s.name === "tools/call slow_compute");
+    assert.ok(tool, `spans: ${spans.map((s) => s.name)}`);
+    assert.equal(tool.parentSpanId, "4444444444444444");
+    assert.equal(tool.attributes["mcp.outcome"], "ok");
   });
 
   it("an error result is marked on the span", async () => {

@@ -18,10 +18,15 @@ describe("profile metrics", () => {
     const config = parseConfig("servers: {}\n", { file: "/tmp/gateway.yaml" });
     const metrics = new Metrics({ gateway: new Gateway(config, createLogger("test")) });
     const call = (profile: string | null, outcome: CallRecord["outcome"] = "ok"): CallRecord => ({
+      kind: "tool",
       name: "t",
       server: "s",
       tokenName: null,
       profile,
+      sessionId: null,
+      era: "local",
+      scriptDepth: 0,
+      filters: [],
       durationMs: 1,
       outcome,
       at: Date.now(),

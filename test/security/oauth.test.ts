@@ -129,7 +129,7 @@ describe("OAuth 2.1 resource-server mode", () => {
     gw.running.gateway.observeCalls((c) => calls.push(c));
     const r = await admin.callTool({ name: "echo__pid", arguments: {} });
     assert.match(textOf(r), /^\d+$/);
-    assert.equal(calls.at(-1)?.tokenName, "oauth:admin-agent");
+    assert.equal(calls.at(-1)?.tokenName, "oauth:client:admin-agent");
   });
 
   it("answers 403 insufficient_scope to a valid token whose scopes map to no tool", async () => {
@@ -235,7 +235,7 @@ describe("OAuth 2.1 resource-server mode", () => {
     const log = createLogger("test");
     const token = await provider.token(ECHO, AUDIENCE);
     const direct = new OAuthVerifier({ ...oauth, jwksUri: `${provider.issuer}/jwks` }, log);
-    assert.equal((await direct.verify(token)).name, "oauth:echo-agent");
+    assert.equal((await direct.verify(token)).name, "oauth:client:echo-agent");
     // The provider's metadata names http://127.0.0.1:PORT; asked as localhost it is not ours.
     const alias = provider.issuer.replace("127.0.0.1", "localhost");
     const misled = new OAuthVerifier({ ...oauth, issuer: alias }, log);

@@ -31,6 +31,14 @@ describe("roots and isolation config", () => {
     );
   });
 
+  it("refuses a stray maxSessionsPerToken; defaults it to a quarter of maxSessions", () => {
+    assert.deepEqual(problems("servers:\n  s: { command: x, maxSessionsPerToken: 2 }\n"), [
+      "servers.s.maxSessionsPerToken: maxSessionsPerToken applies with isolation: session only",
+    ]);
+    const c = parseConfig("servers:\n  s: { command: x, isolation: session, maxSessions: 10 }\n");
+    assert.equal(c.servers[0]!.maxSessionsPerToken, 2);
+  });
+
   it("resolves root paths against the config folder and refuses other schemes", () => {
     const c = parseConfig("servers:\n  f: { command: x, roots: [./data, 'file:///srv'] }\n", {
       env: {},

@@ -21,6 +21,7 @@ export async function withConnectRound<T>(
   hub: PassthroughHub,
   upstream: Upstream,
   call: CallOptions,
+  identity: string | null,
   credential: (identity: string) => UpstreamCredential | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
@@ -28,8 +29,7 @@ export async function withConnectRound<T>(
     return await attempt();
   } catch (err) {
     const url = err instanceof GatewayError ? err.data?.connectUrl : undefined;
-    const identity = call.identity;
-    if (typeof url !== "string" || identity === undefined) throw err;
+    if (typeof url !== "string" || identity === null) throw err;
     if (!call.origin && (!call.session || call.session.closed)) throw err;
     const params = {
       mode: "url",

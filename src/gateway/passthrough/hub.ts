@@ -137,9 +137,11 @@ export class PassthroughHub {
    * a request flow's (an MRTR flow is the revision's unit of a client's work: started for the
    * request, stopped when it ends); otherwise, and for requests with no client behind them (the
    * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
+   * `caller`'s token holds at most the server's `maxSessionsPerToken` such processes.
    */
   async serve<T>(
     shared: Upstream,
+    caller: Caller,
     options: CallOptions,
     fn: (serving: Upstream) => Promise<T>,
   ): Promise<T> {
@@ -148,7 +150,7 @@ export class PassthroughHub {
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
     try {
-      const serving = await this.#serving(shared, options);
+      const serving = await this.#serving(shared, caller.tokenName, options);
       done = serving.done;
       return await fn(serving.upstream);
     } finally {
@@ -160,12 +162,13 @@ export class PassthroughHub {
   /** The process {@link serve} runs on, and what ends it when it is a request flow's own. */
   async #serving(
     shared: Upstream,
+    tokenName: string | null,
     options: CallOptions,
   ): Promise<{ upstream: Upstream; done?: () => void }> {
     const config = shared.config;
     if (config.kind === "http" && config.oauth?.mode === "per-user") {
-      const identity = options.identity;
-      if (identity === undefined) {
+      const identity = tokenName;
+      if (identity === null) {
         throw new GatewayError(
           "UPSTREAM_UNAVAILABLE",
           `server "${shared.name}" connects each client's own account (oauth mode per-user), ` +
@@ -185,13 +188,13 @@ export class PassthroughHub {
           { data: { server: shared.name } },
         );
       }
-      const own = await this.#pool.isolated.acquire(shared.config, link);
+      const own = await this.#pool.isolated.acquire(shared.config, link, tokenName);
       if (link.closed) void this.#pool.isolated.release(link);
       return { upstream: own };
     }
     const origin = options.origin;
     if (!origin) return { upstream: shared };
-    const own = await this.#pool.isolated.acquire(shared.config, origin);
+    const own = await this.#pool.isolated.acquire(shared.config, origin, tokenName);
     return { upstream: own, done: () => void this.#pool.isolated.release(origin) };
   }
 

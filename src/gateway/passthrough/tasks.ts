@@ -3,7 +3,9 @@
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
  * upstream. Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
- * Status notifications go to the session that created the task. A task may have a follower (a
+ * Each token holds at most its share of the task table (./task-share.ts): past it, its next
+ * creation is refused, and no other token's task is evicted. Status notifications go to the
+ * session that created the task. A task may have a follower (a
  * 2026-07-28 client's task): the server requests the upstream sends about it go there.
  */
 import { randomUUID } from "node:crypto";
@@ -21,27 +23,33 @@ import {
 import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
+import type { CallNotes } from "../call-records.ts";
 import { filterContext } from "../filters/mod.ts";
 import type { Caller, CallOptions, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
+import { TaskShares } from "./task-share.ts";
 
 interface Owned {
   readonly server: string;
   /** The exposed name of the tool the task runs (its result passes that server's filters). */
   readonly tool: string;
+  /** The session's own process the task lives on (`isolation: session`); else the shared one. */
+  readonly process: Upstream | undefined;
   readonly upstreamId: string;
   readonly tokenName: string | null;
   /** The profile endpoint it was created on: only that endpoint sees it. */
   readonly profile: string | null;
   readonly session: SessionLink | undefined;
   expires: number;
+  /** Known to have ended upstream: may make room for its token's next task (./task-share.ts). */
+  ended: boolean;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
   follower?: CallOrigin;
 }
 
-/** Longest a task is remembered without a TTL of its own; and at most this many at once. */
+/** Longest a task is remembered without a TTL of its own. */
 export const DEFAULT_TTL_MS = 60 * 60_000;
-const MAX_TASKS = 10_000;
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** Routes task requests to the upstream that owns each task. */
 export class TaskRouter {
@@ -49,37 +57,69 @@ export class TaskRouter {
   #byId = new Map<string, Owned>();
   /** `server\0upstreamId` → exposed id, for status notifications. */
   #byUpstream = new Map<string, string>();
+  #shares = new TaskShares();
 
   constructor(gateway: Gateway) {
     this.#gateway = gateway;
   }
 
-  /** Creates a task upstream for a task-augmented `tools/call`. */
+  /**
+   * Creates a task upstream for a task-augmented `tools/call`. Only `Gateway.createTask` calls
+   * this, inside the call gate; `onServer` reports the server for the call record. The request
+   * runs where a plain call of the same caller would (`PassthroughHub.serve`): tracked in flight,
+   * so what the upstream asks before the task exists reaches the client, and on a 2025 session's
+   * own process for a server with `isolation: session` — the task lives there, so later task
+   * requests go there too. A 2026-07-28 request has no session to keep such a process beyond
+   * itself, so creating a task on such a server is refused (the door runs those tools as plain
+   * calls when they allow it).
+   */
   async create(
     params: CallToolRequest["params"],
     caller: Caller,
     options: CallOptions,
+    notes?: CallNotes,
   ): Promise<CreateTaskResult> {
     const target = this.#gateway.resolveTool(params.name, caller);
     if ("call" in target) {
       throw new GatewayError("UNSUPPORTED", `tool "${params.name}" does not run as a task`);
     }
+    if (notes) notes.server = target.server;
     const upstream = this.#gateway.pool.get(target.server);
     if (!upstream) {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
     }
-    // A 2026-07-28 client's creation is tracked in flight, so what the upstream asks before the
-    // task exists becomes a round of that client's request.
-    if (options.origin) this.#gateway.passthrough.track(target.server, options);
-    const result = await upstream.request(
-      "tools/call",
-      { ...params, name: target.upstreamName },
-      CreateTaskResultSchema,
-      options.signal ? { signal: options.signal } : {},
-    ).finally(() => {
-      if (options.origin) this.#gateway.passthrough.untrack(target.server, options);
-    }) as CreateTaskResult;
-    const id = this.#remember(target, result.task, caller, options.session);
+    const isolated = upstream.config.isolation === "session";
+    if (isolated && !options.session) {
+      throw new GatewayError(
+        "UNSUPPORTED",
+        `tool "${params.name}" cannot run as a task here: server "${target.server}" runs one ` +
+          `process per client session (isolation: session), and this request has no session ` +
+          `to keep it`,
+        { data: { server: target.server } },
+      );
+    }
+    this.#sweep();
+    const perToken = this.#gateway.config.gateway.maxTasksPerToken;
+    const release = this.#shares.reserve(
+      this.#byId,
+      caller.tokenName,
+      perToken,
+      (id) => this.#forget(id),
+    );
+    const hub = this.#gateway.passthrough;
+    let process: Upstream | undefined;
+    const result = await hub.serve(upstream, caller, options, (serving) => {
+      process = isolated ? serving : undefined;
+      // The call's span (when tracing) is the upstream's parent: its `traceparent` wins.
+      const meta = options.meta ? { ...params._meta, ...options.meta } : params._meta;
+      return serving.request(
+        "tools/call",
+        { ...params, name: target.upstreamName, ...(meta ? { _meta: meta } : {}) },
+        CreateTaskResultSchema,
+        options.signal ? { signal: options.signal } : {},
+      );
+    }).finally(release) as CreateTaskResult;
+    const id = this.#remember(target, process, result.task, caller, options.session);
     return { ...result, task: { ...result.task, taskId: id } };
   }
 
@@ -92,6 +132,7 @@ export class TaskRouter {
       GetTaskResultSchema,
       signal ? { signal } : {},
     ) as Task;
+    if (TERMINAL.has(task.status)) owned.ended = true;
     return { ...task, taskId };
   }
 
@@ -104,17 +145,18 @@ export class TaskRouter {
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);
     try {
-      const result = await this.#upstream(owned).request(
+      const payload = await this.#upstream(owned).request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
       );
+      owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
       const screened = await this.#gateway.filters.run(
         this.#gateway.config,
         filterContext("tool", owned.server, owned.tool, caller, options),
-        result as object,
+        payload as object,
       );
       return screened.value;
     } finally {
@@ -131,6 +173,7 @@ export class TaskRouter {
       CancelTaskResultSchema,
       signal ? { signal } : {},
     ) as Task;
+    if (TERMINAL.has(task.status)) owned.ended = true;
     return { ...task, taskId };
   }
 
@@ -140,17 +183,17 @@ export class TaskRouter {
     const mine = [...this.#byId].filter(([, o]) =>
       o.tokenName === caller.tokenName && o.profile === caller.profile
     );
-    const servers = new Set(mine.map(([, o]) => o.server));
+    // Asked per process: a session's own process knows only its own tasks.
+    const processes = new Set(mine.map(([, o]) => this.#processOf(o)));
     const tasks: Task[] = [];
-    for (const server of servers) {
-      const upstream = this.#gateway.pool.get(server);
+    for (const upstream of processes) {
       if (!upstream?.client) continue;
       const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
         ...(signal ? { signal } : {}),
       }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
-        const t = o.server === server ? byUpstream.get(o.upstreamId) : undefined;
+        const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
         if (t) tasks.push({ ...t, taskId: id });
       }
     }
@@ -176,6 +219,7 @@ export class TaskRouter {
   status(server: string, params: Task & Record<string, unknown>): void {
     const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
     const owned = id ? this.#byId.get(id) : undefined;
+    if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.session || owned.session.closed) return;
     void owned.session.server.notification({
       method: "notifications/tasks/status",
@@ -185,25 +229,24 @@ export class TaskRouter {
 
   #remember(
     { server, name: tool }: { server: string; name: string },
+    process: Upstream | undefined,
     task: Task,
     caller: Caller,
     session: SessionLink | undefined,
   ): string {
-    this.#sweep();
-    if (this.#byId.size >= MAX_TASKS) {
-      const oldest = this.#byId.keys().next().value;
-      if (oldest !== undefined) this.#forget(oldest);
-    }
+    // Room was reserved before the upstream was asked (TaskShares): nobody's task is evicted.
     const id = randomUUID();
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
       server,
       tool,
+      process,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       profile: caller.profile,
       session,
       expires: Date.now() + ttl + 60_000,
+      ended: false,
     });
     this.#byUpstream.set(`${server}\0${task.taskId}`, id);
     return id;
@@ -221,8 +264,13 @@ export class TaskRouter {
     return owned;
   }
 
-  #upstream(owned: Owned) {
-    const upstream = this.#gateway.pool.get(owned.server);
+  /** The process a task lives on: its session's own, else the server's shared one now. */
+  #processOf(owned: Owned): Upstream | undefined {
+    return owned.process ?? this.#gateway.pool.get(owned.server);
+  }
+
+  #upstream(owned: Owned): Upstream {
+    const upstream = this.#processOf(owned);
     if (!upstream) {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${owned.server}" is gone`);
     }

@@ -20,6 +20,7 @@ export const STATUS_PATHS: ReadonlySet<string> = new Set([
   "/cluster",
   "/login",
   "/logout",
+  "/pins/approve",
 ]);
 
 /** Requests answered without credentials: the sign-in page and its form (`METHOD path`). */

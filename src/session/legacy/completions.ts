@@ -8,6 +8,7 @@ import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../../gateway/mod.ts";
 import { complete } from "../../gateway/operations.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import { callerOfRequest } from "./request-caller.ts";
 import { onWire } from "../../shared/errors.ts";
 
 /** Installs the completion handler on a session server. */
@@ -15,6 +16,6 @@ export function registerCompletions(server: Server, gateway: Gateway, link: Sess
   server.setRequestHandler(CompleteRequestSchema, (req, extra) =>
     onWire(() => {
       gateway.passthrough.touch(link);
-      return complete(gateway, link.caller(), req.params, extra.signal);
+      return complete(gateway, callerOfRequest(extra, link.caller), req.params, extra.signal);
     }));
 }

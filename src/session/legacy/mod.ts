@@ -4,3 +4,4 @@
  */
 export { createSessionServer } from "./server.ts";
 export type { SessionOptions, SessionServer } from "./server.ts";
+export { authInfoOf, callerOfRequest } from "./request-caller.ts";

@@ -21,6 +21,7 @@ import {
 } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import { callerOfRequest } from "./request-caller.ts";
 import { onWire } from "../../shared/errors.ts";
 
 /** Installs the resource handlers on a session server. */
@@ -32,18 +33,18 @@ export function registerResources(
 ): void {
   const hub = gateway.passthrough;
 
-  server.setRequestHandler(ListResourcesRequestSchema, (req) =>
+  server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
     onWire(() => {
       hub.touch(link);
-      const visible = listResources(gateway, link.caller());
+      const visible = listResources(gateway, callerOfRequest(extra, link.caller));
       const { items, nextCursor } = page(visible, req.params?.cursor, pageSize);
       return nextCursor ? { resources: items, nextCursor } : { resources: items };
     }));
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) =>
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) =>
     onWire(() => {
       hub.touch(link);
-      const visible = listTemplates(gateway, link.caller());
+      const visible = listTemplates(gateway, callerOfRequest(extra, link.caller));
       const { items, nextCursor } = page(visible, req.params?.cursor, pageSize);
       return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
     }));
@@ -51,28 +52,31 @@ export function registerResources(
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     onWire(() => {
       hub.touch(link);
-      return readResource(gateway, link.caller(), req.params, {
+      return readResource(gateway, callerOfRequest(extra, link.caller), req.params, {
         signal: extra.signal,
         session: link,
         requestId: extra.requestId,
       });
     }));
 
-  server.setRequestHandler(SubscribeRequestSchema, (req) =>
+  server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>
     onWire(async () => {
       hub.touch(link);
       await hub.subscribe(
         link,
-        resourceTarget(gateway, req.params.uri, link.caller()),
+        resourceTarget(gateway, req.params.uri, callerOfRequest(extra, link.caller)),
         req.params.uri,
       );
       return {};
     }));
 
-  server.setRequestHandler(UnsubscribeRequestSchema, (req) =>
+  server.setRequestHandler(UnsubscribeRequestSchema, (req, extra) =>
     onWire(async () => {
       hub.touch(link);
-      await hub.unsubscribe(link, resourceTarget(gateway, req.params.uri, link.caller()));
+      await hub.unsubscribe(
+        link,
+        resourceTarget(gateway, req.params.uri, callerOfRequest(extra, link.caller)),
+      );
       return {};
     }));
 }

@@ -5,6 +5,7 @@
  * (the SDK aborts every handler's signal on close). Resources, completions, logging and
  * server-to-client requests are passed through by `./passthrough/`.
  */
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -21,6 +22,7 @@ import type { Caller } from "../../gateway/types.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { installPassthrough } from "./install.ts";
+import { callerOfRequest } from "./request-caller.ts";
 import { watchScope } from "./rescope.ts";
 import { registerTasks, tasksCapability } from "./tasks.ts";
 
@@ -38,8 +40,11 @@ export interface SessionServer {
 }
 
 /**
- * A server for one session; `caller()` is read per request (the session id arrives late), and
- * its globs should be the token's current ones (see `liveCaller`), so a reload re-scopes it.
+ * A server for one session. `caller()` is the session's standing caller — what its stream is
+ * judged by (list changes, log messages, resource updates) and what a request without its own
+ * caller is judged as (see ./request-caller.ts); it is read per use (the session id arrives
+ * late), and its globs should be the token's current ones (see `liveCaller`), so a reload
+ * re-scopes it.
  */
 export function createSessionServer(
   gateway: Gateway,
@@ -67,10 +72,13 @@ export function createSessionServer(
   link.sees = (name) => gateway.sees(caller(), name);
   server.oninitialized = () => hub.touch(link);
 
-  server.setRequestHandler(ListToolsRequestSchema, (req) =>
+  // Each request is judged by the token that presented it (./request-caller.ts).
+  const callerOf = (extra: { authInfo?: AuthInfo | undefined }) => callerOfRequest(extra, caller);
+
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
     onWire(() => {
       const { items, nextCursor } = page(
-        gateway.listTools(caller()),
+        gateway.listTools(callerOf(extra)),
         req.params?.cursor,
         options.pageSize,
       );
@@ -81,10 +89,15 @@ export function createSessionServer(
     onWire(() => {
       hub.touch(link);
       if (req.params.task) {
-        return gateway.tasks.create(
+        return gateway.createTask(
           req.params,
-          caller(),
-          callContext({ signal: extra.signal, session: link, requestId: extra.requestId }),
+          callerOf(extra),
+          callContext({
+            meta: req.params._meta,
+            signal: extra.signal,
+            session: link,
+            requestId: extra.requestId,
+          }),
         ) as never;
       }
       const callOptions = callContext({
@@ -97,13 +110,13 @@ export function createSessionServer(
             () => {},
           ),
       });
-      return gateway.callTool(req.params.name, req.params.arguments, caller(), callOptions);
+      return gateway.callTool(req.params.name, req.params.arguments, callerOf(extra), callOptions);
     }));
 
-  server.setRequestHandler(ListPromptsRequestSchema, (req) =>
+  server.setRequestHandler(ListPromptsRequestSchema, (req, extra) =>
     onWire(() => {
       const { items, nextCursor } = page(
-        listPrompts(gateway, caller()),
+        listPrompts(gateway, callerOf(extra)),
         req.params?.cursor,
         options.pageSize,
       );
@@ -114,7 +127,7 @@ export function createSessionServer(
     GetPromptRequestSchema,
     (req, extra) =>
       onWire(() =>
-        getPrompt(gateway, caller(), req.params, {
+        getPrompt(gateway, callerOf(extra), req.params, {
           signal: extra.signal,
           session: link,
           requestId: extra.requestId,

@@ -10,6 +10,7 @@ import {
   ListTasksRequestSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { callerOfRequest } from "./request-caller.ts";
 import { onWire } from "../../shared/errors.ts";
 import type { Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
@@ -26,13 +27,15 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
   server.setRequestHandler(
     GetTaskRequestSchema,
     (req, extra) =>
-      onWire(() => tasks.get(req.params.taskId, link.caller(), extra.signal)) as never,
+      onWire(() =>
+        tasks.get(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
+      ) as never,
   );
   server.setRequestHandler(
     GetTaskPayloadRequestSchema,
     (req, extra) =>
       onWire(() =>
-        tasks.result(req.params.taskId, link.caller(), {
+        tasks.result(req.params.taskId, callerOfRequest(extra, link.caller), {
           signal: extra.signal,
           session: link,
           requestId: extra.requestId,
@@ -41,11 +44,14 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
   );
   server.setRequestHandler(
     ListTasksRequestSchema,
-    (_req, extra) => onWire(() => tasks.list(link.caller(), extra.signal)) as never,
+    (_req, extra) =>
+      onWire(() => tasks.list(callerOfRequest(extra, link.caller), extra.signal)) as never,
   );
   server.setRequestHandler(
     CancelTaskRequestSchema,
     (req, extra) =>
-      onWire(() => tasks.cancel(req.params.taskId, link.caller(), extra.signal)) as never,
+      onWire(() =>
+        tasks.cancel(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
+      ) as never,
   );
 }

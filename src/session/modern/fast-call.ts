@@ -32,6 +32,7 @@ import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations, FlowContext } from "./continuations.ts";
+import { decodeHeaderValue } from "./param-headers.ts";
 import { authInfoOf, callerOf, type ModernIdentity } from "./server.ts";
 
 /** The revision this path serves; another one is the SDK's to answer. */
@@ -78,9 +79,10 @@ export function plainCallOf(
   if (_meta.progressToken !== undefined) return;
   if (!isJsonContentType(request.headers.get("content-type"))) return;
   if (header(request, "mcp-protocol-version") !== REVISION) return;
-  if (header(request, "mcp-method") !== "tools/call" || header(request, "mcp-name") !== name) {
-    return;
-  }
+  if (header(request, "mcp-method") !== "tools/call") return;
+  // `Mcp-Name` may travel as `=?base64?…?=`: compared decoded, as the SDK compares it.
+  const nameHeader = header(request, "mcp-name");
+  if (nameHeader === undefined || decodeHeaderValue(nameHeader) !== name) return;
   const envelope: Plain = {};
   const meta: Plain = {};
   for (const [key, value] of Object.entries(_meta)) {

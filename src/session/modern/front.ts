@@ -36,6 +36,11 @@ export interface ModernFrontOptions {
   relay?: ModernRelay;
   /** Where listen streams report drops, closures and the bytes they hold (metrics). */
   streams?: StreamReport;
+  /**
+   * Admits one `subscriptions/listen` stream of `identity` as a session of its token (the
+   * session table's share): what ends its hold, or the answer refusing it. Absent: no limit.
+   */
+  admitStream?: (identity: ModernIdentity) => (() => void) | Response;
 }
 
 /** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
@@ -145,24 +150,37 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     // may name only resources of the servers its token reaches: otherwise it is refused whole.
     const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
     if (hidden !== undefined) return unknownResource(body, hidden);
-    // Subscribed before the stream is acknowledged, so no update falls in between.
-    const release = uris.length > 0 ? await feed.open(uris) : undefined;
-    const response = await bus.as(callerOf(identity), () =>
-      handler.fetch(request, {
-        authInfo: authInfoOf(identity, ready),
-        ...(body === undefined ? {} : { parsedBody: body }),
-      }));
-    if (!isListen(request, body) || !response.body) {
-      release?.();
-      return response;
+    // A listen stream holds its place in the session table until it ends.
+    const listen = isListen(request, body);
+    const held = listen ? options.admitStream?.(identity) : undefined;
+    if (held instanceof Response) return held;
+    // What ends with the stream: its place in the table, its resource subscriptions.
+    const ends: (() => void)[] = held ? [held] : [];
+    const end = () => ends.forEach((e) => e());
+    try {
+      // Subscribed before the stream is acknowledged, so no update falls in between.
+      if (uris.length > 0) ends.push(await feed.open(uris));
+      const response = await bus.as(callerOf(identity), () =>
+        handler.fetch(request, {
+          authInfo: authInfoOf(identity, ready),
+          ...(body === undefined ? {} : { parsedBody: body }),
+        }));
+      if (!listen || !response.body) {
+        end();
+        return response;
+      }
+      // A listen stream lives as long as its client wants: bounded for a slow reader (it
+      // carries no droppable notifications, so a flood closes it), and closed when its token
+      // expires.
+      const max = gateway.config.gateway.streamBufferBytes;
+      return guardStream(response, {
+        ...guardOptions("listen", max, identity.expiresAt, options.streams),
+        ...(ends.length > 0 ? { onEnd: end } : {}),
+      });
+    } catch (err) {
+      end();
+      throw err;
     }
-    // A listen stream lives as long as its client wants: bounded for a slow reader (it carries
-    // no droppable notifications, so a flood closes it), and closed when its token expires.
-    const max = gateway.config.gateway.streamBufferBytes;
-    return guardStream(response, {
-      ...guardOptions("listen", max, identity.expiresAt, options.streams),
-      ...(release ? { onEnd: release } : {}),
-    });
   };
   // Cluster hook: continuations of calls parked on another instance go there.
   const relay = options.relay;
@@ -249,16 +267,24 @@ async function jsonOf(request: Request): Promise<unknown> {
 
 /**
  * The 400 answer for a `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, or
- * `undefined` to go on. Only calls to a tool with `x-mcp-header` declarations are parsed here.
+ * `undefined` to go on. The tool is the one the body names — the one that would run — so a
+ * `Mcp-Name` sent as `=?base64?…?=`, or not at all, cannot step around the check; that the
+ * header agrees with the body is the SDK's to answer. Only calls to a tool with `x-mcp-header`
+ * declarations are checked.
  */
 function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Response | undefined {
-  if (request.method !== "POST" || request.headers.get("mcp-method") !== "tools/call") return;
-  const name = request.headers.get("mcp-name");
-  const entry = name === null ? undefined : gateway.catalog.toolsByName.get(name);
+  if (request.method !== "POST") return;
+  const body = parsed as
+    | {
+      id?: unknown;
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+    }
+    | null
+    | undefined;
+  if (body?.method !== "tools/call" || typeof body.params?.name !== "string") return;
+  const entry = gateway.catalog.toolsByName.get(body.params.name);
   if (!entry || declarationsOf(entry.tool).length === 0) return;
-  const body = parsed as { id?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  // A body that is not JSON, or a header that disagrees with it, is the SDK's to answer.
-  if (body?.params?.name !== name) return;
   const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
   if (!refused) return;
   const { status, ...error } = refused;

@@ -57,8 +57,11 @@ export function declarationsOf(tool: Tool): readonly Declaration[] {
   return found;
 }
 
-/** A header value as text: the sentinel's payload decoded, `undefined` when it is malformed. */
-function decode(value: string): string | undefined {
+/**
+ * A routing header's value as text (`Mcp-Name`, `Mcp-Param-*`): the sentinel's payload decoded,
+ * the value itself when it is not `=?base64?…?=`, `undefined` when the sentinel is malformed.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
   if (!(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX))) return value;
   const b64 = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
   if (!CANONICAL_BASE64.test(b64)) return undefined;
@@ -111,7 +114,7 @@ export function checkParamHeaders(
         `the body carries ${where}=${JSON.stringify(value)} but ${name} is absent`,
       );
     }
-    const decoded = decode(raw);
+    const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return reject(name, `${name} carries an invalid Base64 value`);
     const numeric = (d.type === "integer" || d.type === "number") && typeof value === "number";
     const same = numeric && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;

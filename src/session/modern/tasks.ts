@@ -121,7 +121,7 @@ async function create(
   caller: Caller,
   options: CallOptions,
 ): Promise<Record<string, unknown>> {
-  const { task } = await gateway.tasks.create(
+  const { task } = await gateway.createTask(
     {
       name: params.name,
       ...(params.arguments ? { arguments: params.arguments } : {}),
@@ -179,7 +179,6 @@ function followerOf(gateway: Gateway, id: string, caller: Caller): TaskFollower 
   return follower instanceof TaskFollower ? follower : undefined;
 }
 
-/** The upstream tool's `execution.taskSupport`, for upstream tools this caller may call. */
 /**
  * True when a `tools/call` of `name` may create a task or be refused for want of the extension:
  * such a call is the SDK server's to serve (see `./fast-call.ts`).
@@ -189,10 +188,16 @@ export function mayRunAsTask(gateway: Gateway, name: string, caller: Caller): bo
   return support === "required" || support === "optional";
 }
 
+/** The upstream tool's `execution.taskSupport` as this door honours it (see the isolation note). */
 function taskSupportOf(gateway: Gateway, name: string, caller: Caller): string | undefined {
   try {
     const target = gateway.resolveTool(name, caller);
-    return "call" in target ? undefined : target.tool.execution?.taskSupport;
+    if ("call" in target) return undefined;
+    const support = target.tool.execution?.taskSupport;
+    // A session-isolated server's process lives as long as the request here: a task would die
+    // with it, so a tool that allows it runs as a plain call (one that requires it is refused).
+    const isolated = gateway.pool.get(target.server)?.config.isolation === "session";
+    return isolated && support === "optional" ? undefined : support;
   } catch {
     return undefined; // the call itself reports unknown or forbidden tools
   }

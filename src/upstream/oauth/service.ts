@@ -64,7 +64,7 @@ export class UpstreamAuth {
   store(): Promise<CredentialStore> {
     return this.#store ??= (async () => {
       const config = this.#config();
-      const dir = stateDir(config);
+      const dir = config.gateway.state;
       const vault = await Vault.open(config.gateway.secretsKey, join(dir, "credentials.key"));
       return new FileCredentialStore(dir, vault);
     })();
@@ -134,16 +134,6 @@ export class UpstreamAuth {
     const server = this.#config().servers.find((s) => s.name === name);
     return server ? this.credentialFor(server) : undefined;
   }
-}
-
-/**
- * The state folder: `gateway.state` once the config has it, else `$STATE_DIRECTORY` (systemd's
- * `StateDirectory=`), else `.mcp-gateway` beside the config file.
- */
-function stateDir(config: GatewayConfig): string {
-  const configured = (config.gateway as { state?: string }).state;
-  if (configured) return configured;
-  return process.env.STATE_DIRECTORY?.split(":")[0] || join(config.dir, ".mcp-gateway");
 }
 
 function lazyStore(open: () => Promise<CredentialStore>): CredentialStore {

@@ -1,17 +1,18 @@
 /**
  * Where upstream credentials rest: one sealed file per slot (`credentials/<slot>.json` in the
- * state folder), written whole through a temporary file and a rename with mode 0600, so a
- * reader never sees half a file and nobody but the gateway's user reads even the ciphertext.
+ * state folder, `src/state/`), written whole through a temporary file and a rename with mode
+ * 0600 in 0700 folders, so a reader never sees half a file and nobody but the gateway's user
+ * reads even the ciphertext.
  * The store only moves sealed boxes; what they hold is {@link StoredCredential}.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type {
   OAuthClientInformationMixed,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import { GatewayError, messageOf } from "../../shared/errors.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import { readStateFile, statePath, writeStateFile } from "../../state/mod.ts";
 import type { SealedBox, Vault } from "./vault.ts";
 
 /** What one login keeps: the registered client, its tokens, and where they are used. */
@@ -40,46 +41,30 @@ export interface CredentialStore {
 /** Slot names become file names: letters, digits, `_`, `-` and `/` between parts only. */
 const SLOT = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
-/** The file store in `<stateDir>/credentials/`. */
+/** The file store in `<stateDir>/credentials/`, on the state folder's atomic files. */
 export class FileCredentialStore implements CredentialStore {
   #dir: string;
   #vault: Vault;
 
   constructor(stateDir: string, vault: Vault) {
-    this.#dir = join(stateDir, "credentials");
+    this.#dir = stateDir;
     this.#vault = vault;
   }
 
   #path(slot: string): string {
     if (!SLOT.test(slot)) throw new GatewayError("INTERNAL", `bad credential slot "${slot}"`);
-    return join(this.#dir, `${slot}.json`);
+    return statePath(this.#dir, `credentials/${slot}.json`);
   }
 
   async read(slot: string): Promise<StoredCredential | undefined> {
-    const path = this.#path(slot);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new GatewayError("INTERNAL", `cannot read ${path}: ${messageOf(err)}`);
-    }
-    return await this.#vault.open(slot, JSON.parse(text) as SealedBox) as StoredCredential;
+    const box = readStateFile(this.#path(slot)) as SealedBox | undefined;
+    if (box === undefined) return undefined;
+    return await this.#vault.open(slot, box) as StoredCredential;
   }
 
   async write(slot: string, credential: StoredCredential): Promise<void> {
-    const path = this.#path(slot);
     const box = await this.#vault.seal(slot, credential);
-    const folder = join(path, "..");
-    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, JSON.stringify(box) + "\n", { mode: 0o600 });
-      renameSync(tmp, path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw new GatewayError("INTERNAL", `cannot write ${path}: ${messageOf(err)}`);
-    }
+    writeStateFile(this.#path(slot), box); // mode 0600, through a rename
   }
 
   remove(slot: string): Promise<void> {

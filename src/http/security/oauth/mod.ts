@@ -18,7 +18,7 @@ export {
   protectedResourceMetadata,
 } from "./metadata.ts";
 export { globsOf, grantedScopes } from "./scopes.ts";
-export { looksLikeJwt, OAuthVerifier } from "./verifier.ts";
+export { identityOf, looksLikeJwt, OAuthVerifier } from "./verifier.ts";
 export type { OAuthIdentity } from "./verifier.ts";
 
 /**

@@ -20,7 +20,7 @@ import { globsOf } from "./scopes.ts";
 
 /** The identity an access token grants. */
 export interface OAuthIdentity {
-  /** `oauth:<sub>` (or `oauth:<client_id>` when the token has no `sub`). */
+  /** `oauth:user:<sub>`, or `oauth:client:<client_id>` for a client acting as itself. */
   readonly name: string;
   readonly globs: readonly string[] | null;
   /** Epoch ms after which the token is refused: its `exp` plus the clock tolerance. */
@@ -89,13 +89,8 @@ export class OAuthVerifier {
     } catch (err) {
       throw this.#refusal(err);
     }
-    const subject = typeof payload.sub === "string" && payload.sub !== ""
-      ? payload.sub
-      : typeof payload.client_id === "string" && payload.client_id !== ""
-      ? payload.client_id
-      : null;
-    if (subject === null) throw invalid("the token names no subject (sub or client_id)");
-    const name = `oauth:${subject}`;
+    const name = identityOf(payload);
+    if (name === null) throw invalid("the token names no subject (sub or client_id)");
     const globs = globsOf(payload, this.config);
     if (globs !== null && globs.length === 0) {
       this.#log.debug("access token grants no mapped scope", { tokenName: name });
@@ -178,6 +173,21 @@ function failureCooldown(getKey: JWTVerifyGetKey, cooldownMs: number): JWTVerify
       throw err;
     }
   };
+}
+
+/**
+ * The identity a token's claims name. A client acting on its own behalf (client credentials) is
+ * `oauth:client:<client_id>`: its token has no `sub`, or — as RFC 9068 §2.2 has it — a `sub` that
+ * is its own `client_id`. Any other `sub` is a user (resource owner), `oauth:user:<sub>`. The two
+ * name spaces never meet, so client `alice` and user `alice` own separate sessions, tasks and
+ * shares; the kind ends at the second colon, so no `sub` can pose as a client.
+ */
+export function identityOf(claims: JWTPayload): string | null {
+  const text = (v: unknown) => typeof v === "string" && v !== "" ? v : null;
+  const sub = text(claims.sub);
+  const client = text(claims.client_id);
+  if (sub !== null && sub !== client) return `oauth:user:${sub}`;
+  return client === null ? null : `oauth:client:${client}`;
 }
 
 function invalid(description: string): GatewayError {

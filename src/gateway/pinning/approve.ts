@@ -1,0 +1,65 @@
+/**
+ * Approving: the definitions a server declares now (its seen file) become its pins, all of them
+ * or the named ones. One function for the `approve` command and the status page's button; the
+ * gateway that watches the state folder applies the result.
+ */
+import { GatewayError } from "../../shared/errors.ts";
+import { type PinChange, type Removed, removedNames, reviewDeclared } from "./review.ts";
+import { type Pin, type PinFile, readPins, readSeen, writePins } from "./store.ts";
+
+/** What an approval did. */
+export interface Approval {
+  readonly server: string;
+  /** The changed and new definitions now approved. */
+  readonly approved: readonly PinChange[];
+  /** Pins dropped because the server no longer declares them. */
+  readonly dropped: readonly Removed[];
+}
+
+/**
+ * Approves what `server` declares now; `names` (as the server declares them, or as exposed
+ * with the `<server><separator>` prefix) limits it to those. Throws `USAGE` naming what is
+ * unknown.
+ */
+export function approvePins(
+  stateDir: string,
+  server: string,
+  names: readonly string[] = [],
+  separator = "__",
+  now = new Date().toISOString(),
+): Approval {
+  const seen = readSeen(stateDir, server);
+  if (!seen) {
+    throw new GatewayError(
+      "USAGE",
+      `nothing recorded for server "${server}" in ${stateDir}: the gateway records what a server ` +
+        "declares while it serves with pin: warn or quarantine",
+    );
+  }
+  const pins: PinFile = readPins(stateDir, server) ??
+    { server, approvedAt: now, tools: {}, prompts: {} };
+  const changes = reviewDeclared(pins, seen);
+  const removed = removedNames(pins, seen);
+  const prefix = `${server}${separator}`;
+  const wanted = new Set(names.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n));
+  for (const name of wanted) {
+    const known = Object.hasOwn(seen.tools, name) || Object.hasOwn(seen.prompts, name) ||
+      removed.some((r) => r.name === name);
+    if (!known) {
+      throw new GatewayError("USAGE", `server "${server}" declares no tool or prompt "${name}"`);
+    }
+  }
+  const picked = (name: string) => wanted.size === 0 || wanted.has(name);
+  const tools: Record<string, Pin> = { ...pins.tools };
+  const prompts: Record<string, Pin> = { ...pins.prompts };
+  const approved = changes.filter((c) => picked(c.name));
+  for (const c of approved) {
+    const target = c.kind === "tool" ? tools : prompts;
+    const declared = (c.kind === "tool" ? seen.tools : seen.prompts)[c.name]!;
+    target[c.name] = { hash: declared.hash, approvedAt: now, definition: declared.definition };
+  }
+  const dropped = removed.filter((r) => picked(r.name));
+  for (const r of dropped) delete (r.kind === "tool" ? tools : prompts)[r.name];
+  writePins(stateDir, { server, approvedAt: now, tools, prompts });
+  return { server, approved, dropped };
+}

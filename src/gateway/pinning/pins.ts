@@ -1,0 +1,256 @@
+/**
+ * The pins of one gateway: after each catalog rebuild every server's declared tools and prompts
+ * are compared with what was approved (`./review.ts`). A change is logged once, with its diff;
+ * under `pin: quarantine` the changed, new or renamed definition is also taken out of the
+ * catalog (so no listing, search or script sees it) and a call to it is refused with the reason.
+ * Only a serving gateway records (first sight, what servers declare now) and watches the state
+ * folder for approvals; the other commands read the pins and honour them.
+ */
+import type { GatewayConfig } from "../../config/mod.ts";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
+import type { Upstream } from "../../upstream/mod.ts";
+import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
+import { type Approval, approvePins } from "./approve.ts";
+import {
+  declaredOf,
+  type PinChange,
+  refusalMessage,
+  type Removed,
+  removedNames,
+  reviewDeclared,
+} from "./review.ts";
+import { type PinFile, PINS_FOLDER, readPins, writePins, writeSeen } from "./store.ts";
+import { join } from "node:path";
+
+/** A tool or prompt taken out of the catalog until approved. */
+export interface Held {
+  readonly server: string;
+  /** Its catalog entry as it would be exposed. */
+  readonly entry: ToolEntry | PromptEntry;
+  readonly message: string;
+}
+
+/** One server's definitions that differ from its pins (status page, `/status.json`). */
+export interface ServerPins {
+  readonly server: string;
+  readonly mode: "warn" | "quarantine";
+  readonly changes: readonly PinChange[];
+  readonly removed: readonly Removed[];
+}
+
+/** Pins of one gateway (see the module comment). */
+export class Pins {
+  readonly #config: () => GatewayConfig;
+  readonly #log: Logger;
+  #onChange: (() => void) | null = null;
+  #watch: FolderWatch | null = null;
+  /** Changes and failures already logged: `server/kind/name/hash`, `server!error`. */
+  #logged = new Set<string>();
+  /** Signature of the seen file last written per server. */
+  #seenSig = new Map<string, string>();
+  #servers = new Map<string, ServerPins>();
+  #heldTools = new Map<string, Held>();
+  #heldPrompts = new Map<string, Held>();
+
+  constructor(config: () => GatewayConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+  }
+
+  /**
+   * Records first sights and declarations from now on, and calls `onChange` when another
+   * process (the `approve` command) changes the pins.
+   */
+  record(onChange: () => void): void {
+    this.#onChange = onChange;
+    this.#watch ??= watchStateFolder(
+      join(this.#config().gateway.state, PINS_FOLDER),
+      onChange,
+      this.#log,
+    );
+  }
+
+  /** Stops watching the state folder. */
+  close(): void {
+    this.#watch?.close();
+    this.#watch = null;
+  }
+
+  /** Compares every pinned server's declarations with its pins (called on each rebuild). */
+  review(upstreams: readonly Upstream[]): void {
+    const servers = new Map<string, ServerPins>();
+    for (const u of upstreams) {
+      const mode = u.config.pin;
+      if (mode === "off") continue;
+      // A server still starting has declared nothing yet: an empty list is not a declaration.
+      if (u.state !== "up" && u.catalog.tools.length === 0 && u.catalog.prompts.length === 0) {
+        continue;
+      }
+      try {
+        const review = this.#reviewOne(u, mode);
+        if (review) servers.set(u.name, review);
+      } catch (err) {
+        // Once per server and problem: a read-only state folder must not log on every rebuild.
+        const error = messageOf(err);
+        if (!this.#logged.has(`${u.name}!${error}`)) {
+          this.#logged.add(`${u.name}!${error}`);
+          this.#log.error("cannot read or write pins", { server: u.name, error });
+        }
+      }
+    }
+    this.#servers = servers;
+  }
+
+  #reviewOne(u: Upstream, mode: "warn" | "quarantine"): ServerPins | undefined {
+    const dir = this.#config().gateway.state;
+    const seen = declaredOf(u.name, u.catalog.tools, u.catalog.prompts);
+    let pins: PinFile | undefined;
+    try {
+      pins = readPins(dir, u.name);
+    } catch (err) {
+      // Fail closed: unreadable pins approve nothing.
+      this.#log.error("pins unreadable; treating every definition as new", {
+        server: u.name,
+        error: messageOf(err),
+      });
+      pins = { server: u.name, approvedAt: "(unreadable)", tools: {}, prompts: {} };
+    }
+    const recording = this.#onChange !== null && u.state === "up";
+    if (!pins) {
+      if (!recording) return undefined;
+      const first: PinFile = {
+        server: u.name,
+        approvedAt: seen.seenAt,
+        tools: pinsOf(seen.tools, seen.seenAt),
+        prompts: pinsOf(seen.prompts, seen.seenAt),
+      };
+      // Another instance may have pinned it first: its pins count.
+      if (writePins(dir, first, true)) {
+        this.#log.info("pinned definitions on first sight", {
+          server: u.name,
+          tools: Object.keys(first.tools).length,
+          prompts: Object.keys(first.prompts).length,
+        });
+      }
+      pins = readPins(dir, u.name) ?? first;
+    }
+    if (recording) {
+      const sig = [seen.tools, seen.prompts].map((m) =>
+        Object.entries(m).map(([n, d]) => `${n} ${d.hash}`).join("\n")
+      ).join("\n\n");
+      if (this.#seenSig.get(u.name) !== sig) {
+        writeSeen(dir, seen);
+        this.#seenSig.set(u.name, sig);
+      }
+    }
+    const changes = reviewDeclared(pins, seen);
+    const removed = removedNames(pins, seen);
+    for (const c of changes) this.#logChange(u.name, mode, c);
+    if (changes.length === 0 && removed.length === 0) return undefined;
+    return { server: u.name, mode, changes, removed };
+  }
+
+  #logChange(server: string, mode: string, c: PinChange): void {
+    const key = `${server}/${c.kind}/${c.name}/${c.hash}`;
+    if (this.#logged.has(key)) return;
+    this.#logged.add(key);
+    this.#log.warn(`${c.kind} definition ${c.status === "new" ? "is new" : "changed"}`, {
+      server,
+      [c.kind]: c.name,
+      mode,
+      approvedAt: c.approvedAt,
+      fields: c.fields,
+      diff: c.diff,
+    });
+  }
+
+  /** `catalog` without what quarantine holds back; remembers the held entries for refusals. */
+  apply(catalog: Catalog): Catalog {
+    this.#heldTools = new Map();
+    this.#heldPrompts = new Map();
+    const held = new Map<string, Map<string, PinChange>>();
+    for (const s of this.#servers.values()) {
+      if (s.mode !== "quarantine") continue;
+      held.set(s.server, new Map(s.changes.map((c) => [`${c.kind}/${c.name}`, c])));
+    }
+    if (held.size === 0) return catalog;
+    const keep = <E extends ToolEntry | PromptEntry>(
+      entries: readonly E[],
+      kind: "tool" | "prompt",
+      into: Map<string, Held>,
+    ): E[] =>
+      entries.filter((e) => {
+        const change = held.get(e.server)?.get(`${kind}/${e.upstreamName}`);
+        if (!change) return true;
+        into.set(e.name, {
+          server: e.server,
+          entry: e,
+          message: refusalMessage(change, e.name, e.server),
+        });
+        return false;
+      });
+    const tools = keep(catalog.tools, "tool", this.#heldTools);
+    const prompts = keep(catalog.prompts, "prompt", this.#heldPrompts);
+    return {
+      tools,
+      toolsByName: new Map(tools.map((e) => [e.name, e])),
+      prompts,
+      promptsByName: new Map(prompts.map((p) => [p.name, p])),
+      renamed: catalog.renamed,
+    };
+  }
+
+  /** The held tool or prompt of that exposed name, if quarantine holds it back. */
+  held(kind: "tool" | "prompt", name: string): Held | undefined {
+    return (kind === "tool" ? this.#heldTools : this.#heldPrompts).get(name);
+  }
+
+  /**
+   * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) when `name` is
+   * held back and `reachable` says the caller could otherwise reach it; else returns.
+   */
+  refuseHeld(kind: "tool" | "prompt", name: string, reachable: (held: Held) => boolean): void {
+    const held = this.held(kind, name);
+    if (!held || !reachable(held)) return;
+    throw new GatewayError("FORBIDDEN", held.message, {
+      data: { [kind]: name, server: held.server, reason: "quarantined" },
+    });
+  }
+
+  /** Servers whose declarations differ from their pins. */
+  status(): ServerPins[] {
+    return [...this.#servers.values()];
+  }
+
+  /** Tools held back per server (servers under quarantine with none held answer 0). */
+  quarantinedTools(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const s of this.#config().servers) if (s.pin === "quarantine") out.set(s.name, 0);
+    for (const h of this.#heldTools.values()) out.set(h.server, (out.get(h.server) ?? 0) + 1);
+    return out;
+  }
+
+  /** Approves what `server` declares now (all, or `names`), as `mcp-gateway approve` does. */
+  approve(server: string, names: readonly string[] = []): Approval {
+    const config = this.#config();
+    const approval = approvePins(config.gateway.state, server, names, config.gateway.separator);
+    this.#log.info("definitions approved", {
+      server,
+      approved: approval.approved.map((c) => `${c.kind} ${c.name}`),
+      dropped: approval.dropped.map((r) => `${r.kind} ${r.name}`),
+    });
+    this.#onChange?.();
+    return approval;
+  }
+}
+
+function pinsOf(
+  declared: Readonly<Record<string, { hash: string; definition: unknown }>>,
+  at: string,
+): Record<string, { hash: string; approvedAt: string; definition: unknown }> {
+  const out: Record<string, { hash: string; approvedAt: string; definition: unknown }> = {};
+  for (const [name, d] of Object.entries(declared)) out[name] = { ...d, approvedAt: at };
+  return out;
+}

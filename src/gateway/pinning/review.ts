@@ -1,0 +1,92 @@
+/**
+ * Compares what a server declares now with what was approved: each tool or prompt is unchanged,
+ * changed (its hash differs; the diff says where) or new. A renamed tool is a removed name plus
+ * a new one, so a rename never carries a new definition past its pin.
+ */
+import { canonicalHash, diffDefinitions, type FieldDiff, fieldsOf } from "./canonical.ts";
+import type { Declared, DeclaredKind, PinFile, SeenFile } from "./store.ts";
+
+/** A declaration that differs from its pin. */
+export interface PinChange {
+  readonly kind: DeclaredKind;
+  /** The name the server declares it under. */
+  readonly name: string;
+  readonly status: "changed" | "new";
+  /** When the pin it differs from was approved (for a new one: the server's last approval). */
+  readonly approvedAt: string;
+  /** Top-level fields that differ (empty for a new one). */
+  readonly fields: readonly string[];
+  readonly diff: readonly FieldDiff[];
+  readonly hash: string;
+}
+
+/** What one server declares, in the shape pins are kept. */
+export function declaredOf(
+  server: string,
+  tools: readonly { name: string }[],
+  prompts: readonly { name: string }[],
+  now = new Date().toISOString(),
+): SeenFile {
+  const map = (items: readonly { name: string }[]) => {
+    const out: Record<string, Declared> = {};
+    for (const item of items) out[item.name] = { hash: canonicalHash(item), definition: item };
+    return out;
+  };
+  return { server, seenAt: now, tools: map(tools), prompts: map(prompts) };
+}
+
+/** The declarations of `seen` that differ from `pins`, tools first, in declared order. */
+export function reviewDeclared(pins: PinFile, seen: SeenFile): PinChange[] {
+  const out: PinChange[] = [];
+  const kinds = [["tool", seen.tools, pins.tools], ["prompt", seen.prompts, pins.prompts]] as const;
+  for (const [kind, now, approved] of kinds) {
+    for (const [name, d] of Object.entries(now)) {
+      const pin = Object.hasOwn(approved, name) ? approved[name] : undefined;
+      if (pin?.hash === d.hash) continue;
+      const diff = pin
+        ? diffDefinitions(pin.definition, d.definition)
+        : diffDefinitions(undefined, d.definition);
+      out.push({
+        kind,
+        name,
+        status: pin ? "changed" : "new",
+        approvedAt: pin?.approvedAt ?? pins.approvedAt,
+        fields: pin ? fieldsOf(diff) : [],
+        diff,
+        hash: d.hash,
+      });
+    }
+  }
+  return out;
+}
+
+/** An approved definition the server no longer declares (half of a rename, or a removal). */
+export interface Removed {
+  readonly kind: DeclaredKind;
+  readonly name: string;
+}
+
+/** Approved definitions the server no longer declares. */
+export function removedNames(pins: PinFile, seen: SeenFile): Removed[] {
+  return [
+    ...Object.keys(pins.tools).filter((n) => !Object.hasOwn(seen.tools, n))
+      .map((name) => ({ kind: "tool" as const, name })),
+    ...Object.keys(pins.prompts).filter((n) => !Object.hasOwn(seen.prompts, n))
+      .map((name) => ({ kind: "prompt" as const, name })),
+  ];
+}
+
+/** The refusal a quarantined tool or prompt answers with, naming what differs. */
+export function refusalMessage(change: PinChange, exposed: string, server: string): string {
+  const day = change.approvedAt.slice(0, 10);
+  const how = `approve with \`mcp-gateway approve ${server}\``;
+  if (change.status === "new") {
+    return `${change.kind} ${exposed} is new since the definitions of ${server} were approved ` +
+      `on ${day}; ${how}`;
+  }
+  const fields = change.fields;
+  const list = fields.length <= 1
+    ? `${fields[0] ?? "its definition"} differs`
+    : `${fields.slice(0, -1).join(", ")} and ${fields.at(-1)} differ`;
+  return `${change.kind} ${exposed} changed since it was approved on ${day}: ${list}; ${how}`;
+}

@@ -1,0 +1,101 @@
+/**
+ * Pins on disk, one pair of files per server in `<state>/pins/`: `<server>.json` holds the
+ * approved definitions (written on first sight and by approvals), `<server>.seen.json` what the
+ * server declares now (written by the gateway whenever that changes). Approving copies from the
+ * second into the first, so the `approve` command needs neither the upstream nor the running
+ * gateway: the gateway watches the folder and applies the new pins.
+ */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { NAME_PATTERN } from "../../config/mod.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import { readStateFile, statePath, writeStateFile } from "../../state/mod.ts";
+
+/** What a server declared, as kept on disk. */
+export type DeclaredKind = "tool" | "prompt";
+
+/** One approved definition. */
+export interface Pin {
+  readonly hash: string;
+  /** ISO time it was approved (or first seen). */
+  readonly approvedAt: string;
+  readonly definition: unknown;
+}
+
+/** One definition as declared now. */
+export interface Declared {
+  readonly hash: string;
+  readonly definition: unknown;
+}
+
+/** `<server>.json`: the approved definitions. */
+export interface PinFile {
+  readonly server: string;
+  /** Last approval (or first sight) of this server. */
+  readonly approvedAt: string;
+  readonly tools: Readonly<Record<string, Pin>>;
+  readonly prompts: Readonly<Record<string, Pin>>;
+}
+
+/** `<server>.seen.json`: the definitions the server declares now. */
+export interface SeenFile {
+  readonly server: string;
+  readonly seenAt: string;
+  readonly tools: Readonly<Record<string, Declared>>;
+  readonly prompts: Readonly<Record<string, Declared>>;
+}
+
+/** The folder of pin files in a state folder. */
+export const PINS_FOLDER = "pins";
+
+function fileOf(stateDir: string, server: string, suffix: string): string {
+  // The name becomes a file name: only config-valid server names (no "/" or "..") pass.
+  if (!NAME_PATTERN.test(server)) {
+    throw new GatewayError("USAGE", `"${server}" is not a server name`);
+  }
+  return statePath(stateDir, join(PINS_FOLDER, `${server}${suffix}`));
+}
+
+/** Pin files as last read, with the identity of the file they came from. */
+const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
+
+/**
+ * The approved pins of `server`, or `undefined` before it was first seen. Re-read only when the
+ * file changed (every write replaces it, so its inode, size or time differ): this runs on each
+ * catalog rebuild and must notice another process's approval.
+ */
+export function readPins(stateDir: string, server: string): PinFile | undefined {
+  const path = fileOf(stateDir, server, ".json");
+  let stamp: string;
+  try {
+    const s = statSync(path);
+    stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    pinCache.delete(path);
+    return undefined;
+  }
+  const cached = pinCache.get(path);
+  if (cached?.stamp === stamp) return cached.pins;
+  const pins = readStateFile(path) as PinFile | undefined;
+  if (pins) pinCache.set(path, { stamp, pins });
+  return pins;
+}
+
+/** Writes `server`'s pins; `firstSight` never replaces existing ones (answers false then). */
+export function writePins(stateDir: string, pins: PinFile, firstSight = false): boolean {
+  // Definitions are not secret: 0644 keeps a file `sudo mcp-gateway approve` wrote readable.
+  return writeStateFile(fileOf(stateDir, pins.server, ".json"), pins, {
+    exclusive: firstSight,
+    mode: 0o644,
+  });
+}
+
+/** What `server` declared when the gateway last saw it, or `undefined`. */
+export function readSeen(stateDir: string, server: string): SeenFile | undefined {
+  return readStateFile(fileOf(stateDir, server, ".seen.json")) as SeenFile | undefined;
+}
+
+/** Records what `server` declares now. */
+export function writeSeen(stateDir: string, seen: SeenFile): void {
+  writeStateFile(fileOf(stateDir, seen.server, ".seen.json"), seen, { mode: 0o644 });
+}

@@ -1,0 +1,81 @@
+/** A gateway in front of the `pinnable` fixture, with a control file and a state folder. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { selfCommand } from "../../src/runtime/mod.ts";
+import { fixture, httpClient, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
+
+/** What the fixture declares (see test/fixtures/servers/pinnable.mjs). */
+export interface Declaration {
+  description?: string;
+  rename?: boolean;
+  promptDescription?: string;
+}
+
+/** One pinning setup: the control file, the state folder and the config text. */
+export interface PinSetup {
+  dir: string;
+  control: string;
+  state: string;
+  yaml: string;
+  declare(d: Declaration): void;
+}
+
+/** A fresh control file and state folder; `extra` is appended to the tracker server entry. */
+export function pinSetup(pin: string, extra = "", gatewayExtra = ""): PinSetup {
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-pin-"));
+  const control = join(dir, "declare.json");
+  const state = join(dir, "state");
+  writeFileSync(control, "{}");
+  const yaml = `gateway:\n  state: ${JSON.stringify(state)}\n${gatewayExtra}` +
+    `servers:\n  tracker:\n    command: node\n    args: [${
+      JSON.stringify(fixture("pinnable.mjs"))
+    }, ` +
+    `${JSON.stringify(control)}]\n    pin: ${pin}\n${extra}`;
+  return {
+    dir,
+    control,
+    state,
+    yaml,
+    declare: (d) => writeFileSync(control, JSON.stringify(d)),
+  };
+}
+
+/** A gateway on the setup's config and a client that counts tools/list_changed. */
+export async function startPinned(
+  setup: PinSetup,
+): Promise<{ gw: TestGateway; client: Client; listChanged: () => number; file: string }> {
+  const gw = await startTestGateway(setup.yaml);
+  const client = await httpClient(gw.url);
+  let n = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void n++);
+  return { gw, client, listChanged: () => n, file: join(gw.dir, "gateway.yaml") };
+}
+
+/** Names of the tools the client lists. */
+export async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name).filter((n) =>
+    n.startsWith("tracker__")
+  )
+    .sort();
+}
+
+/** Runs `mcp-gateway ARGS…` as a child process without blocking the gateway under test. */
+export function cliAsync(args: string[]): Promise<{ code: number | null; out: string }> {
+  const [cmd, ...pre] = selfCommand();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, [...pre, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
