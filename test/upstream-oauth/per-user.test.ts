@@ -169,6 +169,10 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     assert.equal(res.status, 200);
     const text = await res.text();
     assert.ok(!/alice-sub|bob-sub|eyJ/.test(text), text);
+    const tracker = (JSON.parse(text) as { upstreams: { name: string; oauth?: unknown }[] })
+      .upstreams.find((u) => u.name === "tracker")!;
+    // alice, bob, dave and erin have connected; carol has not: a count, never who.
+    assert.deepEqual(tracker.oauth, { mode: "per-user", connected: 4 });
   });
 
   it("an identity disconnects its own credential only", async () => {
