@@ -8,7 +8,7 @@ import type { RawUpstreamOAuth } from "./schema.ts";
 import type { GatewayConfig, UpstreamOAuthConfig } from "./types.ts";
 
 /** The modes this build implements. */
-const SERVED_MODES: ReadonlySet<string> = new Set(["shared", "per-user"]);
+const SERVED_MODES: ReadonlySet<string> = new Set(["shared", "per-user", "exchange"]);
 
 /** The normalised section, or `null` when absent; problems are pushed, not thrown. */
 export function normaliseUpstreamOAuth(
@@ -29,6 +29,13 @@ export function normaliseUpstreamOAuth(
       message: "clientSecret needs clientId (a registered client)",
     });
   }
+  if (raw.mode === "exchange" && (raw.clientId === undefined || raw.clientSecret === undefined)) {
+    problems.push({
+      path: [...path, "clientId"],
+      message: "mode exchange needs clientId and clientSecret: the gateway's own client at the " +
+        "issuer's token endpoint",
+    });
+  }
   if (raw.audience !== undefined && raw.mode !== "exchange") {
     problems.push({ path: [...path, "audience"], message: "audience applies to mode exchange" });
   }
@@ -44,6 +51,14 @@ export function normaliseUpstreamOAuth(
 
 /** `mode: per-user` needs client identities: configured tokens or `gateway.auth.oauth`. */
 export function perUserProblems(config: GatewayConfig, problems: NormaliseProblem[]): void {
+  for (const s of config.servers) {
+    if (s.kind === "http" && s.oauth?.mode === "exchange" && config.gateway.oauth === null) {
+      problems.push({
+        path: ["servers", s.name, "oauth", "mode"],
+        message: "mode exchange exchanges clients' OAuth access tokens: set gateway.auth.oauth",
+      });
+    }
+  }
   if (config.gateway.tokens !== null || config.gateway.oauth !== null) return;
   for (const s of config.servers) {
     if (s.kind === "http" && s.oauth?.mode === "per-user") {

@@ -59,9 +59,11 @@ export class UpstreamPool {
    * The connection of client `identity` to a `mode: per-user` server: its own upstream, with
    * its own credential, started on first use. Nothing one identity obtained serves another.
    */
-  async forUser(config: ServerConfig, identity: string): Promise<Upstream> {
+  async forUser(config: ServerConfig, identity: string, subjectToken?: string): Promise<Upstream> {
     const credential = this.#events.userCredential?.(config, identity);
     if (!credential) throw new Error(`no per-user credentials for server "${config.name}"`);
+    // An exchanging credential trades the caller's latest token (exchange.ts).
+    credential.present(subjectToken);
     let key = this.#userKeys.get(identity);
     if (!key) this.#userKeys.set(identity, key = { identity });
     const upstream = await this.users.acquire(config, key, identity, credential);

@@ -11,21 +11,33 @@
  * - POST /__revoke: destroys every refresh token issued so far (as an admin revoking access).
  */
 import { createServer } from "node:http";
-import { exportJWK, generateKeyPair } from "jose";
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import Provider from "oidc-provider";
 
 const options = JSON.parse(process.argv[2] ?? "{}");
 const accessTtl = options.accessTtl ?? 300;
+/** Static clients `{ id, secret }`: they may use client_credentials and the token exchange. */
+const clients = options.clients ?? [];
+const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const SCOPES = ["openid", "offline_access", "read", "write"];
 
 const { privateKey } = await generateKeyPair("ES256", { extractable: true });
 const key = { ...(await exportJWK(privateKey)), kid: "as-1", alg: "ES256", use: "sig" };
+const { d: _d, ...publicKey } = key;
 const refreshIds = new Set();
 let provider;
 
 function build(issuer) {
   provider = new Provider(issuer, {
     jwks: { keys: [key] },
+    clients: clients.map((c) => ({
+      client_id: c.id,
+      client_secret: c.secret,
+      grant_types: ["client_credentials", EXCHANGE],
+      redirect_uris: [],
+      response_types: [],
+      scope: "read write",
+    })),
     scopes: SCOPES,
     clientDefaults: {
       id_token_signed_response_alg: "ES256",
@@ -34,6 +46,7 @@ function build(issuer) {
     pkce: { required: () => true },
     features: {
       registration: { enabled: true },
+      clientCredentials: { enabled: true },
       revocation: { enabled: true },
       devInteractions: { enabled: false },
       resourceIndicators: {
@@ -55,7 +68,64 @@ function build(issuer) {
     ttl: { RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
   });
   provider.on("refresh_token.saved", (t) => refreshIds.add(t.jti));
+  provider.registerGrantType(EXCHANGE, exchange, [
+    "subject_token",
+    "subject_token_type",
+    "requested_token_type",
+    "audience",
+    "resource",
+    "scope",
+  ], ["audience", "resource"]);
   provider.on("server_error", (_ctx, err) => process.stderr.write(`${err.stack}\n`));
+}
+
+/**
+ * RFC 8693 token exchange (oidc-provider has none built in): the subject token must be an access
+ * token this server issued; the answer is a new JWT for the requested audience, same subject,
+ * with the exchanging client as the actor.
+ */
+async function exchange(ctx) {
+  const { subject_token: subject, audience } = ctx.oidc.params;
+  const respond = (status, body) => {
+    ctx.status = status;
+    ctx.body = body;
+  };
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(subject, createLocalJWKSet({ keys: [publicKey] }), {
+      issuer: provider.issuer,
+    }));
+  } catch (err) {
+    return respond(400, { error: "invalid_grant", error_description: String(err.message) });
+  }
+  const aud = [audience].flat()[0];
+  if (!aud) return respond(400, { error: "invalid_target", error_description: "no audience" });
+  const privateJwk = await crypto.subtle.importKey(
+    "jwk",
+    key,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  );
+  const token = await new SignJWT({
+    scope: "read",
+    client_id: ctx.oidc.client.clientId,
+    act: { sub: ctx.oidc.client.clientId },
+  })
+    .setProtectedHeader({ alg: "ES256", kid: key.kid, typ: "at+jwt" })
+    .setIssuer(provider.issuer)
+    .setSubject(String(claims.sub))
+    .setAudience(aud)
+    .setIssuedAt()
+    .setExpirationTime(`${accessTtl}s`)
+    .setJti(crypto.randomUUID())
+    .sign(privateJwk);
+  respond(200, {
+    access_token: token,
+    issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+    token_type: "Bearer",
+    expires_in: accessTtl,
+  });
 }
 
 async function body(req) {

@@ -45,11 +45,14 @@ export async function spawnNode(args: string[], env: Record<string, string> = {}
   return { child, line, stop: () => stopChild(child) };
 }
 
-/** The authorization server; `accessTtl` in seconds. */
-export async function startAuthServer(accessTtl: number): Promise<Child & { issuer: string }> {
+/** The authorization server; `accessTtl` in seconds; `clients` may use the token exchange. */
+export async function startAuthServer(
+  accessTtl: number,
+  clients: { id: string; secret: string }[] = [],
+): Promise<Child & { issuer: string }> {
   const c = await spawnNode([
     join(ROOT, "test/upstream-oauth/_as.mjs"),
-    JSON.stringify({ accessTtl }),
+    JSON.stringify({ accessTtl, clients }),
   ]);
   return { ...c, issuer: (JSON.parse(c.line) as { issuer: string }).issuer };
 }

@@ -67,19 +67,15 @@ describe("servers.<name>.oauth config", () => {
     );
   });
 
-  it("refuses per-user without client identities, and exchange (not built)", () => {
+  it("refuses per-user without client identities, and exchange without its client", () => {
+    const server = "servers:\n  t:\n    url: https://t.example.com/mcp\n";
     assert.match(
-      problems(
-        "servers:\n  t:\n    url: https://t.example.com/mcp\n    oauth: { mode: per-user }\n",
-      ),
+      problems(server + "    oauth: { mode: per-user }\n"),
       /servers\.t\.oauth\.mode.*needs client identities/,
     );
-    assert.match(
-      problems(
-        "servers:\n  t:\n    url: https://t.example.com/mcp\n    oauth: { mode: exchange }\n",
-      ),
-      /servers\.t\.oauth\.mode.*not available/,
-    );
+    const exchange = problems(server + "    oauth: { mode: exchange }\n");
+    assert.match(exchange, /servers\.t\.oauth\.clientId.*needs clientId and clientSecret/);
+    assert.match(exchange, /servers\.t\.oauth\.mode.*set gateway\.auth\.oauth/);
   });
 
   it("refuses a short secrets.key", () => {

@@ -111,6 +111,9 @@ export class UpstreamCredential {
     );
   }
 
+  /** The caller's own access token, for a credential that exchanges it (exchange.ts). */
+  present(_subjectToken: string | undefined): void {}
+
   /** Resolves at the next stored login (its callback arrived). */
   nextLogin(): Promise<void> {
     return new Promise((resolve) => this.#loginWaiters.add(resolve));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
+import { ExchangeCredential } from "./exchange.ts";
 import { ConnectLinks } from "./links.ts";
 import { LoginFlows } from "./logins.ts";
 import { type CredentialStore, FileCredentialStore, type StoredCredential } from "./store.ts";
@@ -83,9 +84,11 @@ export class UpstreamAuth {
       lazyStore(() => this.store()),
       this.#log.child(server.name),
       () => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server.name),
-      server.oauth.mode === "per-user"
-        ? { fixed: "each client connects its own account (oauth mode per-user)" }
-        : {},
+      server.oauth.mode === "shared" ? {} : {
+        fixed: server.oauth.mode === "per-user"
+          ? "each client connects its own account (oauth mode per-user)"
+          : "each client's own access token is exchanged (oauth mode exchange)",
+      },
     );
     this.#credentials.set(server.name, credential);
     return credential;
@@ -100,6 +103,20 @@ export class UpstreamAuth {
     const known = this.#users.get(key);
     if (known?.server === server) return known;
     const hash = createHash("sha256").update(identity).digest("hex").slice(0, 32);
+    const slot = `${server.name}/${hash}`;
+    const log = this.#log.child(server.name);
+    if (server.oauth?.mode === "exchange") {
+      const issuer = server.oauth.issuer ?? this.#config().gateway.oauth?.issuer ?? "";
+      const exchanged = new ExchangeCredential(
+        server,
+        issuer,
+        lazyStore(() => this.store()),
+        log,
+        slot,
+      );
+      this.#users.set(key, exchanged);
+      return exchanged;
+    }
     const credential = new UpstreamCredential(
       server,
       lazyStore(() => this.store()),
