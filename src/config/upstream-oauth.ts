@@ -59,6 +59,14 @@ export function perUserProblems(config: GatewayConfig, problems: NormaliseProble
       });
     }
   }
+  const oauthServer = config.servers.find((s) => s.kind === "http" && s.oauth !== null);
+  if (oauthServer && config.gateway.cluster !== null && config.gateway.secretsKey === null) {
+    problems.push({
+      path: ["gateway", "secrets", "key"],
+      message: `with gateway.cluster, server ${oauthServer.name}'s credentials are stored in ` +
+        "Redis: set gateway.secrets.key (the same on every instance) to seal them",
+    });
+  }
   if (config.gateway.tokens !== null || config.gateway.oauth !== null) return;
   for (const s of config.servers) {
     if (s.kind === "http" && s.oauth?.mode === "per-user") {

@@ -152,6 +152,7 @@ export class Gateway {
   async stop(): Promise<void> {
     this.pins.close();
     await this.pool.stopAll();
+    await this.upstreamAuth.close();
     await Promise.all(this.#closers.map((c) => c().catch(() => {})));
   }
 

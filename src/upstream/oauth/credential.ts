@@ -20,6 +20,9 @@ import type { CredentialStore, StoredCredential } from "./store.ts";
 /** Refresh when less than this share of the token's life is left (and at most 60 s before). */
 const REFRESH_SHARE = 0.2;
 const REFRESH_MAX_EARLY_MS = 60_000;
+/** How long a refresh holds the cross-instance lock at most, and how long others wait for it. */
+const LOCK_TTL_MS = 15_000;
+const LOCK_WAIT_MS = 20_000;
 
 /** A shared-mode upstream's credential. */
 export class UpstreamCredential {
@@ -165,7 +168,41 @@ export class UpstreamCredential {
     return Date.now() >= cred.expiresAt - early;
   }
 
+  /**
+   * One refresh across instances: under the store's lock, after re-reading what another
+   * instance may have stored meanwhile (a rotated refresh token must not be used twice); an
+   * instance that does not get the lock waits for the one that did and takes its result.
+   */
   async #refresh(cred: StoredCredential): Promise<string> {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      // No lock on this store: one process, whose single flight is the lock.
+      const release = this.#store.lock
+        ? await this.#store.lock(this.slot, LOCK_TTL_MS)
+        : async () => {};
+      if (release === null) {
+        if (Date.now() > deadline) throw this.loginError();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const stored = await this.#store.read(this.slot).catch(() => undefined);
+      if (stored?.tokens && stored.tokens.access_token !== cred.tokens?.access_token) {
+        // Another instance refreshed (or a new login arrived): its tokens count.
+        this.#cred = cred = stored;
+        if (!this.#dueForRefresh(stored)) {
+          await release?.();
+          return stored.tokens.access_token;
+        }
+      }
+      if (release === null) continue;
+      try {
+        return await this.#refreshNow(cred);
+      } finally {
+        await release();
+      }
+    }
+  }
+
+  async #refreshNow(cred: StoredCredential): Promise<string> {
     const discovery = cred.discovery;
     if (!discovery || !cred.client || !cred.tokens?.refresh_token) throw this.loginError();
     let tokens: OAuthTokens;

@@ -31,6 +31,7 @@ export class UpstreamAuth {
   #credentials = new Map<string, UpstreamCredential>();
   #users = new Map<string, UpstreamCredential>();
   #links = new ConnectLinks();
+  #close: (() => Promise<void>) | undefined;
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -61,14 +62,29 @@ export class UpstreamAuth {
     }
   }
 
-  /** The store, opened on first use. */
+  /**
+   * The store, opened on first use: the cluster's Redis with `gateway.cluster` (every instance
+   * serves every login), else the state folder.
+   */
   store(): Promise<CredentialStore> {
     return this.#store ??= (async () => {
       const config = this.#config();
       const dir = config.gateway.state;
       const vault = await Vault.open(config.gateway.secretsKey, join(dir, "credentials.key"));
+      const cluster = config.gateway.cluster;
+      if (cluster) {
+        const { connectRedis, RedisCredentialStore } = await import("./redis-store.ts");
+        const redis = await connectRedis(cluster.redisUrl, cluster.timeoutMs);
+        this.#close = async () => void await redis.quit().catch(() => redis.disconnect());
+        return new RedisCredentialStore(redis, vault);
+      }
       return new FileCredentialStore(dir, vault);
     })();
+  }
+
+  /** Closes what the store holds open (the Redis connection). */
+  async close(): Promise<void> {
+    await this.#close?.();
   }
 
   /**
@@ -158,5 +174,9 @@ function lazyStore(open: () => Promise<CredentialStore>): CredentialStore {
     read: async (slot) => await (await open()).read(slot),
     write: async (slot, c: StoredCredential) => await (await open()).write(slot, c),
     remove: async (slot) => await (await open()).remove(slot),
+    lock: async (slot, ttlMs) => {
+      const store = await open();
+      return store.lock ? await store.lock(slot, ttlMs) : async () => {};
+    },
   };
 }

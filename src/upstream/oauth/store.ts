@@ -36,6 +36,11 @@ export interface CredentialStore {
   read(slot: string): Promise<StoredCredential | undefined>;
   write(slot: string, credential: StoredCredential): Promise<void>;
   remove(slot: string): Promise<void>;
+  /**
+   * A lock on `slot` across instances (Redis), held at most `ttlMs`: resolves its release, or
+   * `null` when another instance holds it. Absent on a store only one process uses.
+   */
+  lock?(slot: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
 }
 
 /** Slot names become file names: letters, digits, `_`, `-` and `/` between parts only. */
