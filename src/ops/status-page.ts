@@ -96,7 +96,9 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
             <td data-label="Server" class="name">${u.name}</td>
             <td data-label="State"><span class="state ${u.state}">${u.state === "needs-login"
               ? "needs login"
-              : u.state}</span>${u.state === "needs-login" ? connectLink(u.name) : ""}</td>
+              : u.state}</span>${u.state === "needs-login" && u.oauth?.mode === "shared"
+              ? connectLink(u.name)
+              : ""}</td>
             <td data-label="Transport">${u.transport}${u.protocol ? ` · ${u.protocol}` : ""}</td>
             <td data-label="Tools" class="num tools"
               title="exposed to clients (of ${u

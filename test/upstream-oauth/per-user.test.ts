@@ -173,6 +173,12 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
       .upstreams.find((u) => u.name === "tracker")!;
     // alice, bob, dave and erin have connected; carol has not: a count, never who.
     assert.deepEqual(tracker.oauth, { mode: "per-user", connected: 4 });
+    // Each client connects itself: the admin's page offers no Connect for this server.
+    const page = await (await fetch(`${base}/`, {
+      headers: { authorization: `Bearer ${TOKENS.ops}` },
+    })).text();
+    assert.match(page, /needs login/);
+    assert.ok(!page.includes("/oauth/connect/tracker"));
   });
 
   it("an identity disconnects its own credential only", async () => {
