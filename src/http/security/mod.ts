@@ -24,7 +24,7 @@ import { StatusSessions } from "./status-session.ts";
 
 export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
 export { TokenCallLimits } from "./call-limits.ts";
-export type { CallRate } from "./call-limits.ts";
+export type { CallRate, SharedCallBuckets } from "./call-limits.ts";
 export type { BearerAuthOptions } from "./auth.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
 export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./origin.ts";
