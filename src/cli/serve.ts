@@ -234,8 +234,8 @@ export async function startGateway(
     gateway,
     sessions,
     modern,
-    // The middleware, and the same checks for the POST /mcp pre-dispatch.
-    ...securityChain(gateway, hostname, statusSessions, cluster?.limiter),
+    // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
+    chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: statusRoutes({
       gateway,
       sessions: statusSessions,
