@@ -1,8 +1,8 @@
 /**
- * The per-token call rate of the call gate holds across instances: two gateway processes share
+ * The per-token call rate of the call gate holds across instances: three gateway processes share
  * one `redis-server` and are called directly (no balancer, so nothing but Redis joins them).
  * Batch items and the calls an `execute` script makes are counted where they run, in the
- * deployment's one bucket: what one instance spent, the other cannot spend again. Skipped with a
+ * deployment's one bucket: what one instance spent, the others cannot spend again. Skipped with a
  * message when redis-server is missing.
  */
 import assert from "node:assert/strict";
@@ -83,13 +83,12 @@ async function script(url: string, name: string, n: number) {
   }
 }
 
-describe("a per-token call limit shared by two instances through Redis", {
+describe("a per-token call limit shared by three instances through Redis", {
   skip: SKIP ? `cluster call-limit tests skipped: ${SKIP}` : false,
 }, () => {
   let redis: Proc;
   let redisPort: number;
-  let a: GatewayProc;
-  let b: GatewayProc;
+  let gws: GatewayProc[] = [];
 
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-cluster-calls-"));
@@ -114,40 +113,44 @@ servers:
 scripting: { execute: true }
 `,
     );
-    [a, b] = await Promise.all([startGatewayProc(file), startGatewayProc(file)]);
+    gws = await Promise.all([1, 2, 3].map(() => startGatewayProc(file)));
   });
 
   after(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all(gws.map((g) => g.stop()));
     await redis?.kill();
   });
 
-  it("batch items: what one instance answered, the other refuses (one round trip a call)", async () => {
+  it("batch items: what one instance answered, the others refuse (one round trip a call)", async () => {
+    const [a, b, c] = gws;
     const calls0 = await redisCalls(redisPort);
-    const first = await batch(a.url, "batch", 8);
-    assert.equal(first.ok, 8);
+    const first = await batch(a!.url, "batch", 5);
     const between = await redisCalls(redisPort);
-    const second = await batch(b.url, "batch", 8);
-    // 12 in the burst, 8 spent on the other instance; one may have come back (1/min).
-    assert.ok(second.ok >= BURST - 8 && second.ok <= BURST - 8 + 1, `answered ${second.ok}`);
-    for (const m of second.refused) {
+    const second = await batch(b!.url, "batch", 5);
+    const third = await batch(c!.url, "batch", 5);
+    assert.deepEqual([first.ok, second.ok], [5, 5]);
+    // 12 in the burst, 10 spent on the other two; one may have come back (1/min).
+    assert.ok(third.ok >= BURST - 10 && third.ok <= BURST - 10 + 1, `answered ${third.ok}`);
+    for (const m of third.refused) {
       assert.match(m, /call rate limit \(gateway\.auth\.rateLimit: 1\/min, burst 12\)/);
     }
     // Each call is one script run in Redis, beside the requests' own bucket (one a request).
-    const scripts = (x: Record<string, number>, y: Record<string, number>) =>
-      callsBetween(x, y, "evalsha", "eval");
-    const requestsOfA = scripts(calls0, between) - 8;
+    const requestsOfA = callsBetween(calls0, between, "evalsha", "eval") - 5;
     assert.ok(requestsOfA >= 2 && requestsOfA <= 4, `${requestsOfA} request takes`);
   });
 
   it("an execute script's calls count on the instance they run on, for the deployment", async () => {
-    // execute itself is a call too: 1 + 8 of the 12.
-    const first = await script(a.url, "script", 8);
+    const [a, b, c] = gws;
+    // execute itself is a call too: 1 + 6 of the 12 on the first instance.
+    const first = await script(a!.url, "script", 6);
     assert.equal(first.ran, true, first.text);
-    assert.equal(first.ok, 8);
-    const second = await script(b.url, "script", 8);
-    // 3 left: execute and two of its calls (three with a refilled one), or none at all.
-    assert.ok(second.ok <= 3, `the second script made ${second.ok} calls (${second.text})`);
-    if (second.ran) assert.ok(second.ok >= 2, `the second script made ${second.ok} calls`);
+    assert.equal(first.ok, 6);
+    // 5 left: execute and four of its calls (five with a refilled one).
+    const second = await script(b!.url, "script", 6);
+    assert.equal(second.ran, true, second.text);
+    assert.ok(second.ok >= 4 && second.ok <= 5, `the second script made ${second.ok} calls`);
+    // Nothing left (one at most refilled): execute refused, or a script whose calls are.
+    const third = await script(c!.url, "script", 6);
+    assert.ok(third.ok === 0, `the third script made ${third.ok} calls (${third.text})`);
   });
 });
