@@ -95,7 +95,7 @@ describe("a per-token call limit shared by three instances through Redis", {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
     const file = join(dir, "gateway.yaml");
-    const names = ["batch", "script"];
+    const names = ["batch", "script", "stalled"];
     writeFileSync(
       file,
       `
@@ -152,5 +152,21 @@ scripting: { execute: true }
     // Nothing left (one at most refilled): execute refused, or a script whose calls are.
     const third = await script(c!.url, "script", 6);
     assert.ok(third.ok === 0, `the third script made ${third.ok} calls (${third.text})`);
+  });
+
+  it("a Redis that stops answering costs a few timeouts, not one a call (fail-open)", async () => {
+    // SIGSTOP: the connections stay up, every command times out (gateway.cluster.timeout: 2s).
+    process.kill(redis.pid, "SIGSTOP");
+    try {
+      const t0 = Date.now();
+      // Two requests and eight calls (execute and its seven): twenty seconds at one timeout each.
+      const r = await script(gws[0]!.url, "stalled", 7);
+      const ms = Date.now() - t0;
+      assert.equal(r.ran, true, r.text);
+      assert.equal(r.ok, 7, "counted in the instance's own buckets meanwhile, not refused");
+      assert.ok(ms < 12_000, `took ${ms} ms`);
+    } finally {
+      process.kill(redis.pid, "SIGCONT");
+    }
   });
 });
