@@ -219,4 +219,27 @@ describe("every route gets the same refusals from the one chain", () => {
     assert.equal(a.status, 429);
     assert.ok(Number(a.headers["retry-after"]) >= 1);
   });
+
+  it("a body over the limit: the same 413 declared (pre-dispatch) or streamed (hono)", async () => {
+    const big = JSON.stringify({ pad: "x".repeat(100) });
+    const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const declared = await answerOf(
+      await app.request("http://127.0.0.1:8787/mcp", { method: "POST", headers: auth, body: big }),
+    );
+    const streamed = await answerOf(
+      await app.request("http://127.0.0.1:8787/mcp", {
+        method: "POST",
+        headers: auth,
+        body: new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(big));
+            c.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit),
+    );
+    assert.equal(declared.status, 413);
+    assert.deepEqual(streamed, declared);
+  });
 });
