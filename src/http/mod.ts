@@ -16,6 +16,6 @@ export {
   StatusSessions,
   TokenCallLimits,
 } from "./security/mod.ts";
-export type { McpGuard, SecurityChain } from "./security/mod.ts";
+export type { RequestChain, SharedCallBuckets } from "./security/mod.ts";
 export { statusRoutes } from "./status-routes.ts";
 export type { StatusRoutesDeps } from "./status-routes.ts";
