@@ -204,17 +204,35 @@ async function waitForTools(
 export async function startHttpUpstream(): Promise<
   { pid: number; url: string; stop(): Promise<void> }
 > {
-  const child = track("node", [BENCH_ECHO, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+  return await startPortPrinter("HTTP upstream", "node", [BENCH_ECHO, "--http"]);
+}
+
+/** The floor (`bench/floor.ts`): a minimal Bun forwarder in front of its own bench-echo child. */
+export async function startFloor(): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
+  return await startPortPrinter("floor", BUN, [
+    join(ROOT, "bench/floor.ts"),
+    "--listen",
+    "127.0.0.1:0",
+  ]);
+}
+
+/** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */
+async function startPortPrinter(
+  what: string,
+  command: string,
+  args: readonly string[],
+): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
+  const child = track(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   const line = await new Promise<string>((resolveLine, reject) => {
     let buffer = "";
-    const timer = setTimeout(() => reject(new Error("HTTP upstream did not start")), 15_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start`)), 15_000);
     child.stdout!.on("data", (chunk) => {
       buffer += String(chunk);
       if (!buffer.includes("\n")) return;
       clearTimeout(timer);
       resolveLine(buffer.slice(0, buffer.indexOf("\n")));
     });
-    child.once("exit", () => reject(new Error("HTTP upstream exited at start")));
+    child.once("exit", () => reject(new Error(`${what} exited at start`)));
   });
   const { port } = JSON.parse(line) as { port: number };
   return { pid: child.pid!, url: `http://127.0.0.1:${port}/mcp`, stop: () => stopChild(child) };

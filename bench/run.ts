@@ -37,8 +37,8 @@ const MiB = 1024 ** 2;
 const PLANS = {
   full: {
     // Short repetitions rather than few long ones: on a shared machine, medians of more
-    // interleaved samples move less. Four paths × three payloads × two session counts keep a
-    // repetition at about a minute.
+    // interleaved samples move less. Six paths × three payloads × two session counts keep a
+    // repetition at about a minute and a half.
     reps: 4,
     sessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],

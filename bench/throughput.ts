@@ -1,8 +1,9 @@
 /**
- * Throughput and latency of one upstream (the bench-echo fixture) reached four ways — directly
- * over its own streamable HTTP server, directly over stdio, and through the gateway (HTTP `/mcp`
- * downstream, stdio upstream) in each protocol era: 2025-11-25 sessions and stateless
- * 2026-07-28 requests — at each session count and payload size, repeated. The targets of a cell
+ * Throughput and latency of one upstream (the bench-echo fixture) reached six ways — directly
+ * over its own streamable HTTP server, directly over stdio, through the floor (`./floor.ts`, a
+ * minimal Bun forwarder: what any gateway on this runtime must at least spend) and through the
+ * gateway (HTTP `/mcp` downstream, stdio upstream), these two in each protocol era: 2025-11-25
+ * sessions and stateless 2026-07-28 requests — at each session count and payload size, repeated. The targets of a cell
  * run back to back and rotate order each repetition, so background load on a shared machine
  * hits them alike; ratios are the median of per-repetition ratios.
  */
@@ -13,6 +14,7 @@ import {
   BENCH_ECHO,
   type GatewayMode,
   memBytes,
+  startFloor,
   startGatewayProcess,
   startHttpUpstream,
 } from "./procs.ts";
@@ -22,6 +24,8 @@ import { median } from "./stats.ts";
 export const TARGETS = [
   "direct HTTP",
   "direct stdio",
+  "floor 2025-11-25",
+  "floor 2026-07-28",
   "gateway 2025-11-25",
   "gateway 2026-07-28",
 ] as const;
@@ -44,7 +48,7 @@ export interface ThroughputOptions {
   limits: (payloadBytes: number) => CellLimits;
   gatewayMode: GatewayMode;
   workDir: string;
-  /** Only these paths (all of {@link TARGETS} by default; direct HTTP is always measured). */
+  /** Only these paths (all of {@link TARGETS} by default; direct HTTP and the floor always are). */
   targets?: readonly Target[];
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
@@ -68,6 +72,10 @@ export interface CellSummary {
   vsHttp: number;
   /** Median over repetitions of (this − direct HTTP) p50 latency, in ms. */
   addedP50Ms: number;
+  /** Gateway rows: median over repetitions of (this ÷ the same era's floor) calls/s; else NaN. */
+  vsFloor: number;
+  /** Gateway rows: median over repetitions of (this ÷ the same era's floor) CPU per call. */
+  cpuVsFloor: number;
 }
 
 /** Everything the throughput part measured. */
@@ -79,6 +87,8 @@ export interface ThroughputReport {
   peakRssBytes: number;
   /** Gateway RSS after start, before any load. */
   idleRssBytes: number;
+  /** The floor's RSS after start, before any load. */
+  floorIdleRssBytes: number;
 }
 
 /** Runs the matrix; starts and stops its own HTTP upstream and gateway process. */
@@ -89,16 +99,22 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
   );
   const http = await startHttpUpstream();
+  const floor = await startFloor().catch(async (err) => {
+    await http.stop();
+    throw err;
+  });
   const gateway = await startGatewayProcess({
     mode: opts.gatewayMode,
     configFile,
     expect: ["bench__"],
     logFile: join(opts.workDir, "throughput-gateway.log"),
   }).catch(async (err) => {
+    await floor.stop();
     await http.stop();
     throw err;
   });
   const idleRssBytes = memBytes(gateway.pid, "VmRSS");
+  const floorIdleRssBytes = memBytes(floor.pid, "VmRSS");
   let loadedRssBytes = 0;
   const runs = new Map<string, CellRun[]>();
   try {
@@ -106,14 +122,23 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
       for (const sessions of opts.sessions) {
         for (const payloadBytes of opts.payloads) {
           const chosen = TARGETS.filter((t) =>
-            !opts.targets || t === "direct HTTP" || opts.targets.includes(t)
+            !opts.targets || t === "direct HTTP" || t.startsWith("floor") ||
+            opts.targets.includes(t)
           );
           const order = chosen.map((_, i) => chosen[(i + rep) % chosen.length]!);
           for (const target of order) {
             opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
             const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
             const era = eraOf(target);
-            const spec: LoadSpec = era
+            const spec: LoadSpec = era && target.startsWith("floor")
+              ? {
+                ...base,
+                target: { kind: "http", url: floor.url, era },
+                tool: "echo",
+                argName: "text",
+                pidTool: "pid",
+              }
+              : era
               ? {
                 ...base,
                 target: { kind: "http", url: `${gateway.url}/mcp`, era },
@@ -130,11 +155,12 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
                 argName: "text",
                 pidTool: "pid",
               };
-            const sample = era && sessions > 1 &&
+            const sample = era && target.startsWith("gateway") && sessions > 1 &&
                 payloadBytes === Math.min(...opts.payloads)
               ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
               : undefined;
-            const run = await runCell(spec, era ? gateway.pid : null, sample);
+            const watched = !era ? null : target.startsWith("floor") ? floor.pid : gateway.pid;
+            const run = await runCell(spec, watched, sample);
             const key = `${target}|${sessions}|${payloadBytes}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
           }
@@ -142,17 +168,24 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
       }
     }
     const peakRssBytes = memBytes(gateway.pid, "VmHWM");
-    return { cells: summarise(runs, opts), loadedRssBytes, peakRssBytes, idleRssBytes };
+    return {
+      cells: summarise(runs, opts),
+      loadedRssBytes,
+      peakRssBytes,
+      idleRssBytes,
+      floorIdleRssBytes,
+    };
   } finally {
     await gateway.stop();
+    await floor.stop();
     await http.stop();
   }
 }
 
-/** The protocol era a gateway target speaks; undefined for the direct paths. */
+/** The protocol era a gateway or floor target speaks; undefined for the direct paths. */
 export function eraOf(target: Target): Era | undefined {
-  if (target === "gateway 2025-11-25") return "2025-11-25";
-  if (target === "gateway 2026-07-28") return "2026-07-28";
+  if (target.endsWith(" 2025-11-25")) return "2025-11-25";
+  if (target.endsWith(" 2026-07-28")) return "2026-07-28";
   return undefined;
 }
 
@@ -165,8 +198,12 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
         if (!runs.has(`${target}|${sessions}|${payloadBytes}`)) continue;
         const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
         const pick = (f: (r: CellRun) => number) => median(own.map(f));
-        const paired = (f: (mine: CellRun, theirs: CellRun) => number) =>
-          median(own.flatMap((r, i) => direct[i] ? [f(r, direct[i])] : []));
+        const paired = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
+          median(own.flatMap((r, i) => other[i] ? [f(r, other[i])] : []));
+        const era = eraOf(target);
+        const floor = target.startsWith("gateway") && era
+          ? runs.get(`floor ${era}|${sessions}|${payloadBytes}`) ?? []
+          : [];
         out.push({
           target,
           sessions,
@@ -182,6 +219,8 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
           firstError: own.find((r) => r.firstError)?.firstError ?? null,
           vsHttp: paired((a, b) => a.callsPerSec / b.callsPerSec),
           addedP50Ms: paired((a, b) => a.p50Ms - b.p50Ms),
+          vsFloor: paired((a, b) => a.callsPerSec / b.callsPerSec, floor),
+          cpuVsFloor: paired((a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall, floor),
         });
       }
     }

@@ -18,10 +18,12 @@ describe("the benchmark harness on its smallest plan", () => {
     report = await runBench({ size: "smallest", progress: () => {} });
   });
 
-  it("measures calls/s and latency on direct HTTP, direct stdio and the gateway in both eras", () => {
+  it("measures calls/s and latency on direct HTTP, direct stdio, the floor and the gateway in both eras", () => {
     assert.deepEqual(report.throughput.cells.map((c) => c.target), [
       "direct HTTP",
       "direct stdio",
+      "floor 2025-11-25",
+      "floor 2026-07-28",
       "gateway 2025-11-25",
       "gateway 2026-07-28",
     ]);
@@ -31,11 +33,23 @@ describe("the benchmark harness on its smallest plan", () => {
       positive(c.p50Ms, `${c.target} p50`);
       positive(c.p99Ms, `${c.target} p99`);
       positive(c.vsHttp, `${c.target} ratio`);
+      // Each gateway row is set against the floor of its own era, measured in the same run.
+      if (c.target.startsWith("gateway")) {
+        positive(c.vsFloor, `${c.target} throughput ÷ floor`);
+        positive(c.cpuVsFloor, `${c.target} CPU ÷ floor`);
+      } else assert.ok(Number.isNaN(c.vsFloor), `${c.target} has no floor ratio`);
     }
   });
 
-  it("reads the gateway's and the upstream's CPU per proxied call from /proc", () => {
-    for (const target of ["gateway 2025-11-25", "gateway 2026-07-28"]) {
+  it("reads the gateway's, the floor's and the upstream's CPU per proxied call from /proc", () => {
+    for (
+      const target of [
+        "floor 2025-11-25",
+        "floor 2026-07-28",
+        "gateway 2025-11-25",
+        "gateway 2026-07-28",
+      ]
+    ) {
       const gateway = report.throughput.cells.find((c) => c.target === target)!;
       assert.ok(gateway.gatewayCpuPerCall >= 0, `${target} CPU ${gateway.gatewayCpuPerCall}`);
       assert.ok(
@@ -44,6 +58,7 @@ describe("the benchmark harness on its smallest plan", () => {
       );
     }
     positive(report.throughput.idleRssBytes, "gateway idle RSS");
+    positive(report.throughput.floorIdleRssBytes, "floor idle RSS");
   });
 
   it("measures cold start, upstream handshakes and RSS with the shipped three upstreams", () => {
@@ -77,9 +92,22 @@ describe("the benchmark harness on its smallest plan", () => {
 
   it("judges every goal of the issue in the Markdown report", () => {
     const judged = goals(report);
-    // Smallest plan: ratio, gateway CPU and stateless-vs-session CPU at 1 session, 100 B; then
-    // idle RSS, cold start, the Lua round trip, the macro overhead and tool_search.
-    assert.equal(judged.length, 8, judged.map((g) => g.goal).join("; "));
+    // Smallest plan: ratio to direct HTTP, CPU ÷ floor, throughput ÷ floor and stateless-vs-
+    // session CPU at 1 session, 100 B; then idle RSS with one upstream, cold start, the Lua round
+    // trip, the macro overhead and tool_search.
+    assert.equal(judged.length, 9, judged.map((g) => g.goal).join("; "));
+    for (
+      const goal of [
+        "gateway CPU per call ÷ the floor's, 1 session(s), 100 B",
+        "throughput through the gateway ÷ the floor's, 1 session(s), 100 B",
+        "stateless (2026-07-28) call CPU ≤ session (2025-11-25) call CPU, 1 client(s), 100 B",
+      ]
+    ) {
+      const g = judged.find((j) => j.goal === goal);
+      assert.ok(g, `goal missing: ${goal}`);
+      assert.match(g.measured, /2025-11-25|ms vs/, `${goal} names its figures: ${g.measured}`);
+    }
+    assert.ok(judged.some((g) => g.goal.startsWith("idle RSS with one upstream")));
     const markdown = renderMarkdown(report);
     for (const g of judged) assert.ok(markdown.includes(g.goal), g.goal);
     assert.match(markdown, /\| cores \| \d+ \|/);

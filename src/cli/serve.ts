@@ -17,6 +17,7 @@ import {
   StatusSessions,
   TokenCallLimits,
 } from "../http/mod.ts";
+import type { SharedCallBuckets } from "../http/mod.ts";
 import {
   AuditLog,
   CallJournal,
@@ -117,9 +118,9 @@ export async function startGateway(
     throw err;
   }
   // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
-  gateway.setCallGate(
-    new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security")),
-  );
+  const callLimits = (shared?: SharedCallBuckets) =>
+    new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security"), shared);
+  gateway.setCallGate(callLimits());
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
@@ -221,6 +222,8 @@ export async function startGateway(
     }, createLogger("cluster"))
     : null;
   cluster?.start();
+  // In a cluster the call rate is counted in Redis, across instances.
+  if (cluster) gateway.setCallGate(callLimits(cluster.callLimiter));
   // --- end cluster
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,
@@ -254,8 +257,8 @@ export async function startGateway(
     gateway,
     sessions,
     modern,
-    // The middleware, and the same checks for the POST /mcp pre-dispatch.
-    ...securityChain(gateway, hostname, statusSessions, cluster?.limiter),
+    // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
+    chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: (app) => {
       oauthRoutes(gateway)(app);
       status(app);

@@ -1,5 +1,5 @@
 /**
- * One instance's membership of a cluster: the Redis link, the shared rate limiter, the MRTR
+ * One instance's membership of a cluster: the Redis link, the shared rate limiters, the MRTR
  * relay and the heartbeat, started and stopped together. Nothing here blocks start-up on
  * Redis: an instance whose Redis is down starts degraded and joins when Redis answers.
  */
@@ -28,7 +28,10 @@ export interface ClusterSelf {
 export class Cluster {
   readonly id: string;
   readonly link: RedisLink;
+  /** Per-token request rates (the security chain's). */
   readonly limiter: SharedRateLimiter;
+  /** Per-token call rates (the call gate's): batch items and script calls count here. */
+  readonly callLimiter: SharedRateLimiter;
   readonly membership: Membership;
   readonly relay: Relay;
   /** HMAC key for MRTR `requestState`, the same on every instance. */
@@ -38,6 +41,8 @@ export class Cluster {
     this.id = config.instance ?? defaultInstanceId();
     this.link = new RedisLink({ url: config.redisUrl, timeoutMs: config.timeoutMs, log });
     this.limiter = new SharedRateLimiter(this.link, PREFIX);
+    // Another key space than the requests' (`mcpgw:rate:`), so no token name reaches the other.
+    this.callLimiter = new SharedRateLimiter(this.link, `${PREFIX}calls:`);
     const card = (): InstanceCard => ({
       id: this.id,
       url: self.url,

@@ -3,7 +3,9 @@
  * atomically by one Lua script per request (one round trip), timed by Redis's own clock so
  * instances with skewed clocks agree. While Redis is unreachable each instance falls back to
  * its own buckets — the limit then holds per instance, not per deployment, which is the price
- * of never refusing service because the shared store is down.
+ * of never refusing service because the shared store is down (fail-open). A Redis that still
+ * holds its connection but stops answering costs one `timeout` per limiter, not one per call:
+ * after a failed take the limiter counts locally for {@link BACKOFF_MS} before asking again.
  */
 import type { Redis } from "ioredis";
 import { TokenBuckets } from "../shared/token-buckets.ts";
@@ -43,6 +45,9 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / perMs) + 1000)
 return wait
 `;
 
+/** How long a limiter counts locally after a take that failed or timed out. */
+export const BACKOFF_MS = 5_000;
+
 type WithTake = Redis & {
   mcpgwTake(key: string, perMinute: number, burst: number): Promise<number>;
 };
@@ -70,6 +75,8 @@ export class SharedRateLimiter implements BucketStore {
   readonly #prefix: string;
   /** Redis round trips made (bench and tests read it). */
   roundTrips = 0;
+  /** Until when takes stay local after a failure (epoch ms). */
+  #localUntil = 0;
 
   constructor(link: RedisLink, prefix: string) {
     this.#link = link;
@@ -79,7 +86,7 @@ export class SharedRateLimiter implements BucketStore {
   }
 
   async take(key: string, rate: BucketRate): Promise<TakeResult> {
-    if (this.#link.degraded) return this.#local.take(key, rate);
+    if (this.#link.degraded || Date.now() < this.#localUntil) return this.#local.take(key, rate);
     try {
       this.roundTrips++;
       const waitMs = await this.#redis.mcpgwTake(
@@ -90,6 +97,7 @@ export class SharedRateLimiter implements BucketStore {
       return resultOf(Number(waitMs));
     } catch (err) {
       this.#link.failed(err);
+      this.#localUntil = Date.now() + BACKOFF_MS;
       return this.#local.take(key, rate);
     }
   }

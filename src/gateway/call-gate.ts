@@ -19,7 +19,9 @@ export interface GatedCall {
 export interface CallGate {
   /**
    * Admits one call of `caller`, or throws a `GatewayError` (`RATE_LIMITED`) naming the limit.
-   * Returns the function to call once the call has finished (idempotent).
+   * Returns the function to call once the call has finished (idempotent) — at once when the
+   * gate decides in process, or as a promise (rejected with the refusal) when it asks a store
+   * shared by a cluster's instances.
    */
-  acquire(caller: Caller, call: GatedCall): () => void;
+  acquire(caller: Caller, call: GatedCall): (() => void) | Promise<() => void>;
 }

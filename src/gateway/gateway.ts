@@ -391,7 +391,9 @@ export class Gateway {
     run: (inner: CallOptions, notes: CallNotes) => Promise<T>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
-    const release = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    const admitted = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
+    // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
+    const release = typeof admitted === "object" ? await admitted : admitted;
     const observed = (inner: CallOptions) =>
       this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {

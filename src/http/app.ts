@@ -6,12 +6,11 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
-import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
-import { plainError } from "./front-door.ts";
+import { errorResponse } from "./error-answer.ts";
 import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { classify, type ModernFront } from "../session/modern/mod.ts";
-import type { McpGuard } from "./security/mod.ts";
+import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
 import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -21,17 +20,18 @@ export type AppEnv = { Variables: { identity: RequestIdentity } };
 export interface AppDeps {
   gateway: Gateway;
   sessions: SessionRegistry;
-  /** Middleware added before the routes (auth, origin checks, rate limits). */
+  /**
+   * The security chain (`security/chain.ts`): its middleware guards every route but the health
+   * probes, and a `POST /mcp` of stated length runs the same chain without hono's router (see
+   * {@link GatewayApp}).
+   */
+  chain?: RequestChain;
+  /** Further middleware, after the chain (tests). */
   middleware?: MiddlewareHandler<AppEnv>[];
   /** The 2026-07-28 front door; without it `/mcp` speaks the 2025 revisions only. */
   modern?: ModernFront;
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
-  /**
-   * The checks of `middleware` as plain functions (`securityChain`): with them, a `POST /mcp` of
-   * an open session skips hono's router and middleware chain (see {@link GatewayApp}).
-   */
-  mcpGuard?: McpGuard;
 }
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
@@ -51,10 +51,10 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set([
 /**
  * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` (or
  * `/mcp/<profile>`) that states its length (every call of either era: the hot path — a 2025
- * session's, or a stateless 2026-07-28 request) runs the security checks as plain functions, in
- * the chain's order, then the body limit, then the door its classification names, and has its
- * refusals answered by the same {@link errorResponse}, so it gets exactly what the chain would
- * give it, at the cost of a few header reads. Everything else goes through hono.
+ * session's, or a stateless 2026-07-28 request) is judged by the one security chain, then the
+ * declared body size, then goes to the door its classification names; its refusals are answered
+ * by the chain, so it gets exactly what hono's middleware (the same chain) would give it, at the
+ * cost of a few header reads. Everything else goes through hono.
  */
 export class GatewayApp extends Hono<AppEnv> {
   #mcp: ((request: Request) => Promise<Response>) | undefined;
@@ -100,7 +100,7 @@ function pathOf(url: string): string {
 export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
   const app = new GatewayApp();
-  const guard = deps.mcpGuard;
+  const chain = deps.chain;
   const maxBody = gateway.config.gateway.requestBodyBytes;
   // One router for `/mcp` and `/mcp/<profile>`, from the pre-dispatch and from hono: the
   // endpoint's profile joins the identity (or the token is refused there); then a request with
@@ -116,20 +116,18 @@ export function createApp(deps: AppDeps): GatewayApp {
     }
     return sessions.handleMcp(request, identity);
   };
-  if (guard) {
+  if (chain) {
     app.preDispatch(async function postMcp(request) {
+      const path = pathOf(request.url);
+      const who = await chain.judge(request, path);
+      if (who instanceof Response) return who;
       try {
-        const path = pathOf(request.url);
-        const who = await guard.admit(request, path);
-        const max = gateway.config.gateway.requestBodyBytes;
-        if (parseInt(request.headers.get("content-length") ?? "0", 10) > max) {
-          throw new GatewayError("TOO_LARGE", `request body over ${max} bytes`);
-        }
-        return await route(request, who, path);
-      } catch (err) {
-        const response = errorResponse(gateway, err, pathOf(request.url));
-        guard.challenge(response, err, request);
+        checkDeclaredBody(request, gateway.config.gateway.requestBodyBytes);
+        const response = await route(request, who, path);
+        chain.challenge(response, undefined, request);
         return response;
+      } catch (err) {
+        return chain.refusal(err, request, path);
       }
     });
   }
@@ -142,18 +140,20 @@ export function createApp(deps: AppDeps): GatewayApp {
     return c.json({ status: ready ? "ready" : "not ready", ...rest }, ready ? 200 : 503);
   });
 
-  const limit = bodyLimit({
-    maxSize: gateway.config.gateway.requestBodyBytes,
+  // The body size: the declared length by the chain's check, a body of unstated length as read.
+  const counted = bodyLimit({
+    maxSize: maxBody,
     onError: () => {
-      throw new GatewayError(
-        "TOO_LARGE",
-        `request body over ${gateway.config.gateway.requestBodyBytes} bytes`,
-      );
+      throw tooLarge(maxBody);
     },
   });
-  // Security middleware guards every route but the health probes, including routes added later
-  // through `deps.routes` (metrics, status page) and unknown paths.
-  for (const mw of deps.middleware ?? []) {
+  const limit: MiddlewareHandler<AppEnv> = (c, next) => {
+    checkDeclaredBody(c.req.raw, gateway.config.gateway.requestBodyBytes);
+    return counted(c, next);
+  };
+  // The chain guards every route but the health probes, including routes added later through
+  // `deps.routes` (metrics, status page) and unknown paths.
+  for (const mw of [...(chain ? [chain.middleware] : []), ...deps.middleware ?? []]) {
     app.use("*", (c, next) => OPEN_PATHS.has(c.req.path) ? next() : mw(c, next));
   }
 
@@ -181,33 +181,4 @@ export function createApp(deps: AppDeps): GatewayApp {
     c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
   );
   return app;
-}
-
-/** The answer to a request refused or failed before the MCP layer answered it. */
-function errorResponse(gateway: Gateway, err: unknown, path: string): Response {
-  const status = httpStatusOf(err);
-  if (status >= 500) gateway.log.error("request failed", { path, error: messageOf(err) });
-  // A 500 says nothing about the server: its message may carry file paths; the log has it.
-  if (status === 500) {
-    return plainError(500, -32603, "Internal error (details are in the gateway's log)");
-  }
-  const code = err instanceof GatewayError ? err.code : "INTERNAL";
-  return Response.json({ error: { code, message: messageOf(err) } }, {
-    status,
-    headers: headersOf(err),
-  });
-}
-
-/**
- * Headers an error answer must carry: when to retry. The auth challenge of a 401 is put on by the
- * security chain (`addChallenge`, as middleware and in the pre-dispatch), which knows whether
- * OAuth is configured.
- */
-function headersOf(err: unknown): Record<string, string> {
-  if (!(err instanceof GatewayError)) return {};
-  const retryAfter = err.data?.retryAfter;
-  if (err.code === "RATE_LIMITED" && typeof retryAfter === "number") {
-    return { "Retry-After": String(retryAfter) };
-  }
-  return {};
 }

@@ -16,7 +16,7 @@ export {
   StatusSessions,
   TokenCallLimits,
 } from "./security/mod.ts";
-export type { McpGuard, SecurityChain } from "./security/mod.ts";
+export type { RequestChain, SharedCallBuckets } from "./security/mod.ts";
 export { statusRoutes } from "./status-routes.ts";
 export { oauthRoutes } from "./oauth-routes.ts";
 export type { StatusRoutesDeps } from "./status-routes.ts";

@@ -185,3 +185,21 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** `n` echo calls as one JSON-RPC batch. */
+export const batchOf = (n: number): string =>
+  JSON.stringify(
+    Array.from({ length: n }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: 100 + i,
+      method: "tools/call",
+      params: { name: "echo__echo", arguments: { text: `item ${i}` } },
+    })),
+  );
+
+/** The JSON-RPC messages of a POST answer, whether JSON or an SSE stream. */
+// deno-lint-ignore no-explicit-any
+export function messagesOf(text: string): { id?: number; result?: unknown; error?: any }[] {
+  if (text.startsWith("[") || text.startsWith("{")) return [JSON.parse(text)].flat();
+  return text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
+}

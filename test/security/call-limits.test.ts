@@ -3,29 +3,19 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { type Entry, execute } from "../execute/_setup.ts";
-import { authedHttpClient, bearer, MCP_HEADERS, openSession } from "./_http.ts";
+import {
+  authedHttpClient,
+  batchOf,
+  bearer,
+  MCP_HEADERS,
+  messagesOf,
+  openSession,
+} from "./_http.ts";
 
 const token = (name: string) => `${name}-call-limit-token-0123456789`;
 const TOKENS = ["batch", "script", "other", "busy", "runner", "free"];
 const AUTH = `auth:
     tokens: [${TOKENS.map((n) => `{ name: ${n}, token: "${token(n)}" }`).join(", ")}]`;
-
-/** `n` echo calls as one JSON-RPC batch. */
-const batchOf = (n: number) =>
-  JSON.stringify(
-    Array.from({ length: n }, (_, i) => ({
-      jsonrpc: "2.0",
-      id: 100 + i,
-      method: "tools/call",
-      params: { name: "echo__echo", arguments: { text: `item ${i}` } },
-    })),
-  );
-
-/** The JSON-RPC messages of a POST answer, whether JSON or an SSE stream. */
-function messagesOf(text: string): { id?: number; result?: unknown; error?: any }[] {
-  if (text.startsWith("[") || text.startsWith("{")) return [JSON.parse(text)].flat();
-  return text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
-}
 
 describe("call rate limits count tool calls, not requests", () => {
   let gw: TestGateway;

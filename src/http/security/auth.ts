@@ -5,16 +5,14 @@
  * the request's identity; the value is never logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
 import type { TokenConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { AppEnv } from "../app.ts";
 import type { RequestIdentity } from "../sessions.ts";
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
-/** Options for {@link bearerAuth}. */
+/** Options for {@link authenticator}. */
 export interface BearerAuthOptions {
   /** The live token list (`null` = auth off); read per request so a reload takes effect. */
   tokens: () => readonly TokenConfig[] | null;
@@ -95,8 +93,8 @@ export function matchToken(
 }
 
 /**
- * Who presented the request's `Authorization` header, or a thrown `UNAUTHORIZED`: the plain
- * check behind {@link bearerAuth}, also run by the `POST /mcp` pre-dispatch (`../app.ts`).
+ * Who presented the request's `Authorization` header, or a thrown `UNAUTHORIZED`: the chain's
+ * auth check (`chain.ts`), OAuth access tokens included through `verify`.
  */
 export function authenticator(
   options: BearerAuthOptions,
@@ -147,13 +145,4 @@ function wayIn(oauth: boolean): string {
       "(WWW-Authenticate names the resource metadata)"
     : "send Authorization: Bearer with a token from gateway.auth.tokens; " +
       "this gateway has no OAuth, so no login flow can get one";
-}
-
-/** Hono middleware: sets `identity` from {@link authenticator}, or refuses the request. */
-export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<AppEnv> {
-  const authenticate = authenticator(options);
-  return async function bearerAuth(c, next) {
-    c.set("identity", await authenticate(c.req.raw.headers.get("authorization"), c.req.path));
-    await next();
-  };
 }

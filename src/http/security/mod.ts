@@ -1,43 +1,38 @@
 /**
- * @module HTTP security: the middleware chain every non-health route passes through
- * (OAuth metadata → origin/host check → bearer auth, with OAuth access tokens as its fallback →
- * per-token rate limit), the per-token call limits the core consults on every tool call, and the
- * start-up exposure check.
+ * @module HTTP security: the one chain every non-health request passes through (`chain.ts`:
+ * OAuth discovery → origin/host check → bearer auth, with OAuth access tokens as its fallback
+ * and the status cookie on the status routes → per-token rate limit), the per-token call limits
+ * the core consults on every tool call, and the start-up exposure check.
  */
 import type { MiddlewareHandler } from "hono";
-import type { TokenConfig } from "../../config/mod.ts";
 import type { Gateway } from "../../gateway/mod.ts";
 import type { AppEnv } from "../app.ts";
-import type { RequestIdentity } from "../sessions.ts";
-import { authenticator, bearerAuth } from "./auth.ts";
+import { authenticator } from "./auth.ts";
+import { type Check, RequestChain } from "./chain.ts";
 import { isLoopback } from "./exposure.ts";
-import {
-  addChallenge,
-  oauthChallenge,
-  oauthFallback,
-  protectedResourceMetadata,
-} from "./oauth/mod.ts";
-import { originCheck, originGuard } from "./origin.ts";
-import { rateCheck, rateLimit, type RateLimitOptions } from "./rate-limit.ts";
+import { oauthFallback } from "./oauth/mod.ts";
+import { originCheck } from "./origin.ts";
+import { rateCheck, type RateLimitOptions } from "./rate-limit.ts";
 import { STATUS_PATHS, statusAccess } from "./status-access.ts";
 import { StatusSessions } from "./status-session.ts";
 
-export { bearerAuth, bearerToken, matchToken } from "./auth.ts";
+export { authenticator, bearerToken, matchToken } from "./auth.ts";
+export { type Check, checkDeclaredBody, RequestChain, tooLarge } from "./chain.ts";
+export type { RequestChainOptions } from "./chain.ts";
 export { TokenCallLimits } from "./call-limits.ts";
-export type { CallRate } from "./call-limits.ts";
+export type { CallRate, SharedCallBuckets } from "./call-limits.ts";
 export type { BearerAuthOptions } from "./auth.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
-export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originGuard } from "./origin.ts";
+export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originCheck } from "./origin.ts";
 export type { OriginGuardOptions } from "./origin.ts";
 export {
+  discoveryAnswer,
   METADATA_PATH,
   metadataDocument,
   metadataUrl,
-  oauthChallenge,
   OAuthVerifier,
-  protectedResourceMetadata,
 } from "./oauth/mod.ts";
-export { rateLimit, TokenBuckets } from "./rate-limit.ts";
+export { rateCheck, TokenBuckets } from "./rate-limit.ts";
 export type { Rate, RateLimitOptions } from "./rate-limit.ts";
 export { STATUS_PATHS, statusAccess, type StatusGate, statusGate } from "./status-access.ts";
 export type { StatusAccessOptions } from "./status-access.ts";
@@ -45,103 +40,61 @@ export { STATUS_COOKIE, STATUS_SESSION_TTL_MS, StatusSessions } from "./status-s
 export type { StatusSessionOptions } from "./status-session.ts";
 
 /**
- * The checks of the security chain for `POST /mcp` as plain functions (the pre-dispatch in
- * `../app.ts` runs them without a middleware chain): the same checks, in the same order.
- */
-export interface McpGuard {
-  /** Origin/host, then bearer auth, then the token's rate: the identity, or the thrown refusal. */
-  admit(request: Request, path: string): Promise<RequestIdentity>;
-  /** Puts the OAuth challenge on a refusal, as the chain's `oauthChallenge` does. */
-  challenge(response: Response, err: unknown, request: Request): void;
-}
-
-/** The security middleware and the equivalent {@link McpGuard}. */
-export interface SecurityChain {
-  middleware: MiddlewareHandler<AppEnv>[];
-  mcpGuard: McpGuard;
-}
-
-/**
- * The security middleware for a gateway listening on `listenHost`, in order, and the same
- * checks for the `POST /mcp` pre-dispatch. Each reads the gateway's live config per request, so
- * a reload changes tokens, origins and rates in place. On the status routes a status-page cookie
- * from `statusSessions` stands in for the bearer token.
+ * The security chain of a gateway listening on `listenHost` (see `chain.ts`): origin and host,
+ * then auth (on the status routes a status-page cookie from `statusSessions` stands in for the
+ * bearer token), then the token's request rate — shared by a cluster's instances through
+ * `sharedBuckets`. Each step reads the gateway's live config per request, so a reload changes
+ * tokens, origins and rates in place.
  */
 export function securityChain(
   gateway: Gateway,
   listenHost: string,
   statusSessions: StatusSessions = new StatusSessions(),
   sharedBuckets?: RateLimitOptions["shared"],
-): SecurityChain {
+): RequestChain {
   const log = gateway.log.child("security");
   const g = () => gateway.config.gateway;
   const oauth = () => g().oauth;
-  const origins = {
+  const checkOrigin = originCheck({
     origins: () => g().allowedOrigins,
     hosts: () => g().allowedHosts,
     listenHost,
     log,
-  };
-  const bearer = {
+  });
+  const bearer = authenticator({
     tokens: () => g().tokens,
     required: !isLoopback(listenHost),
     log,
     verify: oauthFallback(oauth, log),
     oauth: () => oauth() !== null,
-  };
-  const rates = {
+  });
+  const status = statusAccess({ tokens: () => g().tokens, sessions: statusSessions, bearer });
+  const checkRate = rateCheck({
     rate: () => g().rateLimit,
     log,
     ...(sharedBuckets ? { shared: sharedBuckets } : {}),
+  });
+  const origin: Check = (request, path, who) => {
+    checkOrigin(request.headers, request.url, path);
+    return who;
   };
-  const checkOrigin = originCheck(origins);
-  const authenticate = authenticator(bearer);
-  const checkRate = rateCheck(rates);
-  return {
-    middleware: [
-      protectedResourceMetadata(oauth),
-      originGuard(origins),
-      oauthChallenge(oauth),
-      authFor(bearerAuth(bearer), statusSessions, () => g().tokens),
-      rateLimit(rates),
-    ],
-    mcpGuard: {
-      async admit(request, path) {
-        const headers = request.headers;
-        checkOrigin(headers, request.url, path);
-        const who = await authenticate(headers.get("authorization"), path);
-        await checkRate(who.tokenName);
-        return who;
-      },
-      challenge(response, err, request) {
-        addChallenge(oauth(), response, err, request.headers.get("authorization"));
-      },
-    },
+  // The status page's Connect link (/oauth/connect/<server>) is followed with the admin's cookie.
+  const auth: Check = (request, path) =>
+    STATUS_PATHS.has(path) || path.startsWith("/oauth/connect/")
+      ? status(request, path)
+      : bearer(request.headers.get("authorization"), path);
+  const rate: Check = (_request, _path, who) => {
+    const waiting = checkRate(who.tokenName);
+    return waiting === undefined ? who : waiting.then(() => who);
   };
+  return new RequestChain({ gateway, oauth, checks: [origin, auth, rate] });
 }
 
-/** The security middleware of {@link securityChain}. */
+/** The middleware of {@link securityChain}, for an app given no chain of its own. */
 export function securityMiddleware(
   gateway: Gateway,
   listenHost: string,
   statusSessions: StatusSessions = new StatusSessions(),
-  sharedBuckets?: RateLimitOptions["shared"],
 ): MiddlewareHandler<AppEnv>[] {
-  return securityChain(gateway, listenHost, statusSessions, sharedBuckets).middleware;
-}
-
-/** Bearer auth everywhere; on the status routes, the status cookie as well. */
-function authFor(
-  bearer: MiddlewareHandler<AppEnv>,
-  sessions: StatusSessions,
-  tokens: () => readonly TokenConfig[] | null,
-): MiddlewareHandler<AppEnv> {
-  const status = statusAccess({ tokens, sessions, bearer });
-  return function auth(c, next) {
-    // The status page's Connect link is followed with the admin's cookie too.
-    const path = c.req.path;
-    return STATUS_PATHS.has(path) || path.startsWith("/oauth/connect/")
-      ? status(c, next)
-      : bearer(c, next);
-  };
+  return [securityChain(gateway, listenHost, statusSessions).middleware];
 }

@@ -3,10 +3,8 @@
  * by pointing its own DNS name there); the browser then sends the page's `Origin` and its own
  * name in `Host`. Both are checked against allowlists before anything else runs.
  */
-import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { AppEnv } from "../app.ts";
 import { isLoopback } from "./exposure.ts";
 
 /** Host names allowed by default when listening on loopback (any port). */
@@ -19,7 +17,7 @@ export const LOOPBACK_HOSTS: readonly string[] = [
   "[::1]:*",
 ];
 
-/** Options for {@link originGuard}. */
+/** Options for {@link originCheck}. */
 export interface OriginGuardOptions {
   /** Live `gateway.allowedOrigins` globs (read per request so a reload takes effect). */
   origins: () => readonly string[];
@@ -65,8 +63,7 @@ export function defaultHosts(listenHost: string): readonly string[] | null {
 
 /**
  * The origin/host check as a plain function: throws `FORBIDDEN` for a request from an origin
- * or for a host the config does not allow. {@link originGuard} and the `POST /mcp` pre-dispatch
- * both run it.
+ * or for a host the config does not allow: the chain's first check (`chain.ts`).
  */
 export function originCheck(
   options: OriginGuardOptions,
@@ -92,14 +89,5 @@ export function originCheck(
         );
       }
     }
-  };
-}
-
-/** Hono middleware refusing requests {@link originCheck} refuses. */
-export function originGuard(options: OriginGuardOptions): MiddlewareHandler<AppEnv> {
-  const check = originCheck(options);
-  return async function originGuard(c, next) {
-    check(c.req.raw.headers, c.req.url, c.req.path);
-    await next();
   };
 }

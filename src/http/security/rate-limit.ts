@@ -2,15 +2,13 @@
  * Per-token rate limits: a token bucket per token name that holds `burst` requests and refills
  * at `perMinute`. Buckets exist only for configured tokens, so memory stays bounded.
  */
-import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { AppEnv } from "../app.ts";
 
 export { type Rate, TokenBuckets } from "../../shared/token-buckets.ts";
 import { type Rate, TokenBuckets } from "../../shared/token-buckets.ts";
 
-/** Options for {@link rateLimit}. */
+/** Options for {@link rateCheck}. */
 export interface RateLimitOptions {
   /** The live `gateway.auth.rateLimit` (`null` = unlimited). */
   rate: () => Rate | null;
@@ -21,8 +19,7 @@ export interface RateLimitOptions {
 
 /**
  * The per-token request rate as a plain check: resolves when the token may go on, throws
- * `RATE_LIMITED` (with `retryAfter`) when it is over. {@link rateLimit} and the `POST /mcp`
- * pre-dispatch both run it.
+ * `RATE_LIMITED` (with `retryAfter`) when it is over: the chain's last check (`chain.ts`).
  */
 export function rateCheck(
   options: RateLimitOptions,
@@ -49,14 +46,5 @@ export function rateCheck(
     const waitMs = buckets.take(name, rate);
     if (waitMs > 0) refuse(name, rate, waitMs);
     return undefined;
-  };
-}
-
-/** Hono middleware refusing requests {@link rateCheck} refuses. */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
-  const check = rateCheck(options);
-  return async function rateLimit(c, next) {
-    await check(c.get("identity")?.tokenName ?? null);
-    await next();
   };
 }

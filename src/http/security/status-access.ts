@@ -5,8 +5,8 @@
  * alone; `/mcp` and every other route still need a bearer token. Without auth (loopback only)
  * they stay open.
  */
-import type { Context, MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
+import type { Context } from "hono";
+import { parse } from "hono/utils/cookie";
 import type { TokenConfig } from "../../config/mod.ts";
 import type { AppEnv } from "../app.ts";
 import type { RequestIdentity } from "../sessions.ts";
@@ -34,36 +34,35 @@ export interface StatusAccessOptions {
   /** The live token list (`null` = auth off). */
   tokens: () => readonly TokenConfig[] | null;
   sessions: StatusSessions;
-  /** The bearer-token middleware, used whenever a request carries `Authorization`. */
-  bearer: MiddlewareHandler<AppEnv>;
+  /** Bearer auth, used whenever a request carries `Authorization`. */
+  bearer: (authorization: string | null, path: string) => Promise<RequestIdentity>;
 }
 
 /**
- * Middleware for {@link STATUS_PATHS}: a bearer token as everywhere, else a valid status cookie,
- * else (on the sign-in paths) a signed-out identity the route answers with the sign-in page.
+ * The auth step for {@link STATUS_PATHS}: a bearer token as everywhere, else a valid status
+ * cookie, else (on the sign-in paths) a signed-out identity the route answers with the sign-in
+ * page; else the bearer refusal.
  */
-export function statusAccess(options: StatusAccessOptions): MiddlewareHandler<AppEnv> {
-  return async function statusAccess(c, next) {
+export function statusAccess(
+  options: StatusAccessOptions,
+): (request: Request, path: string) => Promise<RequestIdentity> {
+  return function statusAccess(request, path) {
     const tokens = options.tokens();
-    if (tokens === null || c.req.header("authorization") !== undefined) {
-      return await options.bearer(c, next);
-    }
-    const value = getCookie(c, STATUS_COOKIE);
+    const authorization = request.headers.get("authorization");
+    if (tokens === null || authorization !== null) return options.bearer(authorization, path);
+    const cookies = request.headers.get("cookie");
+    const value = cookies ? parse(cookies, STATUS_COOKIE)[STATUS_COOKIE] : undefined;
     const token = value === undefined ? null : options.sessions.verify(value, tokens);
     if (token) {
-      c.set("identity", {
+      return Promise.resolve({
         tokenName: token.name,
         toolGlobs: token.tools,
         admin: true,
         browser: true,
       });
-      return await next();
     }
-    if (SIGN_IN.has(`${c.req.method} ${c.req.path}`)) {
-      c.set("identity", SIGNED_OUT);
-      return await next();
-    }
-    return await options.bearer(c, next);
+    if (SIGN_IN.has(`${request.method} ${path}`)) return Promise.resolve(SIGNED_OUT);
+    return options.bearer(authorization, path);
   };
 }
 

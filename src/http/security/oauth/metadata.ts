@@ -6,10 +6,8 @@
  * token is the only way in, and the OAuth discovery paths answer 404 without a token: a 401 there
  * sent OAuth-capable clients (mcp-remote, mcporter, Inspector) into a login that cannot succeed.
  */
-import type { MiddlewareHandler } from "hono";
 import type { OAuthConfig } from "../../../config/mod.ts";
 import { GatewayError } from "../../../shared/errors.ts";
-import type { AppEnv } from "../../app.ts";
 import { bearerToken } from "../auth.ts";
 
 /** Where RFC 9728 puts the metadata of a resource with no path. */
@@ -47,36 +45,40 @@ export const NO_OAUTH =
   "this gateway takes a bearer token from its configuration (gateway.auth.tokens) and has no OAuth";
 
 /**
- * Middleware (first in the chain): answers `GET` and `HEAD` under `/.well-known/` without auth
- * or origin checks — the metadata document where it is served (it is public, and browser
- * clients fetch it cross-origin), `404` everywhere else, so a client probing for OAuth (protected
- * resource or authorization server metadata, OpenID configuration) learns there is none instead
- * of being asked for a token it cannot get.
+ * The chain's first step (`../chain.ts`): the answer to a `GET` or `HEAD` under
+ * `/.well-known/`, given without auth or origin checks — the metadata document where it is
+ * served (it is public, and browser clients fetch it cross-origin), `404` everywhere else, so a
+ * client probing for OAuth (protected resource or authorization server metadata, OpenID
+ * configuration) learns there is none instead of being asked for a token it cannot get. `null`
+ * for every other request.
  */
-export function protectedResourceMetadata(
-  oauth: () => OAuthConfig | null,
-): MiddlewareHandler<AppEnv> {
-  return async function protectedResourceMetadata(c, next) {
-    const method = c.req.method;
-    if ((method !== "GET" && method !== "HEAD") || !c.req.path.startsWith(WELL_KNOWN)) {
-      return await next();
-    }
-    const config = oauth();
-    if (config !== null && servesPath(c.req.path, config)) {
-      return c.json(metadataDocument(config), 200, {
-        "access-control-allow-origin": "*",
-        "cache-control": "max-age=300",
-      });
-    }
-    const message = config === null
-      ? `no OAuth metadata at ${c.req.path}: ${NO_OAUTH}`
-      : `no document at ${c.req.path}; the protected resource metadata is at ${
-        metadataUrl(config.audience)
-      }`;
-    return c.json({ error: { code: "NOT_FOUND", message } }, 404, {
+export function discoveryAnswer(
+  config: OAuthConfig | null,
+  method: string,
+  path: string,
+): Response | null {
+  if ((method !== "GET" && method !== "HEAD") || !path.startsWith(WELL_KNOWN)) return null;
+  if (config !== null && servesPath(path, config)) {
+    return json(metadataDocument(config), 200, { "cache-control": "max-age=300" });
+  }
+  const message = config === null
+    ? `no OAuth metadata at ${path}: ${NO_OAUTH}`
+    : `no document at ${path}; the protected resource metadata is at ${
+      metadataUrl(config.audience)
+    }`;
+  return json({ error: { code: "NOT_FOUND", message } }, 404, {});
+}
+
+/** A JSON answer open to every origin, as hono's `c.json` writes it. */
+function json(body: unknown, status: number, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
       "access-control-allow-origin": "*",
-    });
-  };
+      ...headers,
+      "content-type": "application/json",
+    },
+  });
 }
 
 /** A quoted-string for an auth-param: printable ASCII only, no quotes or backslashes. */
@@ -121,20 +123,9 @@ export function challenge(
 }
 
 /**
- * Middleware (before bearer auth): puts the {@link challenge} on every 401 — and with OAuth
- * configured on a 403 for insufficient scope — whichever route answered it (the status page's
- * sign-in form too).
- */
-export function oauthChallenge(oauth: () => OAuthConfig | null): MiddlewareHandler<AppEnv> {
-  return async function oauthChallenge(c, next) {
-    await next();
-    addChallenge(oauth(), c.res, c.error, c.req.raw.headers.get("authorization"));
-  };
-}
-
-/**
  * Puts the challenge on `res` when it refuses the request (401, or with OAuth configured a 403
- * for an insufficient scope); `err` is what the request was refused with, if it was thrown.
+ * for an insufficient scope); `err` is what the request was refused with, if it was thrown. The
+ * chain runs it on every answer, whichever route gave it (the status page's sign-in form too).
  */
 export function addChallenge(
   config: OAuthConfig | null,

@@ -11,11 +11,10 @@ export { discoverJwksUri, metadataUrls } from "./discovery.ts";
 export {
   addChallenge,
   challenge,
+  discoveryAnswer,
   METADATA_PATH,
   metadataDocument,
   metadataUrl,
-  oauthChallenge,
-  protectedResourceMetadata,
 } from "./metadata.ts";
 export { globsOf, grantedScopes } from "./scopes.ts";
 export { identityOf, looksLikeJwt, OAuthVerifier } from "./verifier.ts";

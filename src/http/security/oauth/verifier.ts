@@ -11,7 +11,7 @@
  * at most {@link REMEMBERED} of them) for up to a minute, never past their expiry.
  */
 import { createHash } from "node:crypto";
-import { createRemoteJWKSet, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import type { OAuthConfig } from "../../../config/mod.ts";
 import { GatewayError } from "../../../shared/errors.ts";
 import type { Logger } from "../../../shared/log.ts";
@@ -30,6 +30,16 @@ export interface OAuthIdentity {
 /** How many accepted tokens are remembered, and for how long at most. */
 const REMEMBERED = 1000;
 const REMEMBER_MS = 60_000;
+
+type Jose = typeof import("jose");
+let jose: Jose | undefined;
+/**
+ * `jose`, imported at the first token that needs a signature check: a gateway without
+ * `gateway.auth.oauth` (most of them) never loads it, which keeps it out of the idle RSS.
+ */
+async function loadJose(): Promise<Jose> {
+  return (jose ??= await import("jose"));
+}
 
 /** Three base64url segments (the last empty for `alg: none`): worth checking as a JWT. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -77,6 +87,7 @@ export class OAuthVerifier {
 
   async #check(token: string): Promise<{ identity: OAuthIdentity; exp: number }> {
     const keys = await this.#keySet();
+    const { jwtVerify } = await loadJose();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -109,9 +120,9 @@ export class OAuthVerifier {
     if (this.#keys === null) {
       const uri = this.config.jwksUri;
       const keys = (uri !== null ? Promise.resolve(uri) : discoverJwksUri(this.config.issuer)).then(
-        (u) =>
+        async (u) =>
           failureCooldown(
-            createRemoteJWKSet(new URL(u), {
+            (await loadJose()).createRemoteJWKSet(new URL(u), {
               cooldownDuration: this.config.jwksCooldownMs,
               timeoutDuration: 5_000,
             }),
