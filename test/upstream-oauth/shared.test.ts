@@ -58,7 +58,9 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
   };
   /** Runs `mcp-gateway login tracker` and signs in as `sub` on the URL it prints. */
   const login = async (sub: string) => {
-    const [command, ...args] = selfCommand();
+    // MCPGW_BINARY: the compiled binary runs the command (the gateway stays in this process).
+    const binary = process.env.MCPGW_BINARY;
+    const [command, ...args] = binary ? [binary] : selfCommand();
     const child: ChildProcess = spawn(command!, [
       ...args,
       "login",
