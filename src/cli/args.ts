@@ -4,7 +4,16 @@ import { GatewayError } from "../shared/errors.ts";
 import { LOG_LEVELS, type LogLevel } from "../shared/log.ts";
 
 /** Sub-commands. */
-export const COMMANDS = ["serve", "check", "tools", "call", "run", "import", "approve"] as const;
+export const COMMANDS = [
+  "serve",
+  "check",
+  "tools",
+  "call",
+  "run",
+  "import",
+  "approve",
+  "login",
+] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
 
@@ -18,6 +27,8 @@ export interface CliArgs {
   profile: string | null;
   logLevel: LogLevel | null;
   json: boolean;
+  /** `login --url`: the running gateway's address. */
+  url: string | null;
   /** `check --connect`: start each upstream once. */
   connect: boolean;
   help: boolean;
@@ -36,6 +47,7 @@ Usage:
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
   mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
   mcp-gateway approve SERVER [TOOL...]     accept what SERVER declares now (pin:), all or TOOLs
+  mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
   mcp-gateway --help | --version
 
 Options:
@@ -46,6 +58,8 @@ Options:
   --log-level LEVEL   debug | info | warn | error | silent (default info)
   --json              machine-readable output (tools)
   --connect           check: also start each upstream once and report its tools
+  --url URL           login: the running gateway (default gateway.publicUrl, else its listen
+                      address); an admin token is read from MCP_GATEWAY_TOKEN
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
 
@@ -65,6 +79,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         "log-level": { type: "string" },
         json: { type: "boolean" },
         connect: { type: "boolean" },
+        url: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -116,6 +131,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     run: [1, 1, "run SCRIPT.lua"],
     import: [1, 1, "import FILE.json"],
     approve: [1, Infinity, "approve SERVER [TOOL...]"],
+    login: [1, 1, "login SERVER [--url URL]"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {
@@ -132,6 +148,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     profile: values.profile ?? null,
     logLevel: (level as LogLevel | undefined) ?? null,
     json: values.json ?? false,
+    url: values.url ?? null,
     connect: values.connect ?? false,
     help: values.help ?? false,
     version: values.version ?? false,

@@ -58,6 +58,13 @@ export async function bootGateway(
       (scripting?.macros.localTools().some((t) => t.discoverable) ?? false),
   );
   gateway.addProvider(meta);
+  // A credential key file anyone may read stops the start here, before any upstream starts.
+  try {
+    await gateway.upstreamAuth.open();
+  } catch (err) {
+    await gateway.stop();
+    throw err;
+  }
   if (options.recordPins) gateway.recordPins();
   const total = config.servers.filter((s) => s.enabled).length;
   let done = 0;

@@ -53,6 +53,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         const { approveCommand } = await import("./approve.ts");
         return approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));
       }
+      case "login": {
+        const { loginCommand } = await import("./login.ts");
+        return await loginCommand(args.config, args.positionals[0]!, { url: args.url });
+      }
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);

@@ -10,6 +10,7 @@ import {
   assertSafeExposure,
   createApp,
   frontDoor,
+  oauthRoutes,
   securityChain,
   SessionRegistry,
   statusRoutes,
@@ -230,34 +231,38 @@ export async function startGateway(
     admitStream: (identity) => sessions.admitStream(identity),
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
+  gateway.upstreamAuth.listening(hostPort(http!));
+  const status = statusRoutes({
+    gateway,
+    sessions: statusSessions,
+    metrics: {
+      render: () => metrics.render() + (cluster?.metrics() ?? ""),
+      contentType: PROMETHEUS_CONTENT_TYPE,
+    },
+    ...(cluster ? { cluster: () => cluster.status() } : {}),
+    snapshot: async () =>
+      statusSnapshot({
+        gateway,
+        recentCalls: () => journal.recent(),
+        recentScripts: () => scriptJournal.recent(),
+        sessions: () => sessions.counts(),
+        phase: () => lifecycle.phase,
+        startedAt,
+        ...(cluster ? { instances: await cluster.membership.list() } : {}),
+      }),
+    page: async (snapshot, signedInAs) => String(await renderStatusPage(snapshot, { signedInAs })),
+    loginPage: async (problem) => String(await renderLoginPage(problem)),
+  });
   const app = createApp({
     gateway,
     sessions,
     modern,
     // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
     chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
-    routes: statusRoutes({
-      gateway,
-      sessions: statusSessions,
-      metrics: {
-        render: () => metrics.render() + (cluster?.metrics() ?? ""),
-        contentType: PROMETHEUS_CONTENT_TYPE,
-      },
-      ...(cluster ? { cluster: () => cluster.status() } : {}),
-      snapshot: async () =>
-        statusSnapshot({
-          gateway,
-          recentCalls: () => journal.recent(),
-          recentScripts: () => scriptJournal.recent(),
-          sessions: () => sessions.counts(),
-          phase: () => lifecycle.phase,
-          startedAt,
-          ...(cluster ? { instances: await cluster.membership.list() } : {}),
-        }),
-      page: async (snapshot, signedInAs) =>
-        String(await renderStatusPage(snapshot, { signedInAs })),
-      loginPage: async (problem) => String(await renderLoginPage(problem)),
-    }),
+    routes: (app) => {
+      oauthRoutes(gateway)(app);
+      status(app);
+    },
   });
   lifecycle.ready((req) => app.fetch(req));
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.

@@ -10,6 +10,7 @@ import type { GatewayConfig, InlineMacroConfig, PinMode, ServerConfig } from "./
 import { isolationOf } from "./isolation.ts";
 import { parseDuration, parseSize } from "./units.ts";
 import { normaliseOAuth } from "./oauth.ts";
+import { normaliseUpstreamOAuth, perUserProblems } from "./upstream-oauth.ts";
 import { filtersOf, sandboxOf } from "./sandbox.ts";
 import { normaliseProfiles } from "./profiles.ts";
 
@@ -129,6 +130,8 @@ export function normaliseConfig(
       maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
+      publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
+      secretsKey: g.secrets?.key ?? null,
       startWaitMs: ms(g.startWait, 2_000),
       telemetry: g.telemetry
         ? {
@@ -181,6 +184,7 @@ export function normaliseConfig(
       tools,
     },
   };
+  perUserProblems(config, problems);
   return { config: deepFreeze(config), problems };
 }
 
@@ -224,7 +228,7 @@ function normaliseServer(
     return undefined;
   }
   if (s.command !== undefined) {
-    for (const key of ["headers", "transport"] as const) {
+    for (const key of ["headers", "transport", "oauth"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to url servers only` });
       }
@@ -243,6 +247,7 @@ function normaliseServer(
     };
   }
   if (s.url !== undefined) {
+    const oauth = normaliseUpstreamOAuth(s.oauth, [...path, "oauth"], problems);
     for (const key of ["args", "env", "cwd", "inheritEnv", "sandbox"] as const) {
       if (s[key] !== undefined) {
         problems.push({ path: [...path, key], message: `${key} applies to command servers only` });
@@ -263,6 +268,7 @@ function normaliseServer(
       url: s.url,
       headers: s.headers ?? {},
       transport: s.transport ?? "auto",
+      oauth,
     };
   }
   problems.push({ path, message: "expected command (stdio server) or url (HTTP server)" });

@@ -42,6 +42,29 @@ const toolOverride = z.strictObject({
   ),
 });
 
+const upstreamOAuth = z.strictObject({
+  mode: z.enum(["shared", "per-user", "exchange"], {
+    error: "expected shared, per-user or exchange",
+  }).describe(
+    "shared: one login by the operator (mcp-gateway login) serves every client; per-user: " +
+      "each client identity connects its own account; exchange: RFC 8693 token exchange.",
+  ),
+  issuer: z.url({ error: "expected the authorization server's issuer URL" }).optional()
+    .describe("Authorization server (default: discovered from the server's 401, RFC 9728)."),
+  clientId: z.string().min(1).optional().describe(
+    "A registered client id (default: dynamic client registration, RFC 7591).",
+  ),
+  clientSecret: z.string().min(1).optional().describe("Its secret, for a confidential client."),
+  scopes: z.array(
+    z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, {
+      error: "expected a scope token",
+    }),
+  ).optional().describe("Scopes asked for (default: the server's WWW-Authenticate scope)."),
+  audience: z.url({ error: "expected the upstream's resource URL" }).optional().describe(
+    "exchange mode: the audience of the exchanged token (default: the server's URL).",
+  ),
+});
+
 const pinMode = z.enum(["off", "warn", "quarantine"], {
   error: "expected off, warn or quarantine",
 });
@@ -104,6 +127,9 @@ const server = z.strictObject({
     "Streamable HTTP endpoint (falls back to SSE).",
   ),
   headers: z.record(z.string(), z.string(), { error: "expected a map of strings" }).optional(),
+  oauth: upstreamOAuth.optional().describe(
+    "Log in to an OAuth 2.1-protected HTTP server (authorization code + PKCE).",
+  ),
   transport: z.enum(["auto", "streamable-http", "sse"]).optional().describe(
     "HTTP transport; auto tries streamable HTTP, then SSE.",
   ),
@@ -350,6 +376,17 @@ export const configSchema = z.strictObject({
       ),
     }).optional(),
     drainTimeout: duration.optional(),
+    publicUrl: z.url({ error: "expected the URL browsers reach the gateway at" }).optional()
+      .describe(
+        "Where browsers reach this gateway (default http://<listen>): the base of the " +
+          "/oauth/callback redirect of upstream logins.",
+      ),
+    secrets: z.strictObject({
+      key: z.string().min(32, { error: "expected at least 32 characters" }).describe(
+        "Key that encrypts stored upstream credentials (use ${ENV}); default: a key file " +
+          "made in the state folder with mode 0600.",
+      ),
+    }).optional(),
     sandbox: sandbox.optional().describe("Default sandbox of every stdio server."),
     filters: filters.optional().describe("Filters applied to every server's results, first."),
     startWait: duration.optional().describe(
@@ -412,6 +449,8 @@ export const configSchema = z.strictObject({
 export type RawConfig = z.infer<typeof configSchema>;
 /** One server entry as written. */
 export type RawServer = z.infer<typeof server>;
+/** One `servers.<name>.oauth` section as written. */
+export type RawUpstreamOAuth = z.infer<typeof upstreamOAuth>;
 /** The `gateway.auth.oauth` section as written. */
 export type RawOAuth = z.infer<typeof oauth>;
 /** A `sandbox:` entry as written. */

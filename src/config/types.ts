@@ -119,6 +119,23 @@ export interface HttpServerConfig extends ServerCommon {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly transport: "auto" | "streamable-http" | "sse";
+  /** How the gateway logs in to it (`servers.<name>.oauth`); `null` = no OAuth. */
+  readonly oauth: UpstreamOAuthConfig | null;
+}
+
+/** `servers.<name>.oauth`: the client side of OAuth 2.1 towards one HTTP upstream. */
+export interface UpstreamOAuthConfig {
+  /** `shared`: one operator login for every client. */
+  readonly mode: "shared" | "per-user" | "exchange";
+  /** The authorization server; `null` = discovered (RFC 9728 from the server's 401). */
+  readonly issuer: string | null;
+  /** A pre-registered client; `null` = dynamic client registration. */
+  readonly clientId: string | null;
+  readonly clientSecret: string | null;
+  /** Scopes to ask for; `null` = what the server's challenge names. */
+  readonly scopes: readonly string[] | null;
+  /** Exchange mode: the audience asked for; `null` = the server's URL. */
+  readonly audience: string | null;
 }
 
 /** One upstream server. */
@@ -256,6 +273,10 @@ export interface GatewayConfig {
     readonly startWaitMs: number;
     /** OpenTelemetry traces; `null` = off. */
     readonly telemetry: TelemetryConfig | null;
+    /** Where browsers reach the gateway (upstream login redirects); `null` = the listen address. */
+    readonly publicUrl: string | null;
+    /** Key of the stored upstream credentials; `null` = a key file in the state folder. */
+    readonly secretsKey: string | null;
     /** Several instances sharing Redis; `null` = everything in-process. */
     readonly cluster: ClusterConfig | null;
     /** Absolute state folder (pins; see `src/state/`). */

@@ -23,6 +23,8 @@ export interface Identity {
   readonly toolGlobs: readonly string[] | null;
   /** The profile whose endpoint the request came to; absent or `null` = the whole catalog. */
   readonly profile?: string | null;
+  /** An OAuth access token as presented (for `oauth: mode: exchange`). */
+  readonly subjectToken?: string;
 }
 
 const byName = new WeakMap<readonly TokenConfig[], ReadonlyMap<string, TokenConfig>>();
@@ -62,6 +64,7 @@ export function liveCaller(
     },
     tokenName: who.tokenName,
     profile: who.profile ?? null,
+    ...(who.subjectToken !== undefined ? { subjectToken: who.subjectToken } : {}),
     get toolGlobs() {
       const token = configuredToken(config(), who.tokenName);
       return token ? token.tools : who.toolGlobs;

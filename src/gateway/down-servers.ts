@@ -10,7 +10,7 @@ import { sanitise } from "./names.ts";
 
 /**
  * An entry routing `<server><separator><anything>` to a configured, enabled, prefixed server
- * that is down (or restarting) with no known tools; the call then fails as any call to a down
+ * that is down (or restarting, or needs a login) with no known tools; the call then fails as any call to a down
  * server does (an `isError` result with the reason). `undefined` when no such server matches.
  */
 export function downServerEntry(
@@ -21,7 +21,7 @@ export function downServerEntry(
   let match: { upstream: Upstream; head: string } | undefined;
   for (const u of upstreams) {
     if (!u.config.enabled || !u.config.prefix || u.catalog.tools.length > 0) continue;
-    if (u.state !== "down" && u.state !== "starting") continue;
+    if (u.state !== "down" && u.state !== "starting" && u.state !== "needs-login") continue;
     const head = sanitise(`${u.name}${separator}`);
     if (name.length <= head.length || !name.startsWith(head)) continue;
     if (!match || head.length > match.head.length) match = { upstream: u, head };

@@ -8,7 +8,7 @@ import type {
   CreateTaskResult,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { GatewayConfig } from "../config/mod.ts";
+import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
@@ -51,6 +51,8 @@ import {
 } from "./call-records.ts";
 import { filterContext, ResultScreen } from "./filters/mod.ts";
 import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import { withConnectRound } from "./passthrough/connect-round.ts";
+import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { Pins } from "./pinning/mod.ts";
 
 /** Gateway lifecycle and routing. */
@@ -58,6 +60,8 @@ export class Gateway {
   #config: GatewayConfig;
   readonly pool: UpstreamPool;
   readonly log: Logger;
+  /** Upstream OAuth: credentials of servers with `oauth:`, and logins in progress. */
+  readonly upstreamAuth: UpstreamAuth;
   /** Pass-through state shared by all sessions (server requests, logging, subscriptions). */
   readonly passthrough: PassthroughHub;
   /** Tasks created through the gateway, routed to the upstreams that own them. */
@@ -85,8 +89,12 @@ export class Gateway {
     this.#config = config;
     this.log = log;
     this.#changes = new ListChanges(log);
+    this.upstreamAuth = new UpstreamAuth(() => this.#config, log.child("upstream-oauth"));
     this.pins = new Pins(() => this.#config, log.child("pins"));
     this.pool = new UpstreamPool(config.servers, log.child("upstream"), {
+      credential: (server) => this.upstreamAuth.credentialFor(server),
+      userCredential: (server, identity) =>
+        this.upstreamAuth.userCredential(server as HttpServerConfig, identity),
       onCatalog: () => this.#rebuild(),
       setup: (upstream, client, owner) => {
         this.passthrough.setupClient(upstream, client, owner);
@@ -144,6 +152,7 @@ export class Gateway {
   async stop(): Promise<void> {
     this.pins.close();
     await this.pool.stopAll();
+    await this.upstreamAuth.close();
     await Promise.all(this.#closers.map((c) => c().catch(() => {})));
   }
 
@@ -478,25 +487,39 @@ export class Gateway {
           data: { server: target.server },
         });
       }
-      // Tracked in flight, on the caller's own process of an `isolation: session` server.
-      const result = await this.passthrough.serve(
+      // Tracked in flight, on the caller's own process of an `isolation: session` server, or
+      // on the caller's own connection of a per-user server (whose connect link the client may
+      // be asked to open within the call).
+      const config = upstream.config;
+      const result = await withConnectRound(
+        this.passthrough,
         upstream,
-        caller,
         options,
-        (serving) => {
-          // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
-          const input = serving.era === "modern"
-            ? this.passthrough.inputRelay(serving, options)
-            : undefined;
-          return serving.callTool(target.upstreamName, args, {
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(options.onprogress
-              ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
-              : {}),
-            ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
-            ...(input ? { input } : {}),
-          });
-        },
+        caller.tokenName,
+        (identity) =>
+          config.kind === "http" && config.oauth?.mode === "per-user"
+            ? this.upstreamAuth.userCredential(config, identity)
+            : undefined,
+        () =>
+          this.passthrough.serve(
+            upstream,
+            caller,
+            options,
+            (serving) => {
+              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+              const input = serving.era === "modern"
+                ? this.passthrough.inputRelay(serving, options)
+                : undefined;
+              return serving.callTool(target.upstreamName, args, {
+                ...(options.signal ? { signal: options.signal } : {}),
+                ...(options.onprogress
+                  ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
+                  : {}),
+                ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
+                ...(input ? { input } : {}),
+              });
+            },
+          ),
       );
       const screened = await this.filters.run(
         this.#config,
@@ -533,9 +556,10 @@ export class Gateway {
     this.#version++;
     const up = this.pool.all().filter((u) => u.state === "up");
     // Tools and prompts of a server that went down stay listed from its last-known catalog;
-    // calls to them answer with the reason. Resources follow live servers only.
+    // calls to them answer with the reason (or how to log in). Resources follow live servers only.
     const known = this.pool.all().filter((u) =>
-      u.state === "up" || u.state === "down" || u.state === "starting"
+      u.state === "up" || u.state === "down" || u.state === "starting" ||
+      u.state === "needs-login"
     );
     this.pins.review(known);
     // The gateway's own tools keep their names; an upstream tool taking one is renamed.

@@ -19,6 +19,11 @@ export interface Caller {
    * each check (`./profiles.ts`).
    */
   readonly profile: string | null;
+  /**
+   * The OAuth access token the caller presented, for `oauth: mode: exchange` upstreams only
+   * (RFC 8693 subject token): exchanged at the issuer, never sent upstream or logged.
+   */
+  readonly subjectToken?: string;
 }
 
 /** A caller with no session and no restrictions (CLI, tests). */

@@ -36,8 +36,17 @@ export interface AppDeps {
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
-/** Paths that answer without auth or origin checks: liveness and readiness probes. */
-export const OPEN_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+/**
+ * Paths that answer without auth or origin checks: liveness and readiness probes, and the
+ * upstream-login callback and per-user connect links (a browser's; their one-use `state` or link
+ * token is the check).
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set([
+  "/healthz",
+  "/readyz",
+  "/oauth/callback",
+  "/oauth/link",
+]);
 
 /**
  * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` (or

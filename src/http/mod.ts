@@ -18,4 +18,5 @@ export {
 } from "./security/mod.ts";
 export type { RequestChain, SharedCallBuckets } from "./security/mod.ts";
 export { statusRoutes } from "./status-routes.ts";
+export { oauthRoutes } from "./oauth-routes.ts";
 export type { StatusRoutesDeps } from "./status-routes.ts";

@@ -72,6 +72,11 @@ export interface RequestIdentity {
    * tolerance); absent for configured tokens. Streams it opens are closed then.
    */
   expiresAt?: number;
+  /**
+   * The presented OAuth access token itself, for `oauth: mode: exchange` upstreams (RFC 8693
+   * subject token). Never logged, never forwarded: only exchanged at the issuer.
+   */
+  subjectToken?: string;
 }
 
 /** Options for {@link SessionRegistry}. */

@@ -50,6 +50,11 @@ export interface UpstreamStatus {
   inFlight: number;
   /** Why it is down (or why it last failed); `null` when nothing failed. */
   lastError: string | null;
+  /**
+   * `servers.<name>.oauth`: its mode and, for `per-user`, how many identities are connected
+   * (a count only: never who, never a token); absent without OAuth.
+   */
+  oauth?: { mode: string; connected?: number };
 }
 
 /** One macro and the file (or config entry) that defines it. */
@@ -135,6 +140,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
   for (const e of s.gateway.catalog.tools) {
     if (!e.hidden) exposed.set(e.server, (exposed.get(e.server) ?? 0) + 1);
   }
+  const connected = s.gateway.upstreamAuth.userCounts();
   const upstreams = s.gateway.pool.all().map((u): UpstreamStatus => ({
     name: u.name,
     state: u.state,
@@ -145,6 +151,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     restarts: u.restarts,
     inFlight: u.inFlight,
     lastError: downReasonOf(u),
+    ...oauthOf(u, connected),
   }));
   const macros = s.gateway.localTools()
     .filter((t) => t.server === MACRO_SERVER)
@@ -201,4 +208,12 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     pins: pinStatusOf(s.gateway),
     ...(s.instances ? { instances: s.instances } : {}),
   };
+}
+
+/** The `oauth` field of an upstream's status. */
+function oauthOf(u: Upstream, connected: Record<string, number>): Pick<UpstreamStatus, "oauth"> {
+  const c = u.config;
+  if (c.kind !== "http" || c.oauth === null) return {};
+  const mode = c.oauth.mode;
+  return { oauth: mode === "per-user" ? { mode, connected: connected[u.name] ?? 0 } : { mode } };
 }

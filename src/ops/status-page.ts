@@ -30,7 +30,7 @@ th{background:#f0f2f5;font-weight:600;white-space:nowrap}td.num{text-align:right
 .state{display:inline-block;padding:0 .45rem;border-radius:.6rem;font-size:.85em;color:#fff;
 white-space:nowrap}
 .up,.ok{background:#1f883d}.starting{background:#9a6700}.down,.error{background:#cf222e}
-.stopped,.disabled{background:#6e7781}.tool_error,.limit{background:#bc4c00}
+.stopped,.disabled{background:#6e7781}.needs-login{background:#8250df}.tool_error,.limit{background:#bc4c00}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
 .empty{color:#5a6272;font-style:italic}
 form.inline{display:inline}button{font:inherit;padding:.3rem .8rem;cursor:pointer}
@@ -44,6 +44,16 @@ td,td.num{border:0;padding:.15rem 0;text-align:left;display:flex;gap:.6rem}
 td::before{content:attr(data-label);flex:0 0 6rem;color:#5a6272;font:600 14px system-ui,sans-serif}
 td.empty::before{content:none}td.err:empty{display:none}td>*{min-width:0}
 }`;
+
+/**
+ * The Connect link of a server that needs a login: it begins one and sends the browser to the
+ * upstream's authorization server (the page, and the link, answer admins only).
+ */
+function connectLink(server: string): Html {
+  return html`
+    <a class="connect" href="/oauth/connect/${encodeURIComponent(server)}">Connect</a>
+  `;
+}
 
 /** Renders the page for a snapshot. */
 export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): Html {
@@ -84,7 +94,11 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
         html`
           <tr data-server="${u.name}">
             <td data-label="Server" class="name">${u.name}</td>
-            <td data-label="State"><span class="state ${u.state}">${u.state}</span></td>
+            <td data-label="State"><span class="state ${u.state}">${u.state === "needs-login"
+              ? "needs login"
+              : u.state}</span>${u.state === "needs-login" && u.oauth?.mode === "shared"
+              ? connectLink(u.name)
+              : ""}</td>
             <td data-label="Transport">${u.transport}${u.protocol ? ` · ${u.protocol}` : ""}</td>
             <td data-label="Tools" class="num tools"
               title="exposed to clients (of ${u

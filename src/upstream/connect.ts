@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig, StdioServerConfig } from "../config/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
@@ -82,6 +82,8 @@ export interface ConnectAttempt {
   signal?: AbortSignal;
   /** Told the stdio transport before it starts: its stderr and exit explain a failure. */
   onTransport?(transport: StdioTransport): void;
+  /** The fetch of every HTTP request (an OAuth upstream's: it adds the access token). */
+  fetch?: FetchLike;
 }
 
 type Setup = (client: UpstreamClient) => void;
@@ -196,7 +198,7 @@ async function connectHttp(
 ): Promise<Connection> {
   const known = knownEra(server);
   if (known?.kind !== "legacy" && server.transport !== "sse") {
-    const transport = modernHttpTransport(server);
+    const transport = modernHttpTransport(server, attempt.fetch);
     opened.add(transport);
     const modern = await connectModern(server, transport, capabilitiesFor(server), setup, {
       log,
@@ -214,7 +216,10 @@ async function connectHttp(
   }
   if (server.transport !== "sse") {
     try {
-      const transport = new StreamableHTTPClientTransport(new URL(server.url), httpOptions(server));
+      const transport = new StreamableHTTPClientTransport(
+        new URL(server.url),
+        httpOptions(server, attempt.fetch),
+      );
       const connected = await handshake(server, transport, setup, opened);
       return {
         ...connected,
@@ -229,11 +234,12 @@ async function connectHttp(
       log.info("streamable HTTP refused; trying legacy SSE", { error: messageOf(err) });
     }
   }
+  const viaFetch = attempt.fetch ?? fetch;
   const transport = new SSEClientTransport(new URL(server.url), {
-    requestInit: { headers: { ...server.headers } },
+    ...httpOptions(server, attempt.fetch),
     eventSourceInit: {
       fetch: (url, init) =>
-        fetch(url, {
+        viaFetch(url, {
           ...init,
           headers: { ...server.headers, ...(init?.headers as Record<string, string>) },
         }),
@@ -264,8 +270,11 @@ function stoppedError(server: ServerConfig): GatewayError {
   return unavailable(server.name, "was stopped");
 }
 
-function httpOptions(server: HttpServerConfig) {
-  return { requestInit: { headers: { ...server.headers } } };
+function httpOptions(server: HttpServerConfig, viaFetch: FetchLike | undefined) {
+  return {
+    requestInit: { headers: { ...server.headers } },
+    ...(viaFetch ? { fetch: viaFetch } : {}),
+  };
 }
 
 /** 4xx answers (404/405) are what a legacy SSE-only server gives a streamable HTTP POST. */

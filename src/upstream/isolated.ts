@@ -10,6 +10,7 @@ import type { ServerConfig } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
+import type { UpstreamCredential } from "./oauth/mod.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
@@ -28,9 +29,12 @@ export class SessionUpstreams {
   #log: Logger;
   #setup: SessionSetup;
 
-  constructor(log: Logger, setup: SessionSetup) {
+  #onCatalog: ((upstream: Upstream) => void) | undefined;
+
+  constructor(log: Logger, setup: SessionSetup, onCatalog?: (upstream: Upstream) => void) {
     this.#log = log;
     this.#setup = setup;
+    this.#onCatalog = onCatalog;
   }
 
   /**
@@ -39,7 +43,12 @@ export class SessionUpstreams {
    * for other sessions of `tokenName` — so one token cannot take every process (anonymous
    * sessions meet `maxSessions` only). A refusal never stops someone else's process.
    */
-  async acquire(config: ServerConfig, owner: object, tokenName: string | null): Promise<Upstream> {
+  async acquire(
+    config: ServerConfig,
+    owner: object,
+    tokenName: string | null,
+    credential?: UpstreamCredential,
+  ): Promise<Upstream> {
     let owners = this.#byServer.get(config.name);
     if (!owners) this.#byServer.set(config.name, owners = new Map());
     let instance = owners.get(owner);
@@ -72,9 +81,10 @@ export class SessionUpstreams {
         );
       }
       const upstream = new Upstream(config, this.#log, {
-        onCatalog: () => {},
+        onCatalog: (u) => this.#onCatalog?.(u),
         onState: () => {},
         setup: (u, client) => this.#setup(u, client, owner),
+        ...(credential ? { credential: () => credential } : {}),
       });
       instance = { upstream, ready: upstream.start(), tokenName };
       owners.set(owner, instance);

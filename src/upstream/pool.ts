@@ -7,6 +7,7 @@ import type { ServerConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import { SessionUpstreams } from "./isolated.ts";
 import { Upstream } from "./upstream.ts";
+import type { UpstreamCredential } from "./oauth/mod.ts";
 
 /** Listeners for pool-wide changes. */
 export interface PoolEvents {
@@ -19,6 +20,10 @@ export interface PoolEvents {
    * session a session-isolated process belongs to (absent for the shared instance).
    */
   setup?(upstream: Upstream, client: UpstreamClient, owner?: object): void;
+  /** The OAuth credential of a server with `oauth:`. */
+  credential?(config: ServerConfig): UpstreamCredential | undefined;
+  /** The credential of one client identity on a `mode: per-user` server. */
+  userCredential?(config: ServerConfig, identity: string): UpstreamCredential;
 }
 
 /** The set of upstream servers. */
@@ -28,6 +33,10 @@ export class UpstreamPool {
   #events: PoolEvents;
   /** The per-session processes of `isolation: session` servers. */
   readonly isolated: SessionUpstreams;
+  /** The per-identity connections of `oauth: mode: per-user` servers. */
+  readonly users: SessionUpstreams;
+  /** One key object per identity (the users' table is keyed by object). */
+  #userKeys = new Map<string, object>();
   #halted = false;
 
   constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
@@ -37,7 +46,30 @@ export class UpstreamPool {
       log.child("session"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
     );
+    this.users = new SessionUpstreams(
+      log.child("user"),
+      (u, c, owner) => this.#events.setup?.(u, c, owner),
+      // A user's connection read the server's catalog: it is what every client lists.
+      (u) => this.#upstreams.get(u.name)?.adoptCatalog(u.catalog),
+    );
     for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
+  }
+
+  /**
+   * The connection of client `identity` to a `mode: per-user` server: its own upstream, with
+   * its own credential, started on first use. Nothing one identity obtained serves another.
+   */
+  async forUser(config: ServerConfig, identity: string, subjectToken?: string): Promise<Upstream> {
+    const credential = this.#events.userCredential?.(config, identity);
+    if (!credential) throw new Error(`no per-user credentials for server "${config.name}"`);
+    // An exchanging credential trades the caller's latest token (exchange.ts).
+    credential.present(subjectToken);
+    let key = this.#userKeys.get(identity);
+    if (!key) this.#userKeys.set(identity, key = { identity });
+    const upstream = await this.users.acquire(config, key, identity, credential);
+    // Right after a login its connection is starting: the call waits for it, not fails.
+    await upstream.started();
+    return upstream;
   }
 
   #create(config: ServerConfig): Upstream {
@@ -45,6 +77,7 @@ export class UpstreamPool {
       onCatalog: (u) => this.#events.onCatalog?.(u),
       onState: (u) => this.#events.onState?.(u),
       setup: (u, c) => this.#events.setup?.(u, c),
+      credential: (c) => this.#events.credential?.(c),
     });
     if (this.#halted) upstream.halt();
     return upstream;
@@ -85,11 +118,11 @@ export class UpstreamPool {
       const cfg = next.get(name);
       if (!cfg) {
         removed.push(name);
-        stops.push(u.stop(), this.isolated.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name), this.users.drop(name));
         this.#upstreams.delete(name);
       } else if (JSON.stringify(cfg) !== JSON.stringify(u.config)) {
         changed.push(name);
-        stops.push(u.stop(), this.isolated.drop(name));
+        stops.push(u.stop(), this.isolated.drop(name), this.users.drop(name));
         const fresh = this.#create(cfg);
         this.#upstreams.set(name, fresh);
         starts.push(fresh);
@@ -114,7 +147,7 @@ export class UpstreamPool {
   inFlight(): number {
     let n = 0;
     for (const u of this.#upstreams.values()) n += u.inFlight;
-    return n + this.isolated.inFlight();
+    return n + this.isolated.inFlight() + this.users.inFlight();
   }
 
   /**
@@ -129,6 +162,10 @@ export class UpstreamPool {
   /** Stops every upstream, in any state, and resolves once each process tree is killed. */
   async stopAll(): Promise<void> {
     this.halt();
-    await Promise.all([...this.all().map((u) => u.stop()), this.isolated.stopAll()]);
+    await Promise.all([
+      ...this.all().map((u) => u.stop()),
+      this.isolated.stopAll(),
+      this.users.stopAll(),
+    ]);
   }
 }

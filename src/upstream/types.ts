@@ -2,9 +2,11 @@
 import type { UpstreamClient } from "./client.ts";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Upstream } from "./upstream.ts";
+import type { ServerConfig } from "../config/mod.ts";
+import type { UpstreamCredential } from "./oauth/mod.ts";
 
 /** Where an upstream is in its life. */
-export type UpstreamState = "starting" | "up" | "down" | "stopped" | "disabled";
+export type UpstreamState = "starting" | "up" | "down" | "needs-login" | "stopped" | "disabled";
 
 /** Everything an upstream offers, read in full at connect and on `list_changed`. */
 export interface UpstreamCatalog {
@@ -19,6 +21,8 @@ export interface UpstreamHooks {
   onCatalog(upstream: Upstream): void;
   onState(upstream: Upstream): void;
   setup?(upstream: Upstream, client: UpstreamClient): void;
+  /** The OAuth credential of a server with `oauth:` (its transports' `fetch`). */
+  credential?(config: ServerConfig): UpstreamCredential | undefined;
 }
 
 /** The catalog of an upstream never read. */

@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/mod.ts";
 import { type GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
+import type { UpstreamCredential } from "./oauth/mod.ts";
 import { Backoff } from "./backoff.ts";
 import type { UpstreamClient } from "./client.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
@@ -33,6 +34,8 @@ export class Upstream {
   readonly config: ServerConfig;
   readonly log: Logger;
   #hooks: UpstreamHooks;
+  /** Its OAuth credential (`servers.<name>.oauth`), or `undefined`. */
+  #credential: UpstreamCredential | undefined;
   #conn: Connection | undefined;
   #state: UpstreamState;
   #catalog: UpstreamCatalog = EMPTY_CATALOG;
@@ -67,6 +70,12 @@ export class Upstream {
     this.#hooks = hooks;
     this.#state = config.enabled ? "starting" : "disabled";
     this.#backoff = new Backoff(config.restart);
+    const credential = hooks.credential?.(config);
+    this.#credential = credential;
+    if (credential) {
+      credential.onLogin = () => void this.start();
+      credential.onNeedsLogin = () => this.#toNeedsLogin();
+    }
   }
 
   get name(): string {
@@ -163,12 +172,22 @@ export class Upstream {
     const attempt = new AbortController();
     this.#attempt = attempt;
     this.#exits.proc = undefined;
+    const credential = this.#credential;
     try {
+      if (credential) {
+        await credential.ready();
+        if (generation !== this.#generation) return;
+        if (credential.needsLogin !== null) return this.#toNeedsLogin();
+      }
       conn = await connectUpstream(
         this.config,
         this.log,
         (client) => this.#hooks.setup?.(this, client),
-        { signal: attempt.signal, onTransport: (t) => (this.#exits.proc = t) },
+        {
+          signal: attempt.signal,
+          onTransport: (t) => (this.#exits.proc = t),
+          ...(credential ? { fetch: credential.fetch } : {}),
+        },
       );
       if (generation !== this.#generation) {
         await conn.transport.close().catch(() => {});
@@ -199,6 +218,11 @@ export class Upstream {
     }
   }
 
+  /** Resolves once a start in progress (a login just completed) has ended, up or not. */
+  async started(): Promise<void> {
+    await this.#starting;
+  }
+
   /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
   halt(): void {
     this.#halted = true;
@@ -218,6 +242,15 @@ export class Upstream {
     const starting = this.#starting;
     this.#setState("stopped");
     await Promise.all([conn?.client.close().catch(() => {}), starting?.catch(() => {})]);
+  }
+
+  /**
+   * Takes the catalog a per-user connection read (a `mode: per-user` server's shared entry
+   * never connects itself, yet its tools are listed to every client).
+   */
+  adoptCatalog(catalog: UpstreamCatalog): void {
+    this.#catalog = catalog;
+    this.#hooks.onCatalog(this);
   }
 
   /** Re-reads the whole catalog (after `list_changed`). */
@@ -268,6 +301,10 @@ export class Upstream {
         params,
         callerOptions(options, this.config.timeoutMs, schema),
       );
+    } catch (err) {
+      // The credential failed under this call (a refused refresh, a 401): say how to log in.
+      if (this.#credential?.needsLogin) throw this.#credential.loginError();
+      throw err;
     } finally {
       this.#inFlight--;
     }
@@ -300,8 +337,30 @@ export class Upstream {
     this.#fail(reason);
   }
 
+  /**
+   * Only a login helps (the OAuth credential is missing or was refused): the connection is
+   * dropped, no restart is scheduled, and calls answer how to log in until a login stores a
+   * new credential (which starts it again).
+   */
+  #toNeedsLogin(): void {
+    const reason = this.#credential?.needsLogin;
+    if (!reason || this.#state === "stopped" || this.#state === "disabled") return;
+    const wasUp = this.#state === "up";
+    const conn = this.#conn;
+    if (conn) {
+      this.#generation++; // its onclose is not a failure
+      this.#conn = undefined;
+      void conn.client.close().catch(() => {});
+    }
+    this.#backoff.cancel();
+    this.#lastError = reason;
+    this.#setState("needs-login", { reason });
+    if (wasUp) this.#hooks.onCatalog(this);
+  }
+
   /** The error a call gets while this upstream is not up. */
   unavailable(): GatewayError {
+    if (this.#state === "needs-login" && this.#credential) return this.#credential.loginError();
     return unavailable(this.name, this.status(), { lastError: this.#lastError });
   }
 
@@ -337,6 +396,7 @@ export class Upstream {
    * with why the server is down (README, "Failures stay contained").
    */
   #fail(reason: string): void {
+    if (this.#credential?.needsLogin) return this.#toNeedsLogin();
     const wasUp = this.#state === "up";
     this.#lastError = reason;
     const fields = this.#backoff.failed(this.#halted, wasUp ? this.#upSince : null, () => {
@@ -355,7 +415,9 @@ export class Upstream {
     const from = this.#state;
     this.#state = state;
     if (state === "down") this.log.warn("upstream down", fields);
-    else if (state === "up") {
+    else if (state === "needs-login" && from !== state) {
+      this.log.warn("upstream needs a login", fields);
+    } else if (state === "up") {
       this.log.info("upstream up", {
         kind: this.kind,
         era: this.#era,

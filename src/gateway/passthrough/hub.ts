@@ -150,7 +150,7 @@ export class PassthroughHub {
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
     try {
-      const serving = await this.#serving(shared, caller.tokenName, options);
+      const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
       return await fn(serving.upstream);
     } finally {
@@ -164,8 +164,22 @@ export class PassthroughHub {
     shared: Upstream,
     tokenName: string | null,
     options: CallOptions,
+    subjectToken?: string,
   ): Promise<{ upstream: Upstream; done?: () => void }> {
-    if (shared.config.isolation !== "session") return { upstream: shared };
+    const config = shared.config;
+    if (config.kind === "http" && config.oauth !== null && config.oauth.mode !== "shared") {
+      const identity = tokenName;
+      if (identity === null) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `server "${shared.name}" serves each client on its own credential (oauth mode ` +
+            `${config.oauth.mode}), and this request has no client identity`,
+          { data: { server: shared.name } },
+        );
+      }
+      return { upstream: await this.#pool.forUser(config, identity, subjectToken) };
+    }
+    if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
     if (link) {
       if (link.closed) {

@@ -132,6 +132,7 @@ export function authenticator(
     };
     if ("expiresAt" in match && typeof match.expiresAt === "number") {
       who.expiresAt = match.expiresAt;
+      if (presented !== null) who.subjectToken = presented; // exchanged, never forwarded
     }
     return who;
   };

@@ -78,8 +78,9 @@ export function securityChain(
     checkOrigin(request.headers, request.url, path);
     return who;
   };
+  // The status page's Connect link (/oauth/connect/<server>) is followed with the admin's cookie.
   const auth: Check = (request, path) =>
-    STATUS_PATHS.has(path)
+    STATUS_PATHS.has(path) || path.startsWith("/oauth/connect/")
       ? status(request, path)
       : bearer(request.headers.get("authorization"), path);
   const rate: Check = (_request, _path, who) => {

@@ -11,7 +11,7 @@ import {
   type PriorDiscovery,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -88,9 +88,10 @@ export async function connectModern(
 }
 
 /** A v2 streamable HTTP transport for `server` (its configured headers on every request). */
-export function modernHttpTransport(server: HttpServerConfig): Transport {
+export function modernHttpTransport(server: HttpServerConfig, viaFetch?: FetchLike): Transport {
   return new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: { ...server.headers } },
+    ...(viaFetch ? { fetch: viaFetch } : {}),
   }) as unknown as Transport;
 }
 

@@ -1,0 +1,75 @@
+/**
+ * A per-user server's connect link offered inside the call that needs it: a 2025-11-25 client
+ * that declared `elicitation.url` gets an `elicitation/create` in URL mode, a 2026-07-28 client
+ * the same as an `input_required` round of its call; once the client accepts and the login's
+ * callback has arrived, the call is sent again, once. Any other client (or a declined or
+ * unanswered elicitation) gets the tool error that names the link.
+ */
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../../shared/errors.ts";
+import { LOGIN_TTL_MS, type UpstreamCredential } from "../../upstream/oauth/mod.ts";
+import type { Upstream } from "../../upstream/mod.ts";
+import type { CallOptions } from "../types.ts";
+import type { PassthroughHub } from "./hub.ts";
+import { answerRound, missingCapability } from "./server-requests.ts";
+
+/**
+ * Runs `attempt`; when it fails for want of this identity's login and the client behind `call`
+ * can open a URL, asks it to, waits for the login, and runs `attempt` once more.
+ */
+export async function withConnectRound<T>(
+  hub: PassthroughHub,
+  upstream: Upstream,
+  call: CallOptions,
+  identity: string | null,
+  credential: (identity: string) => UpstreamCredential | undefined,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    const url = err instanceof GatewayError ? err.data?.connectUrl : undefined;
+    if (typeof url !== "string" || identity === null) throw err;
+    if (!call.origin && (!call.session || call.session.closed)) throw err;
+    const params = {
+      mode: "url",
+      message: `Connect your account for server ${upstream.name}, then come back.`,
+      url,
+      elicitationId: crypto.randomUUID(),
+    };
+    const request = { method: "elicitation/create", params };
+    if (call.session && !call.origin && missingCapability(call.session.capabilities, request)) {
+      throw err;
+    }
+    const own = credential(identity);
+    if (!own) throw err;
+    const loggedIn = own.nextLogin();
+    const signal = call.signal ?? new AbortController().signal;
+    const answer = ElicitResultSchema.safeParse(
+      await answerRound(hub, upstream, call, request.method, params, signal).catch(() => null),
+    );
+    if (!answer.success || answer.data.action !== "accept") throw err;
+    await waitFor(loggedIn, signal);
+    return await attempt();
+  }
+}
+
+/** `done`, or a rejection when `signal` aborts or the login's lifetime passes. */
+function waitFor(done: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new GatewayError("UPSTREAM_TIMEOUT", "the login did not complete in time")),
+      LOGIN_TTL_MS,
+    );
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new GatewayError("UPSTREAM_UNAVAILABLE", "the call was cancelled"));
+    };
+    signal.addEventListener("abort", stop, { once: true });
+    void done.then(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * `oauth: mode: exchange`: the upstream is called with a token the issuer minted for it in
+ * exchange for the client's own access token (RFC 8693: `subject_token` = the client's token,
+ * `audience` and `resource` = the upstream), cached per subject until it expires. The client's
+ * token goes to the issuer's token endpoint only; the upstream never sees it.
+ */
+import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { HttpServerConfig } from "../../config/mod.ts";
+import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import { UpstreamCredential } from "./credential.ts";
+import type { CredentialStore } from "./store.ts";
+
+const GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token";
+/** An exchanged token is renewed this long before it expires. */
+const EARLY_MS = 10_000;
+
+/** One subject's exchanged upstream token. */
+export class ExchangeCredential extends UpstreamCredential {
+  #issuer: string;
+  #subjectToken: string | undefined;
+  #cached: { token: string; expiresAt: number } | undefined;
+  #pending: Promise<string> | undefined;
+  #endpoint: Promise<string> | undefined;
+
+  constructor(
+    server: HttpServerConfig,
+    issuer: string,
+    store: CredentialStore,
+    log: Logger,
+    slot: string,
+  ) {
+    super(server, store, log, () => "", { slot });
+    this.#issuer = issuer;
+  }
+
+  /** The subject's current access token (the latest its requests presented). */
+  override present(subjectToken: string | undefined): void {
+    if (subjectToken !== undefined) this.#subjectToken = subjectToken;
+  }
+
+  /** Nothing is stored: the subject's own token is exchanged on demand. */
+  override load(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  override get needsLogin(): string | null {
+    return null;
+  }
+
+  override async accessToken(): Promise<string> {
+    const cached = this.#cached;
+    if (cached && Date.now() < cached.expiresAt - EARLY_MS) return cached.token;
+    this.#pending ??= this.#exchange().finally(() => (this.#pending = undefined));
+    return await this.#pending;
+  }
+
+  async #exchange(): Promise<string> {
+    const server = this.server;
+    const oauth = server.oauth!;
+    const subject = this.#subjectToken;
+    if (subject === undefined) {
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        `server ${server.name} exchanges the client's OAuth access token (oauth mode exchange), ` +
+          "and this request carries none",
+        { data: { server: server.name, reason: "unavailable" } },
+      );
+    }
+    const audience = oauth.audience ?? server.url;
+    const basic = btoa(`${oauth.clientId}:${oauth.clientSecret}`);
+    let res: Response;
+    try {
+      res = await fetch(await this.#tokenEndpoint(), {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${basic}`,
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+        },
+        body: new URLSearchParams({
+          grant_type: GRANT,
+          subject_token: subject,
+          subject_token_type: ACCESS_TOKEN,
+          requested_token_type: ACCESS_TOKEN,
+          audience,
+          resource: server.url,
+          ...(oauth.scopes ? { scope: oauth.scopes.join(" ") } : {}),
+        }),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (err) {
+      throw this.#failed(`the token endpoint is unreachable: ${messageOf(err)}`);
+    }
+    const body = await res.json().catch(() => ({})) as {
+      access_token?: unknown;
+      expires_in?: unknown;
+      error?: unknown;
+      error_description?: unknown;
+    };
+    if (!res.ok || typeof body.access_token !== "string") {
+      const why = typeof body.error === "string"
+        ? `${body.error}${
+          typeof body.error_description === "string" ? `: ${body.error_description}` : ""
+        }`
+        : `HTTP ${res.status}`;
+      throw this.#failed(`the token exchange was refused: ${why}`);
+    }
+    const ttl = typeof body.expires_in === "number" ? body.expires_in * 1000 : 60_000;
+    this.#cached = { token: body.access_token, expiresAt: Date.now() + ttl };
+    return body.access_token;
+  }
+
+  #tokenEndpoint(): Promise<string> {
+    return this.#endpoint ??= (async () => {
+      const metadata = await discoverAuthorizationServerMetadata(this.#issuer);
+      if (!metadata?.token_endpoint) {
+        this.#endpoint = undefined;
+        throw this.#failed(`${this.#issuer} publishes no token endpoint`);
+      }
+      return metadata.token_endpoint;
+    })();
+  }
+
+  #failed(why: string): GatewayError {
+    return new GatewayError("UPSTREAM_UNAVAILABLE", `server ${this.server.name}: ${why}`, {
+      data: { server: this.server.name, reason: "unavailable" },
+    });
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The gateway's side of upstream OAuth: one {@link UpstreamCredential} per server with an
+ * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
+ * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
+import type { Logger } from "../../shared/log.ts";
+import { UpstreamCredential } from "./credential.ts";
+import { ExchangeCredential } from "./exchange.ts";
+import { ConnectLinks } from "./links.ts";
+import { LoginFlows } from "./logins.ts";
+import { type CredentialStore, FileCredentialStore, type StoredCredential } from "./store.ts";
+import { Vault } from "./vault.ts";
+
+/** Path of the callback every login's redirect URI names. */
+export const CALLBACK_PATH = "/oauth/callback";
+/** Path prefix of the admin's "Connect" link (a GET that redirects to the authorization URL). */
+export const CONNECT_PATH = "/oauth/connect/";
+/** Path of a per-user connect link (`?t=<one-use token>`, bound to one identity). */
+export const LINK_PATH = "/oauth/link";
+
+/** The credentials of every OAuth upstream of one gateway. */
+export class UpstreamAuth {
+  readonly logins: LoginFlows;
+  #config: () => GatewayConfig;
+  #log: Logger;
+  #base: string | null = null;
+  #store: Promise<CredentialStore> | undefined;
+  #credentials = new Map<string, UpstreamCredential>();
+  #users = new Map<string, UpstreamCredential>();
+  #links = new ConnectLinks();
+  #close: (() => Promise<void>) | undefined;
+
+  constructor(config: () => GatewayConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+    this.logins = new LoginFlows(() => this.baseUrl() + CALLBACK_PATH, log);
+  }
+
+  /** Sets the address the gateway listens on (known once it does). */
+  listening(hostPort: string): void {
+    this.#base = `http://${hostPort}`;
+  }
+
+  /** `gateway.publicUrl`, else the listen address. */
+  baseUrl(): string {
+    const g = this.#config().gateway;
+    if (g.publicUrl !== null) return g.publicUrl;
+    const host = g.host.includes(":") ? `[${g.host}]` : g.host;
+    return this.#base ?? `http://${host}:${g.port}`;
+  }
+
+  /**
+   * Opens the store when some server uses OAuth: a key file with loose permissions, or a
+   * credential that does not open, is an error now (at start) rather than at the first call.
+   */
+  async open(): Promise<void> {
+    if (this.#config().servers.some((s) => s.kind === "http" && s.oauth !== null)) {
+      await this.store();
+    }
+  }
+
+  /**
+   * The store, opened on first use: the cluster's Redis with `gateway.cluster` (every instance
+   * serves every login), else the state folder.
+   */
+  store(): Promise<CredentialStore> {
+    return this.#store ??= (async () => {
+      const config = this.#config();
+      const dir = config.gateway.state;
+      const vault = await Vault.open(config.gateway.secretsKey, join(dir, "credentials.key"));
+      const cluster = config.gateway.cluster;
+      if (cluster) {
+        const { connectRedis, RedisCredentialStore } = await import("./redis-store.ts");
+        const redis = await connectRedis(cluster.redisUrl, cluster.timeoutMs);
+        this.#close = async () => void await redis.quit().catch(() => redis.disconnect());
+        return new RedisCredentialStore(redis, vault);
+      }
+      return new FileCredentialStore(dir, vault);
+    })();
+  }
+
+  /** Closes what the store holds open (the Redis connection). */
+  async close(): Promise<void> {
+    await this.#close?.();
+  }
+
+  /**
+   * The credential of `server` (`undefined` for a server without `oauth:`). A per-user server's
+   * is a stand-in that never logs in: each identity has its own ({@link userCredential}).
+   */
+  credentialFor(server: ServerConfig): UpstreamCredential | undefined {
+    if (server.kind !== "http" || server.oauth === null) return undefined;
+    const known = this.#credentials.get(server.name);
+    if (known?.server === server) return known;
+    const credential = new UpstreamCredential(
+      server as HttpServerConfig,
+      lazyStore(() => this.store()),
+      this.#log.child(server.name),
+      () => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server.name),
+      server.oauth.mode === "shared" ? {} : {
+        fixed: server.oauth.mode === "per-user"
+          ? "each client connects its own account (oauth mode per-user)"
+          : "each client's own access token is exchanged (oauth mode exchange)",
+      },
+    );
+    this.#credentials.set(server.name, credential);
+    return credential;
+  }
+
+  /**
+   * The credential of client `identity` on per-user `server`: its own slot (`<server>/<hash of
+   * the identity>`), and a connect link bound to that identity that expires.
+   */
+  userCredential(server: HttpServerConfig, identity: string): UpstreamCredential {
+    const key = `${server.name}\u0000${identity}`;
+    const known = this.#users.get(key);
+    if (known?.server === server) return known;
+    const hash = createHash("sha256").update(identity).digest("hex").slice(0, 32);
+    const slot = `${server.name}/${hash}`;
+    const log = this.#log.child(server.name);
+    if (server.oauth?.mode === "exchange") {
+      const issuer = server.oauth.issuer ?? this.#config().gateway.oauth?.issuer ?? "";
+      const exchanged = new ExchangeCredential(
+        server,
+        issuer,
+        lazyStore(() => this.store()),
+        log,
+        slot,
+      );
+      this.#users.set(key, exchanged);
+      return exchanged;
+    }
+    const credential = new UpstreamCredential(
+      server,
+      lazyStore(() => this.store()),
+      this.#log.child(server.name),
+      () => this.baseUrl() + LINK_PATH + "?t=" + this.#links.mint(server.name, identity),
+      { slot: `${server.name}/${hash}` },
+    );
+    this.#users.set(key, credential);
+    return credential;
+  }
+
+  /** The credential a connect link was made for (and uses it up), or `undefined`. */
+  redeemLink(token: string): UpstreamCredential | undefined {
+    const link = this.#links.redeem(token);
+    if (!link) return undefined;
+    const server = this.#config().servers.find((s) => s.name === link.server);
+    if (server?.kind !== "http" || server.oauth?.mode !== "per-user") return undefined;
+    return this.userCredential(server, link.identity);
+  }
+
+  /** How many identities hold a credential object per per-user server (the admin's view). */
+  userCounts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of this.#users.values()) {
+      if (c.needsLogin === null) out[c.server.name] = (out[c.server.name] ?? 0) + 1;
+    }
+    return out;
+  }
+
+  /** The credential of the running server named `name`, if it uses OAuth. */
+  byName(name: string): UpstreamCredential | undefined {
+    const server = this.#config().servers.find((s) => s.name === name);
+    return server ? this.credentialFor(server) : undefined;
+  }
+}
+
+function lazyStore(open: () => Promise<CredentialStore>): CredentialStore {
+  return {
+    read: async (slot) => await (await open()).read(slot),
+    write: async (slot, c: StoredCredential) => await (await open()).write(slot, c),
+    remove: async (slot) => await (await open()).remove(slot),
+    lock: async (slot, ttlMs) => {
+      const store = await open();
+      return store.lock ? await store.lock(slot, ttlMs) : async () => {};
+    },
+  };
+}
