@@ -314,11 +314,14 @@ export class SessionRegistry {
       return jsonError(403, -32003, "Session belongs to another token");
     }
     s.activity.lastSeen = Date.now();
-    s.standing.who = who;
+    // `/message` names no profile: the session's own (the `/sse/<profile>` it was opened on)
+    // narrows every request posted to it.
+    const asSession = { ...who, profile: s.profile };
+    s.standing.who = asSession;
     return (s.transport as SseSessionTransport).handlePost(
       req,
       this.#gateway.config.gateway.maxBatch,
-      authInfoOf(callerOf(this.#gateway, () => s.id, who)),
+      authInfoOf(callerOf(this.#gateway, () => s.id, asSession)),
     );
   }
 
