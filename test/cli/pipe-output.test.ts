@@ -110,7 +110,9 @@ describe("large output into a slow pipe", () => {
       const r = await slowRead(cmd, ["run", "loud.lua"], dir, "stderr");
       assert.equal(r.code, 0, r.stderr.slice(-500));
       assert.equal(r.stdout, "done\n");
-      assert.equal((r.stderr.match(/z+/) ?? [""])[0].length, 4 * MIB);
+      // The longest run of z: a runtime warning on stderr may hold a lone "z" before it.
+      const runs = (r.stderr.match(/z+/g) ?? [""]).map((z) => z.length);
+      assert.equal(Math.max(...runs), 4 * MIB, r.stderr.slice(0, 300));
     });
 
     it(`${label}: tools --json of a long list prints all of it`, async () => {
