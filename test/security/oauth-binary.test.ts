@@ -10,11 +10,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
 import { binaryInEmptyDir, startGatewayProcess, stopProcess } from "../_helpers/process.ts";
-import { startProvider, type TestProvider } from "./_oidc.ts";
+import { AUDIENCE, startProvider, type TestProvider } from "./_oidc.ts";
 import { authedHttpClient } from "./_http.ts";
 
 const BINARY = process.env.MCPGW_BINARY;
-const AUDIENCE = "https://mcp.example.test/mcp";
 const AGENT = { id: "bin-agent", secret: "bin-secret-0123456789abcdef", scope: "tools:echo" };
 
 describe("OAuth in the compiled binary", {
