@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { fixture, httpClient, textOf } from "./_helpers/gateway.ts";
-import { binaryInEmptyDir, startGatewayProcess, stopProcess } from "./_helpers/process.ts";
+import { startBinaryInEmptyDir, stopProcess } from "./_helpers/process.ts";
 
 const BINARY = process.env.MCPGW_BINARY;
 
@@ -25,19 +25,11 @@ describe("the compiled binary", {
 
   before(async () => {
     assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
-    ({ dir, exe } = binaryInEmptyDir(BINARY!, "mcpgw-bin-"));
-    writeFileSync(
-      join(dir, "gateway.yaml"),
+    ({ child, url, dir, exe } = await startBinaryInEmptyDir(
+      BINARY!,
+      "mcpgw-bin-",
       `servers:\n  echo: { command: node, args: [${JSON.stringify(fixture("echo.mjs"))}] }\n`,
-    );
-    ({ child, url } = await startGatewayProcess(exe, [
-      "--listen",
-      "127.0.0.1:0",
-      "--log-level",
-      "info",
-    ], {
-      cwd: dir,
-    }));
+    ));
   });
 
   after(async () => {

@@ -4,7 +4,7 @@
  * that runs the gateway end to end.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -57,6 +57,26 @@ export async function startGatewayProcess(
     });
   });
   return { child, url };
+}
+
+/**
+ * The compiled binary copied into an empty folder ({@link binaryInEmptyDir}) with `yaml` as its
+ * `gateway.yaml`, started there on 127.0.0.1:0 (it finds the config by its default name).
+ */
+export async function startBinaryInEmptyDir(
+  binary: string,
+  prefix: string,
+  yaml: string,
+): Promise<GatewayProcess & { dir: string; exe: string }> {
+  const { dir, exe } = binaryInEmptyDir(binary, prefix);
+  writeFileSync(join(dir, "gateway.yaml"), yaml);
+  const started = await startGatewayProcess(exe, [
+    "--listen",
+    "127.0.0.1:0",
+    "--log-level",
+    "info",
+  ], { cwd: dir });
+  return { ...started, dir, exe };
 }
 
 /** Stops a child by its PID (SIGTERM) and waits for it to exit. */

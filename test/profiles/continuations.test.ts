@@ -7,44 +7,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { nodeServer, type TestGateway, useGateway } from "../_helpers/gateway.ts";
-import { MODERN } from "../protocol/_modern.ts";
+import { answerOf, postModern } from "../protocol/_modern.ts";
 
 const TOOL = "test_input_required_result_elicitation";
 
-async function modernCall(
-  url: string,
-  path: string,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": TOOL,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: TOOL,
-        arguments: {},
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
-        },
-      },
+/** One raw 2026-07-28 `tools/call` of TOOL to `path`, from a client that can elicit. */
+const modernCall = async (url: string, path: string, params: Record<string, unknown>) =>
+  await answerOf(
+    await postModern(url, "", "tools/call", { name: TOOL, arguments: {}, ...params }, {
+      caps: { elicitation: {} },
+      path,
     }),
-  });
-  const text = await res.text();
-  const line = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: "));
-  return JSON.parse(line!.replace(/^data: /, ""));
-}
+  );
 
 describe("input_required flows on a profile endpoint", () => {
   let gw: TestGateway;

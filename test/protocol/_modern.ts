@@ -17,9 +17,14 @@ export interface RawModernOptions {
   headers?: Record<string, string>;
   /** The JSON-RPC id (default 1). */
   id?: string | number;
+  /** The endpoint path (default `/mcp`; a profile's is `/mcp/<profile>`). */
+  path?: string;
 }
 
-/** Sends one raw 2026-07-28 request to the gateway's `/mcp`; the HTTP response. */
+/**
+ * Sends one raw 2026-07-28 request to the gateway's `/mcp` (or `options.path`); the HTTP
+ * response. An empty `token` sends no `Authorization` header (a gateway without auth).
+ */
 export function postModern(
   url: string,
   token: string,
@@ -28,10 +33,10 @@ export function postModern(
   options: RawModernOptions = {},
 ): Promise<Response> {
   const name = params.name ?? params.taskId;
-  return fetch(`${url}/mcp`, {
+  return fetch(`${url}${options.path ?? "/mcp"}`, {
     method: "POST",
     headers: {
-      authorization: `Bearer ${token}`,
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": MODERN,

@@ -9,44 +9,17 @@ import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { httpClient, nodeServer, type TestGateway, useGateway } from "../_helpers/gateway.ts";
+import { answerOf, postModern } from "./_modern.ts";
 
-const MODERN = "2026-07-28";
 const TOOL = "test_input_required_result_elicitation";
 
-/** One raw 2026-07-28 `tools/call` (envelope, routing headers); answers the JSON-RPC body. */
-async function modernCall(
-  url: string,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": TOOL,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: TOOL,
-        arguments: {},
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
-        },
-      },
+/** One raw 2026-07-28 `tools/call` of TOOL from a client that can elicit; its JSON-RPC answer. */
+const modernCall = async (url: string, params: Record<string, unknown>) =>
+  await answerOf(
+    await postModern(url, "", "tools/call", { name: TOOL, arguments: {}, ...params }, {
+      caps: { elicitation: {} },
     }),
-  });
-  const text = await res.text();
-  const line = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: "));
-  return JSON.parse(line!.replace(/^data: /, ""));
-}
+  );
 
 const contentText = (body: Record<string, unknown>) =>
   ((body.result as { content?: { text?: string }[] }).content ?? [])[0]?.text;

@@ -1,15 +1,43 @@
 /**
  * Starts the real authorization server of the OAuth tests (`_oidc/provider.mjs`, oidc-provider
- * under node in a child process, on 127.0.0.1:0) and talks to it over HTTP only.
+ * under node in a child process, on 127.0.0.1:0) and talks to it over HTTP only; with it, the
+ * audience the gateway of these tests is configured for and the bits of hand-made tokens.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { ROOT } from "../_helpers/gateway.ts";
+import { nodeServer, ROOT } from "../_helpers/gateway.ts";
+import { clientCredentialsToken, type OAuthClient, spawnNode } from "../_helpers/oauth.ts";
+
+/** The audience (resource) of the gateway in the OAuth tests. */
+export const AUDIENCE = "https://mcp.example.test/mcp";
+
+/** Base64url of a value's JSON: a part of a hand-made JWT. */
+export const b64url = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString("base64url");
+
+/** The time now in whole seconds, as JWT claims count it. */
+export const now = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * A gateway config whose `gateway.auth.oauth` trusts `issuer` for {@link AUDIENCE}, maps scope
+ * `tools:echo` to `echo__echo` and `tools:all` to every tool, and fetches keys without a
+ * cooldown (`jwksCooldown: 0s`); before the echo fixture server. `auth` adds lines under
+ * `gateway.auth` (indented 4), `oauth` under its `oauth` (indented 6), each ending in a newline.
+ */
+export const oauthYaml = (issuer: string, { auth = "", oauth = "" } = {}): string => `
+gateway:
+  auth:
+${auth}    oauth:
+      issuer: ${issuer}
+      audience: ${AUDIENCE}
+      scopes:
+        "tools:echo": ["echo__echo"]
+        "tools:all": ["*"]
+      jwksCooldown: 0s
+${oauth}servers:
+  echo: ${nodeServer("echo.mjs")}
+`;
 
 /** A client of the provider: client_credentials with these scopes; `ttl` in seconds. */
-export interface ProviderClient {
-  id: string;
-  secret: string;
+export interface ProviderClient extends OAuthClient {
   scope: string;
   ttl?: number;
 }
@@ -32,30 +60,8 @@ export async function startProvider(
   scopes: string,
 ): Promise<TestProvider> {
   const script = join(ROOT, "test/security/_oidc/provider.mjs");
-  const child = spawn("node", [script, JSON.stringify({ clients, scopes })], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-  const issuer = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => fail(new Error("provider did not start within 15 s")), 15_000);
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`${err.message}\n${stderr}`));
-    };
-    child.on("exit", (code) => fail(new Error(`provider exited with ${code}`)));
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { issuer: string }).issuer);
-      }
-    });
-  });
+  const child = await spawnNode([script, JSON.stringify({ clients, scopes })]);
+  const { issuer } = JSON.parse(child.line) as { issuer: string };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(issuer + path, { method: "POST", body: JSON.stringify(body) });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
@@ -63,32 +69,10 @@ export async function startProvider(
   };
   return {
     issuer,
-    async token(client, resource, scope = client.scope) {
-      const res = await fetch(`${issuer}/token`, {
-        method: "POST",
-        headers: {
-          authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}`,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({ grant_type: "client_credentials", scope, resource }),
-      });
-      const body = await res.json() as { access_token?: string };
-      if (res.status !== 200 || !body.access_token) {
-        throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(body)}`);
-      }
-      return body.access_token;
-    },
+    token: (client, resource, scope = client.scope) =>
+      clientCredentialsToken(issuer, client, resource, scope),
     rotate: async () => (await post("/__rotate", {})).kid!,
     sign: async (claims, header) => (await post("/__sign", { claims, header })).token!,
-    stop: () => stopChild(child),
+    stop: child.stop,
   };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.removeAllListeners("exit");
-    child.on("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }

@@ -1,3 +1,8 @@
+/**
+ * The per-token call gate (`gateway.auth.rateLimit`): the rate counts tool calls — each batch
+ * item and each call an `execute` script makes — not requests, one token's calls never spend
+ * another's budget, and the concurrency cap refuses a call beyond the slots in flight.
+ */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,33 +19,39 @@ import {
 
 const token = (name: string) => `${name}-call-limit-token-0123456789`;
 const TOKENS = ["batch", "script", "other", "busy", "runner", "free"];
-const AUTH = `auth:
-    tokens: [${TOKENS.map((n) => `{ name: ${n}, token: "${token(n)}" }`).join(", ")}]`;
 
-describe("call rate limits count tool calls, not requests", () => {
-  let gw: TestGateway;
-  before(async () => {
-    // 5 calls at once, then one a minute: nothing refills during the test.
-    gw = await startTestGateway(`
+/** A gateway where each of TOKENS may call under `gateway.auth.rateLimit: <rateLimit>`. */
+const limitedGateway = (rateLimit: string) =>
+  startTestGateway(`
 gateway:
-  ${AUTH}
-    rateLimit: { perMinute: 1, burst: 5 }
+  auth:
+    tokens: [${TOKENS.map((n) => `{ name: ${n}, token: "${token(n)}" }`).join(", ")}]
+    rateLimit: ${rateLimit}
 servers:
   echo: ${nodeServer("echo.mjs")}
 scripting: { execute: true }
 `);
+
+/** The answers of one POST on a fresh session of `who` carrying `n` echo calls as a batch. */
+async function batchAnswers(url: string, who: string, n: number) {
+  const sid = await openSession(url, bearer(token(who)));
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...bearer(token(who)), "mcp-session-id": sid },
+    body: batchOf(n),
   });
+  assert.equal(res.status, 200);
+  return messagesOf(await res.text()).filter((m) => m.id !== undefined);
+}
+
+describe("call rate limits count tool calls, not requests", () => {
+  let gw: TestGateway;
+  // 5 calls at once, then one a minute: nothing refills during the test.
+  before(async () => (gw = await limitedGateway("{ perMinute: 1, burst: 5 }")));
   after(async () => await gw?.stop());
 
   it("a batch of 8 calls in one request gets 5 answers and 3 rate-limit errors", async () => {
-    const sid = await openSession(gw.url, bearer(token("batch")));
-    const res = await fetch(`${gw.url}/mcp`, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, ...bearer(token("batch")), "mcp-session-id": sid },
-      body: batchOf(8),
-    });
-    assert.equal(res.status, 200);
-    const answers = messagesOf(await res.text()).filter((m) => m.id !== undefined);
+    const answers = await batchAnswers(gw.url, "batch", 8);
     assert.equal(answers.length, 8);
     const refused = answers.filter((m) => m.error);
     assert.equal(answers.filter((m) => m.result).length, 5);
@@ -87,13 +98,7 @@ scripting: { execute: true }
 
   it("one token's calls do not spend another token's budget", async () => {
     // Runs after "batch" spent its burst: "other" still has all five calls.
-    const sid = await openSession(gw.url, bearer(token("other")));
-    const res = await fetch(`${gw.url}/mcp`, {
-      method: "POST",
-      headers: { ...MCP_HEADERS, ...bearer(token("other")), "mcp-session-id": sid },
-      body: batchOf(5),
-    });
-    const answers = messagesOf(await res.text()).filter((m) => m.id !== undefined);
+    const answers = await batchAnswers(gw.url, "other", 5);
     assert.equal(answers.filter((m) => m.result).length, 5);
   });
 });
@@ -101,14 +106,7 @@ scripting: { execute: true }
 describe("per-token concurrency cap", () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway(`
-gateway:
-  ${AUTH}
-    rateLimit: { perMinute: 6000, burst: 1000, concurrency: 2 }
-servers:
-  echo: ${nodeServer("echo.mjs")}
-scripting: { execute: true }
-`);
+    gw = await limitedGateway("{ perMinute: 6000, burst: 1000, concurrency: 2 }");
   });
   after(async () => await gw?.stop());
 

@@ -5,16 +5,14 @@
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
-import { binaryInEmptyDir, startGatewayProcess, stopProcess } from "../_helpers/process.ts";
-import { startProvider, type TestProvider } from "./_oidc.ts";
+import { startBinaryInEmptyDir, stopProcess } from "../_helpers/process.ts";
+import { AUDIENCE, startProvider, type TestProvider } from "./_oidc.ts";
 import { authedHttpClient } from "./_http.ts";
 
 const BINARY = process.env.MCPGW_BINARY;
-const AUDIENCE = "https://mcp.example.test/mcp";
 const AGENT = { id: "bin-agent", secret: "bin-secret-0123456789abcdef", scope: "tools:echo" };
 
 describe("OAuth in the compiled binary", {
@@ -27,21 +25,13 @@ describe("OAuth in the compiled binary", {
   before(async () => {
     assert.ok(existsSync(BINARY!), `binary not found at ${BINARY}`);
     provider = await startProvider([AGENT], "tools:echo");
-    const { dir, exe } = binaryInEmptyDir(BINARY!, "mcpgw-oauth-bin-");
-    writeFileSync(
-      join(dir, "gateway.yaml"),
+    ({ child, url } = await startBinaryInEmptyDir(
+      BINARY!,
+      "mcpgw-oauth-bin-",
       `gateway:\n  auth:\n    oauth:\n      issuer: ${provider.issuer}\n` +
         `      audience: ${AUDIENCE}\n      scopes: { "tools:echo": ["echo__echo"] }\n` +
         `servers:\n  echo: ${nodeServer("echo.mjs")}\n`,
-    );
-    ({ child, url } = await startGatewayProcess(exe, [
-      "--listen",
-      "127.0.0.1:0",
-      "--log-level",
-      "info",
-    ], {
-      cwd: dir,
-    }));
+    ));
   });
 
   after(async () => {

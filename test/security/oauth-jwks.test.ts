@@ -9,9 +9,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { INITIALIZE, MCP_HEADERS } from "./_http.ts";
-
-const AUDIENCE = "https://mcp.example.test/mcp";
-const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+import { AUDIENCE, b64url } from "./_oidc.ts";
 
 /** A token shaped like an ES256 JWT with a key id of its own and a signature nobody made. */
 const forged = (i: number) =>

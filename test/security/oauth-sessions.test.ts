@@ -7,32 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
+import { startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { identityOf } from "../../src/http/security/oauth/mod.ts";
-import { startProvider, type TestProvider } from "./_oidc.ts";
+import { AUDIENCE, now, oauthYaml, startProvider, type TestProvider } from "./_oidc.ts";
 import { bearer, openSession, ping } from "./_http.ts";
 import { type Answer, openRawSse, postBatch, postMessage } from "./_streams.ts";
 
-const AUDIENCE = "https://mcp.example.test/mcp";
 const ALICE = {
   id: "alice",
   secret: "alice-secret-0123456789abcdef",
   scope: "tools:echo tools:all",
 };
-
-const yaml = (issuer: string) => `
-gateway:
-  auth:
-    oauth:
-      issuer: ${issuer}
-      audience: ${AUDIENCE}
-      scopes:
-        "tools:echo": ["echo__echo"]
-        "tools:all": ["*"]
-      jwksCooldown: 0s
-servers:
-  echo: ${nodeServer("echo.mjs")}
-`;
 
 const call = (id: number, name: string) => ({
   jsonrpc: "2.0",
@@ -43,7 +28,6 @@ const call = (id: number, name: string) => ({
 const listTools = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
 const namesOf = (a: Answer | undefined) =>
   ((a?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
-const now = () => Math.floor(Date.now() / 1000);
 
 describe("OAuth: each request is judged by the token that presents it", () => {
   let provider: TestProvider;
@@ -53,7 +37,7 @@ describe("OAuth: each request is judged by the token that presents it", () => {
   let narrow: string;
   before(async () => {
     provider = await startProvider([ALICE], ALICE.scope);
-    gw = await startTestGateway(yaml(provider.issuer));
+    gw = await startTestGateway(oauthYaml(provider.issuer));
     wide = await provider.token(ALICE, AUDIENCE, "tools:all");
     narrow = await provider.token(ALICE, AUDIENCE, "tools:echo");
   });

@@ -7,11 +7,10 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { globsOf, OAuthVerifier } from "../../src/http/security/oauth/mod.ts";
 import { GatewayError } from "../../src/shared/errors.ts";
 import { createLogger, setLogLevel, setLogSink } from "../../src/shared/log.ts";
-import { nodeServer, startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
-import { startProvider, type TestProvider } from "./_oidc.ts";
+import { startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
+import { AUDIENCE, b64url, now, oauthYaml, startProvider, type TestProvider } from "./_oidc.ts";
 import { authedHttpClient, INITIALIZE, MCP_HEADERS } from "./_http.ts";
 
-const AUDIENCE = "https://mcp.example.test/mcp";
 const HINT =
   'resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"';
 const STATIC = "static-token-0123456789abcdef";
@@ -21,23 +20,11 @@ const ADMIN = { id: "admin-agent", secret: "admin-secret-0123456789abcdef", scop
 const SHORT = { ...ECHO, id: "short-agent", ttl: 1 };
 const OTHER = { id: "other-agent", secret: "other-secret-0123456789abcdef", scope: "tools:other" };
 
-const yaml = (issuer: string) => `
-gateway:
-  auth:
-    tokens:
-      - { name: static, token: "${STATIC}", tools: ["echo__pid"] }
-    oauth:
-      issuer: ${issuer}
-      audience: ${AUDIENCE}
-      scopes:
-        "tools:echo": ["echo__echo"]
-        "tools:all": ["*"]
-      clockTolerance: 0s
-      jwksCooldown: 0s
-      resourceMetadata: { resource_name: "test gateway" }
-servers:
-  echo: ${nodeServer("echo.mjs")}
-`;
+const yaml = (issuer: string) =>
+  oauthYaml(issuer, {
+    auth: `    tokens:\n      - { name: static, token: "${STATIC}", tools: ["echo__pid"] }\n`,
+    oauth: '      clockTolerance: 0s\n      resourceMetadata: { resource_name: "test gateway" }\n',
+  });
 
 /** An initialize POST to /mcp with `authorization`: status (200 once in), challenge, body. */
 async function post(base: string, authorization?: string) {
@@ -49,9 +36,6 @@ async function post(base: string, authorization?: string) {
   const body = await res.text();
   return { status: res.status, challenge: res.headers.get("www-authenticate") ?? "", body };
 }
-
-const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-const now = () => Math.floor(Date.now() / 1000);
 
 describe("OAuth 2.1 resource-server mode", () => {
   let provider: TestProvider;

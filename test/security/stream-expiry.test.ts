@@ -9,10 +9,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { getStreamBytes, listenBytes, type RawStream, rawStream } from "../http/_streams.ts";
-import { startProvider, type TestProvider } from "./_oidc.ts";
+import { AUDIENCE, startProvider, type TestProvider } from "./_oidc.ts";
 import { bearer, httpBytes, INITIALIZE, MCP_HEADERS } from "./_http.ts";
 
-const AUDIENCE = "https://mcp.example.test/mcp";
 const ADMIN = "stream-expiry-admin-0123456789";
 const CLIENT = { id: "stream-agent", secret: "stream-secret-0123456789abcdef", scope: "tools:all" };
 /** Seconds a short token lives: long enough to open every stream, short for the test. */

@@ -2,48 +2,18 @@
  * The parts of the upstream-OAuth tests: the authorization server (`_as.mjs`) and the protected
  * MCP server (`oauth-protected.mjs`), each a node child process on 127.0.0.1, and a browser
  * stand-in that follows an authorization URL through the provider's login form with plain HTTP
- * (redirects followed by hand, cookies kept) until the gateway's callback has answered.
+ * (redirects followed by hand, cookies kept) until the gateway's callback has answered; and the
+ * gateway itself, served in this process from a config file of its own.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
+import { parseConfig } from "../../src/config/mod.ts";
 import { fixture, ROOT } from "../_helpers/gateway.ts";
+import { type Child, spawnNode } from "../_helpers/oauth.ts";
 
-/** A child process that printed its first line. */
-export interface Child {
-  child: ChildProcess;
-  line: string;
-  stop(): Promise<void>;
-}
-
-/** Spawns `node args…` and waits (15 s at most) for its first stdout line. */
-export async function spawnNode(args: string[], env: Record<string, string> = {}): Promise<Child> {
-  const child = spawn("node", args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => fail(new Error("no output within 15 s")), 15_000);
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`${args.join(" ")}: ${err.message}\n${stderr}`));
-    };
-    child.on("exit", (code) => fail(new Error(`exited with ${code}`)));
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      if (out.includes("\n")) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve(out.split("\n")[0]!);
-      }
-    });
-  });
-  return { child, line, stop: () => stopChild(child) };
-}
+export type { Child };
 
 /** The authorization server; `accessTtl` in seconds; `clients` may use the token exchange. */
 export async function startAuthServer(
@@ -64,6 +34,48 @@ export async function startProtected(
   const c = await spawnNode([fixture("oauth-protected.mjs")], { ISSUER: issuer });
   const base = `http://127.0.0.1:${c.line.replace("PORT=", "")}`;
   return { ...c, base, url: `${base}/mcp` };
+}
+
+/** The authorization server and the protected MCP server that trusts it. */
+export interface Parties {
+  as: Child & { issuer: string };
+  upstream: Child & { url: string; base: string };
+  stop(): Promise<void>;
+}
+
+/** Starts both parties ({@link startAuthServer}'s arguments); `stop` ends the upstream first. */
+export async function startParties(
+  accessTtl: number,
+  clients: { id: string; secret: string }[] = [],
+): Promise<Parties> {
+  const as = await startAuthServer(accessTtl, clients);
+  const upstream = await startProtected(as.issuer);
+  return {
+    as,
+    upstream,
+    stop: async () => {
+      await upstream.stop();
+      await as.stop();
+    },
+  };
+}
+
+/** Writes `yaml` as `gateway.yaml` in a fresh temp folder named from `prefix`; the file. */
+export function configFile(prefix: string, yaml: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), prefix)), "gateway.yaml");
+  writeFileSync(file, yaml);
+  return file;
+}
+
+/** Serves the config in `file` on 127.0.0.1:0 (no file watching); the gateway and its base URL. */
+export async function startFromFile(
+  file: string,
+): Promise<{ gw: RunningGateway; base: string }> {
+  const gw = await startGateway(parseConfig(readFileSync(file, "utf8"), { file }), {
+    listen: "127.0.0.1:0",
+    watch: false,
+  });
+  return { gw, base: `http://127.0.0.1:${gw.http!.port}` };
 }
 
 /** Every bearer token the protected server was shown so far. */
@@ -120,12 +132,4 @@ export async function browserLogin(
 export async function revokeAll(issuer: string): Promise<void> {
   const res = await fetch(`${issuer}/__revoke`, { method: "POST" });
   if (!res.ok) throw new Error(`revoke answered ${res.status}`);
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.on("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }

@@ -7,25 +7,21 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
-import { parseConfig } from "../../src/config/mod.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RunningGateway } from "../../src/cli/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
 import { freePort, missingTools, type Proc, startRedis } from "../cluster/_cluster.ts";
-import { browserLogin, type Child, startAuthServer, startProtected } from "./_setup.ts";
+import { authedHttpClient } from "../security/_http.ts";
+import { browserLogin, configFile, type Parties, startFromFile, startParties } from "./_setup.ts";
 
 const TTL_S = 3;
 const ALICE = "alice-token-0123456789";
 const skip = missingTools();
 
 describe("upstream OAuth credentials in a cluster", { timeout: 120_000, skip }, () => {
-  let as: Child & { issuer: string };
-  let upstream: Child & { url: string; base: string };
+  let parties: Parties;
+  let upstream: Parties["upstream"];
   let redis: Proc;
   let redisUrl: string;
   const gateways: RunningGateway[] = [];
@@ -35,14 +31,12 @@ describe("upstream OAuth credentials in a cluster", { timeout: 120_000, skip }, 
     textOf(await client.callTool({ name: "tracker__whoami", arguments: {} }));
 
   before(async () => {
-    as = await startAuthServer(TTL_S);
-    upstream = await startProtected(as.issuer);
+    parties = await startParties(TTL_S);
+    ({ upstream } = parties);
     const port = await freePort();
     redis = await startRedis(port);
     redisUrl = `redis://127.0.0.1:${port}`;
     for (const name of ["one", "two"]) {
-      const dir = mkdtempSync(join(tmpdir(), `mcpgw-oauth-cluster-${name}-`));
-      const file = join(dir, "gateway.yaml");
       const yaml = "gateway:\n" +
         `  cluster: { redis: "${redisUrl}", instance: ${name}, ` +
         `stateKey: "a-state-key-of-at-least-32-characters" }\n` +
@@ -51,27 +45,16 @@ describe("upstream OAuth credentials in a cluster", { timeout: 120_000, skip }, 
         `servers:\n  tracker: { url: ${
           JSON.stringify(upstream.url)
         }, oauth: { mode: per-user } }\n`;
-      writeFileSync(file, yaml);
-      const gw = await startGateway(parseConfig(yaml, { file }), {
-        listen: "127.0.0.1:0",
-        watch: false,
-      });
+      const { gw, base } = await startFromFile(configFile(`mcpgw-oauth-cluster-${name}-`, yaml));
       gateways.push(gw);
-      const client = new Client({ name: `alice-${name}`, version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gw.http!.port}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
-        }),
-      );
-      clients.push(client);
+      clients.push(await authedHttpClient(base, ALICE));
     }
   });
   after(async () => {
     for (const c of clients) await c.close();
     for (const g of gateways) await g.stop();
     await redis?.stop();
-    await upstream?.stop();
-    await as?.stop();
+    await parties?.stop();
   });
 
   it("a login through one instance serves the identity on the other", async () => {

@@ -6,15 +6,12 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
-import { parseConfig } from "../../src/config/mod.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RunningGateway } from "../../src/cli/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
-import { type Child, seenTokens, startAuthServer, startProtected } from "./_setup.ts";
+import { clientCredentialsToken } from "../_helpers/oauth.ts";
+import { authedHttpClient } from "../security/_http.ts";
+import { configFile, type Parties, seenTokens, startFromFile, startParties } from "./_setup.ts";
 
 const GATEWAY_AUDIENCE = "https://gateway.test/mcp";
 const GATEWAY_CLIENT = { id: "the-gateway", secret: "gateway-secret-0123456789" };
@@ -24,61 +21,34 @@ const APPS = [
 ];
 
 describe("upstream OAuth, exchange mode", { timeout: 120_000 }, () => {
-  let as: Child & { issuer: string };
-  let upstream: Child & { url: string; base: string };
+  let parties: Parties;
   let gw: RunningGateway;
   let base: string;
   const open: Client[] = [];
 
   /** A client_credentials access token of `app` for the gateway. */
-  const tokenOf = async (app: { id: string; secret: string }) => {
-    const res = await fetch(`${as.issuer}/token`, {
-      method: "POST",
-      headers: {
-        authorization: `Basic ${btoa(`${app.id}:${app.secret}`)}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        scope: "read",
-        resource: GATEWAY_AUDIENCE,
-      }),
-    });
-    const body = await res.json() as { access_token?: string };
-    assert.equal(res.status, 200, JSON.stringify(body));
-    return body.access_token!;
-  };
+  const tokenOf = (app: { id: string; secret: string }) =>
+    clientCredentialsToken(parties.as.issuer, app, GATEWAY_AUDIENCE, "read");
   const clientWith = async (token: string) => {
-    const client = new Client({ name: "exchange-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    const client = await authedHttpClient(base, token);
     open.push(client);
     return client;
   };
 
   before(async () => {
-    as = await startAuthServer(300, [GATEWAY_CLIENT, ...APPS]);
-    upstream = await startProtected(as.issuer);
-    const dir = mkdtempSync(join(tmpdir(), "mcpgw-exchange-"));
-    const file = join(dir, "gateway.yaml");
+    parties = await startParties(300, [GATEWAY_CLIENT, ...APPS]);
     const yaml = "gateway:\n  auth:\n    oauth:\n" +
-      `      issuer: ${as.issuer}\n      audience: ${GATEWAY_AUDIENCE}\n` +
+      `      issuer: ${parties.as.issuer}\n      audience: ${GATEWAY_AUDIENCE}\n` +
       "servers:\n  tracker:\n" +
-      `    url: ${JSON.stringify(upstream.url)}\n` +
+      `    url: ${JSON.stringify(parties.upstream.url)}\n` +
       `    oauth: { mode: exchange, clientId: ${GATEWAY_CLIENT.id}, ` +
       `clientSecret: ${GATEWAY_CLIENT.secret} }\n`;
-    writeFileSync(file, yaml);
-    gw = await startGateway(parseConfig(yaml, { file }), { listen: "127.0.0.1:0", watch: false });
-    base = `http://127.0.0.1:${gw.http!.port}`;
+    ({ gw, base } = await startFromFile(configFile("mcpgw-exchange-", yaml)));
   });
   after(async () => {
     for (const c of open) await c.close();
     await gw?.stop();
-    await upstream?.stop();
-    await as?.stop();
+    await parties?.stop();
   });
 
   it("calls the upstream with an exchanged token; the client's own never reaches it", async () => {
@@ -91,21 +61,21 @@ describe("upstream OAuth, exchange mode", { timeout: 120_000 }, () => {
       a.callTool({ name: "tracker__whoami", arguments: {} }),
     ]);
     assert.deepEqual(answers.map(textOf), ["app-one", "app-two", "app-one"]);
-    const seen = await seenTokens(upstream.base);
+    const seen = await seenTokens(parties.upstream.base);
     assert.ok(seen.length > 0);
     assert.ok(!seen.includes(one) && !seen.includes(two), "a client token reached the upstream");
     // Each token the upstream saw was minted for it: its audience is the upstream.
     for (const t of seen) {
       const claims = JSON.parse(atob(t.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")));
-      assert.equal(claims.aud, upstream.url);
+      assert.equal(claims.aud, parties.upstream.url);
     }
   });
 
   it("the exchanged token is cached per subject until it expires", async () => {
-    const before = (await seenTokens(upstream.base)).length;
+    const before = (await seenTokens(parties.upstream.base)).length;
     const a = await clientWith(await tokenOf(APPS[0]!));
     assert.equal(textOf(await a.callTool({ name: "tracker__whoami", arguments: {} })), "app-one");
-    const fresh = (await seenTokens(upstream.base)).slice(before);
+    const fresh = (await seenTokens(parties.upstream.base)).slice(before);
     assert.ok(fresh.length > 0);
     assert.equal(new Set(fresh).size, 1, "one exchanged token served the subject's requests");
   });

@@ -6,9 +6,6 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   Client as V2Client,
   StreamableHTTPClientTransport as V2Transport,
@@ -16,10 +13,9 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
-import { parseConfig } from "../../src/config/mod.ts";
+import type { RunningGateway } from "../../src/cli/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
-import { browserLogin, type Child, startAuthServer, startProtected } from "./_setup.ts";
+import { browserLogin, configFile, type Parties, startFromFile, startParties } from "./_setup.ts";
 
 const TOKENS = {
   alice: "alice-token-0123456789",
@@ -31,8 +27,8 @@ const TOKENS = {
 };
 
 describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
-  let as: Child & { issuer: string };
-  let upstream: Child & { url: string; base: string };
+  let parties: Parties;
+  let upstream: Parties["upstream"];
   let gw: RunningGateway;
   let base: string;
   const clients: Record<string, Client> = {};
@@ -47,18 +43,14 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
   };
 
   before(async () => {
-    as = await startAuthServer(300);
-    upstream = await startProtected(as.issuer);
-    const dir = mkdtempSync(join(tmpdir(), "mcpgw-peruser-"));
-    const file = join(dir, "gateway.yaml");
+    parties = await startParties(300);
+    ({ upstream } = parties);
     const yaml = "gateway:\n  auth:\n    tokens:\n" +
       Object.entries(TOKENS).map(([name, token]) =>
         `      - { name: ${name}, token: ${token}${name === "ops" ? ", admin: true" : ""} }\n`
       ).join("") +
       `servers:\n  tracker: { url: ${JSON.stringify(upstream.url)}, oauth: { mode: per-user } }\n`;
-    writeFileSync(file, yaml);
-    gw = await startGateway(parseConfig(yaml, { file }), { listen: "127.0.0.1:0", watch: false });
-    base = `http://127.0.0.1:${gw.http!.port}`;
+    ({ gw, base } = await startFromFile(configFile("mcpgw-peruser-", yaml)));
     for (const [name, token] of Object.entries(TOKENS)) {
       // dave's client can open URLs: it declares URL-mode elicitation and logs in when asked.
       const client = new Client({ name: `test-${name}`, version: "1.0.0" }, {
@@ -86,8 +78,7 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
   after(async () => {
     for (const c of Object.values(clients)) await c.close();
     await gw?.stop();
-    await upstream?.stop();
-    await as?.stop();
+    await parties?.stop();
   });
 
   it("an identity without a credential gets a tool error naming its own connect link", async () => {

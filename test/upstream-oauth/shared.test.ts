@@ -7,28 +7,28 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type RunningGateway, startGateway } from "../../src/cli/mod.ts";
-import { parseConfig } from "../../src/config/mod.ts";
+import type { RunningGateway } from "../../src/cli/mod.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { httpClient, nodeServer, textOf, waitFor } from "../_helpers/gateway.ts";
 import {
   browserLogin,
-  type Child,
+  configFile,
+  type Parties,
   revokeAll,
   seenTokens,
-  startAuthServer,
-  startProtected,
+  startFromFile,
+  startParties,
 } from "./_setup.ts";
 
 const TTL_S = 4;
 
 describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
-  let as: Child & { issuer: string };
-  let upstream: Child & { url: string; base: string };
+  let parties: Parties;
+  let as: Parties["as"];
+  let upstream: Parties["upstream"];
   let dir: string;
   let file: string;
   let gw: RunningGateway | undefined;
@@ -36,11 +36,7 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
   let client: Client | undefined;
 
   const start = async () => {
-    gw = await startGateway(parseConfig(readFileSync(file, "utf8"), { file }), {
-      listen: "127.0.0.1:0",
-      watch: false,
-    });
-    base = `http://127.0.0.1:${gw.http!.port}`;
+    ({ gw, base } = await startFromFile(file));
     client = await httpClient(base);
   };
   const stop = async () => {
@@ -83,22 +79,20 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
   };
 
   before(async () => {
-    as = await startAuthServer(TTL_S);
-    upstream = await startProtected(as.issuer);
-    dir = mkdtempSync(join(tmpdir(), "mcpgw-oauth-"));
-    file = join(dir, "gateway.yaml");
-    writeFileSync(
-      file,
+    parties = await startParties(TTL_S);
+    ({ as, upstream } = parties);
+    file = configFile(
+      "mcpgw-oauth-",
       `servers:\n` +
         `  tracker: { url: ${JSON.stringify(upstream.url)}, oauth: { mode: shared } }\n` +
         `  plain: ${nodeServer("echo.mjs")}\n`,
     );
+    dir = dirname(file);
     await start();
   });
   after(async () => {
     await stop();
-    await upstream?.stop();
-    await as?.stop();
+    await parties?.stop();
   });
 
   it("before a login, the server needs one and its calls say how to log in", async () => {
@@ -218,15 +212,9 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
         "      - { name: dev, token: dev-token-0123456789 }\n" +
         `servers:\n  tracker: { url: ${JSON.stringify(upstream.url)}, oauth: { mode: shared } }\n`,
     );
-    const authed = await startGateway(
-      parseConfig(readFileSync(authFile, "utf8"), { file: authFile }),
-      {
-        listen: "127.0.0.1:0",
-        watch: false,
-      },
-    );
+    const { gw: authed, base: authedBase } = await startFromFile(authFile);
     try {
-      const url = `http://127.0.0.1:${authed.http!.port}/oauth/login/tracker`;
+      const url = `${authedBase}/oauth/login/tracker`;
       const post = (token?: string) =>
         fetch(url, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {} });
       assert.equal((await post()).status, 401);
@@ -245,10 +233,7 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
     await stop();
     chmodSync(join(dir, ".mcp-gateway/credentials.key"), 0o644);
     await assert.rejects(
-      startGateway(parseConfig(readFileSync(file, "utf8"), { file }), {
-        listen: "127.0.0.1:0",
-        watch: false,
-      }),
+      startFromFile(file),
       /credentials\.key has mode 0644: others may read it/,
     );
     chmodSync(join(dir, ".mcp-gateway/credentials.key"), 0o600);
