@@ -14,8 +14,12 @@ import {
   messagesOf,
 } from "../security/_http.ts";
 
-/** The token of a configured name. */
-export const token = (name: string): string => `${name}-one-road-token-0123456789`;
+/**
+ * The bearer `who` presents: the token of a configured name, or `who` itself when it is an
+ * OAuth access token (a JWT: configured names have no dots).
+ */
+export const token = (name: string): string =>
+  name.includes(".") ? name : `${name}-one-road-token-0123456789`;
 
 /** What came back from one call: a result (`ok` unless `isError`) or the refusal's message. */
 export interface Outcome {
