@@ -11,9 +11,14 @@ import { openOn, outcomeOf, postOn, token } from "./_wire.ts";
 /**
  * The gateway every road test serves: an echo server, a hanging one (to hold a concurrency
  * slot), two task servers (one unprefixed), the `relay` macro, `execute`, a profile, and for
- * each road a wide and a narrow token, beside an admin token `ops`. `extra` goes under `gateway`.
+ * each road a wide and a narrow token, beside an admin token `ops`. `extra` goes under `gateway`
+ * (or `gateway.auth` when indented so); `rate` is `gateway.auth.rateLimit` (by default: only one
+ * call in flight per token, and no rate to speak of).
  */
-export function roadsYaml(extra = ""): string {
+export function roadsYaml(
+  extra = "",
+  rate = "{ perMinute: 60000, burst: 10000, concurrency: 1 }",
+): string {
   const tokens = ROADS.flatMap((_, i) => [
     `      - { name: ${wideOf(i)}, token: "${token(wideOf(i))}" }`,
     `      - { name: ${narrowOf(i)}, token: "${token(narrowOf(i))}", tools: ${
@@ -28,7 +33,7 @@ gateway:
     tokens:
 ${tokens.join("\n")}
       - { name: ops, token: "${token("ops")}", admin: true }
-    rateLimit: { perMinute: 60000, burst: 10000, concurrency: 1 }
+    rateLimit: ${rate}
 ${extra}
 servers:
   echo: ${nodeServer("echo.mjs")}
@@ -51,10 +56,10 @@ scripting:
 }
 
 /** Serves {@link roadsYaml} before the enclosing suite, stops it after; answers the getter. */
-export function serveRoads(extra = ""): () => TestGateway {
+export function serveRoads(extra = "", rate?: string): () => TestGateway {
   let gw: TestGateway | undefined;
   before(async () => {
-    gw = await startTestGateway(roadsYaml(extra));
+    gw = await startTestGateway(roadsYaml(extra, rate));
   });
   after(async () => await gw?.stop());
   return () => gw!;

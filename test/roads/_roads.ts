@@ -38,6 +38,8 @@ export interface Road {
   readonly forbidden: string;
   /** True when the answer must be a stream carrying the call's progress before its result. */
   readonly streamed?: boolean;
+  /** True when the call runs inside a local tool (`execute`, a macro), itself one call more. */
+  readonly wrapped?: boolean;
   /** The path of the 2025 streamable HTTP session the road runs on (a session id to borrow). */
   readonly session?: string;
   /** Calls `tool` as the token named `who`, with `traceparent` in the call's `_meta`. */
@@ -172,6 +174,7 @@ export const ROADS: readonly Road[] = [
   },
   {
     name: "a call an execute script makes",
+    wrapped: true,
     tool: "echo__slow",
     server: "echo",
     forbidden: "echo__meta",
@@ -190,6 +193,7 @@ export const ROADS: readonly Road[] = [
   },
   {
     name: "a macro's inner call",
+    wrapped: true,
     tool: "echo__slow",
     server: "echo",
     forbidden: "echo__meta",
