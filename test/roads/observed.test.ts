@@ -38,14 +38,14 @@ describe("every road is counted and traced", () => {
       // The call record is written as the call ends, which may be just after its answer.
       const counted = await waitFor(
         async () => (await countedCalls(gw.url, road.server)) - before || null,
-        10_000,
+        30_000,
         "the call on /metrics",
       );
       assert.equal(counted, 1, `${counted} calls counted for one`);
       const span = await waitFor<ReceivedSpan | undefined>(
         () =>
           receiver.spans.find((s) => s.traceId === trace && s.name === `tools/call ${road.tool}`),
-        10_000,
+        30_000,
         `a tools/call ${road.tool} span in trace ${trace}`,
       );
       assert.ok(span);
