@@ -7,7 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { type Era, eraOf } from "./call-context.ts";
-import type { Caller, CallOptions } from "./types.ts";
+import type { CallContext, Caller } from "./types.ts";
 
 /** What an operation was. */
 export type OperationKind = "tool" | "prompt" | "resource";
@@ -88,7 +88,7 @@ export class CallObservers {
     kind: OperationKind,
     name: string,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     args: unknown,
     run: (notes: CallNotes) => Promise<R>,
   ): Promise<R> {

@@ -50,7 +50,7 @@ import {
   type OperationKind,
 } from "./call-records.ts";
 import { filterContext, ResultScreen } from "./filters/mod.ts";
-import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+import type { CallContext, Caller, LocalTool, LocalToolProvider } from "./types.ts";
 import { withConnectRound } from "./passthrough/connect-round.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { Pins } from "./pinning/mod.ts";
@@ -268,7 +268,7 @@ export class Gateway {
     kind: Exclude<OperationKind, "tool">,
     name: string,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     args: unknown,
     run: (notes: CallNotes) => Promise<R>,
   ): Promise<R> {
@@ -349,7 +349,7 @@ export class Gateway {
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
-    options: CallOptions = {},
+    options: CallContext = {},
   ): Promise<CallToolResult> {
     return this.#gated(
       name,
@@ -368,7 +368,7 @@ export class Gateway {
   createTask(
     params: CallToolRequest["params"],
     caller: Caller,
-    options: CallOptions = {},
+    options: CallContext = {},
   ): Promise<CreateTaskResult> {
     return this.#gated(
       params.name,
@@ -386,15 +386,15 @@ export class Gateway {
   async #gated<T extends CallAnswer>(
     name: string,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     args: unknown,
-    run: (inner: CallOptions, notes: CallNotes) => Promise<T>,
+    run: (inner: CallContext, notes: CallNotes) => Promise<T>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     const admitted = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
     // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
     const release = typeof admitted === "object" ? await admitted : admitted;
-    const observed = (inner: CallOptions) =>
+    const observed = (inner: CallContext) =>
       this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
       if (this.#tracer) {
@@ -426,7 +426,7 @@ export class Gateway {
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
-    options: CallOptions = {},
+    options: CallContext = {},
   ): Promise<CallOutcome> {
     try {
       const result = await this.callTool(name, args, caller, { ...options, outagesThrow: true });
@@ -442,7 +442,7 @@ export class Gateway {
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     notes: CallNotes,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
@@ -477,7 +477,7 @@ export class Gateway {
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     notes: CallNotes,
   ): Promise<CallToolResult> {
     const upstream = this.pool.get(target.server);

@@ -32,7 +32,7 @@ import {
   resolveTemplate,
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
-import type { Caller, CallOptions } from "./types.ts";
+import type { CallContext, Caller } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
@@ -62,7 +62,7 @@ export async function getPrompt(
   gateway: Gateway,
   caller: Caller,
   params: GetPromptRequest["params"],
-  options: CallOptions = {},
+  options: CallContext = {},
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
@@ -115,7 +115,7 @@ export async function readResource(
   gateway: Gateway,
   caller: Caller,
   params: { uri: string; [key: string]: unknown },
-  options: CallOptions = {},
+  options: CallContext = {},
 ): Promise<ReadResourceResult> {
   return await gateway.observed("resource", params.uri, caller, options, undefined, (notes) => {
     const target = resourceTarget(gateway, params.uri, caller);
@@ -130,7 +130,7 @@ async function readFrom(
   target: ResourceTarget,
   params: { uri: string; [key: string]: unknown },
   caller: Caller,
-  options: CallOptions,
+  options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
   const upstream = gateway.pool.get(target.server);

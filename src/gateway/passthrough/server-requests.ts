@@ -24,7 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
-import type { CallOptions, CallOrigin } from "../types.ts";
+import type { CallContext, CallOrigin } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 import { SessionLink } from "./link.ts";
 
@@ -57,7 +57,7 @@ export function registerServerRequests(
 export function answerRound(
   hub: PassthroughHub,
   upstream: Upstream,
-  call: CallOptions,
+  call: CallContext,
   method: string,
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
@@ -73,7 +73,7 @@ function relay(
   owner: SessionLink | CallOrigin | undefined,
   req: Request,
   extra: Extra,
-  chosen?: CallOptions,
+  chosen?: CallContext,
 ) {
   return onWire(async () => {
     const roots = upstream.config.roots;
@@ -125,7 +125,7 @@ function relay(
  * The call a shared process's sampling or elicitation belongs to: the latest live one in flight
  * on it, provided every call there (cancelled ones included) comes from one session.
  */
-function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallOptions {
+function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallContext {
   if (upstream.config.isolation === "session") {
     throw refusal(
       upstream,

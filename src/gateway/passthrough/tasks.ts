@@ -25,7 +25,7 @@ import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { filterContext } from "../filters/mod.ts";
-import type { Caller, CallOptions, CallOrigin } from "../types.ts";
+import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 import { TaskShares } from "./task-share.ts";
 
@@ -76,7 +76,7 @@ export class TaskRouter {
   async create(
     params: CallToolRequest["params"],
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
     const target = this.#gateway.resolveTool(params.name, caller);
@@ -140,7 +140,7 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(taskId: string, caller: Caller, options: CallOptions): Promise<unknown> {
+  async result(taskId: string, caller: Caller, options: CallContext): Promise<unknown> {
     const owned = this.#owned(taskId, caller);
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);

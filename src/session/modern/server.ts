@@ -25,7 +25,7 @@ import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { registerModernTasks } from "./tasks.ts";
 
-/** The identity auth put on the request, carried through the SDK as `authInfo.extra`. */
+/** The identity auth put on the request (found by its `authInfo`: see {@link authInfoOf}). */
 export interface ModernIdentity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
@@ -35,14 +35,32 @@ export interface ModernIdentity {
   readonly expiresAt?: number;
 }
 
+/** What the gateway knows of one request beside the SDK: who sent it, an answer it has. */
+interface RequestNote {
+  readonly identity: ModernIdentity;
+  readonly ready: unknown;
+}
+
 /**
- * `authInfo` for {@link ModernIdentity} (the SDK passes it to handlers untouched). `ready` is a
- * `tools/call` answer the fast path already has (a first `input_required` round), which the
- * server's handler returns as it is, so that the SDK checks and encodes it.
+ * The note of each request in flight, by the `authInfo` object the SDK hands its handlers (by
+ * reference, untouched): nothing of the gateway's rides inside the SDK's `authInfo`, and an
+ * entry goes with its request.
+ */
+const notes = new WeakMap<AuthInfo, RequestNote>();
+
+/**
+ * A fresh `authInfo` for one request of `identity`. `ready` is a `tools/call` answer the fast
+ * path already has (a first `input_required` round), which the server's handler returns as it
+ * is, so that the SDK checks and encodes it.
  */
 export function authInfoOf(identity: ModernIdentity, ready?: unknown): AuthInfo {
-  const extra = ready === undefined ? { identity } : { identity, ready };
-  return { token: "", clientId: identity.tokenName ?? "", scopes: [], extra };
+  const info: AuthInfo = { token: "", clientId: identity.tokenName ?? "", scopes: [] };
+  notes.set(info, { identity, ready });
+  return info;
+}
+
+function noteOf(authInfo: AuthInfo | undefined): RequestNote | undefined {
+  return authInfo && notes.get(authInfo);
 }
 
 /** The gateway caller of a modern request (no session: identity is all there is). */
@@ -56,7 +74,7 @@ export function callerOf(identity: ModernIdentity | undefined): Caller {
 }
 
 function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
-  return callerOf(authInfo?.extra?.identity as ModernIdentity | undefined);
+  return callerOf(noteOf(authInfo)?.identity);
 }
 
 /** Options of {@link createModernServer}. */
@@ -99,7 +117,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("tools/call", (req, ctx) =>
     onWire(() => {
-      const ready = ctx.http?.authInfo?.extra?.ready;
+      const ready = noteOf(ctx.http?.authInfo)?.ready;
       if (ready !== undefined) return ready;
       const caller = callerOfAuth(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.

@@ -6,7 +6,7 @@
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import { callContext, type Caller, type CallOptions, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
 import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
@@ -27,7 +27,7 @@ export interface ExecuteDeps {
   /** Who runs the script: token scopes apply inside it, hidden tools are unreachable. */
   caller: Caller;
   /** The downstream `execute` call the run serves (its session, request id, nesting depth). */
-  parent: CallOptions;
+  parent: CallContext;
   /**
    * True when the operator runs the script (`mcp-gateway run`): hidden tools are reachable.
    * Agent-written scripts (`execute`) reach exactly what their caller could call directly.
