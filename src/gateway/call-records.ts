@@ -1,7 +1,7 @@
 /**
  * Finished operations, told to observers: tool calls (metrics, the status page's journal) and,
  * for observers of every kind (the audit log), prompt gets and resource reads too. The core
- * only publishes: `ops` subscribes through `Gateway.observeCalls` / `observeOperations`, and
+ * only publishes: `ops` subscribes through `Gateway.calls.observeCalls` / `observeOperations`, and
  * with no observer an operation pays one length check.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";

@@ -73,7 +73,7 @@ export async function getPrompt(
     );
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
-  return await gateway.observed(
+  return await gateway.calls.observed(
     "prompt",
     params.name,
     caller,
@@ -90,7 +90,7 @@ export async function getPrompt(
           "prompts/get",
           { ...params, name: entry.upstreamName },
           GetPromptResultSchema,
-          options.signal ? { signal: options.signal } : {},
+          options,
         )) as Promise<GetPromptResult>;
     },
   );
@@ -117,11 +117,18 @@ export async function readResource(
   params: { uri: string; [key: string]: unknown },
   options: CallContext = {},
 ): Promise<ReadResourceResult> {
-  return await gateway.observed("resource", params.uri, caller, options, undefined, (notes) => {
-    const target = resourceTarget(gateway, params.uri, caller);
-    notes.server = target.server;
-    return readFrom(gateway, target, params, caller, options, notes);
-  });
+  return await gateway.calls.observed(
+    "resource",
+    params.uri,
+    caller,
+    options,
+    undefined,
+    (notes) => {
+      const target = resourceTarget(gateway, params.uri, caller);
+      notes.server = target.server;
+      return readFrom(gateway, target, params, caller, options, notes);
+    },
+  );
 }
 
 /** Reads from the target's server, maps URIs back and screens the contents with its filters. */
@@ -146,7 +153,7 @@ async function readFrom(
         "resources/read",
         { ...params, uri: target.uri },
         ReadResourceResultSchema,
-        options.signal ? { signal: options.signal } : {},
+        options,
       ),
   ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {

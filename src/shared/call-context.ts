@@ -61,7 +61,7 @@ export interface CallContext {
   /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
   readonly origin?: CallOrigin;
   /**
-   * Set by `Gateway.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
+   * Set by `CallPath.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
    * of becoming an `isError` text result.
    */
   readonly outagesThrow?: boolean;

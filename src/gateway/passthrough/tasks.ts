@@ -110,13 +110,13 @@ export class TaskRouter {
     let process: Upstream | undefined;
     const result = await hub.serve(upstream, caller, options, (serving) => {
       process = isolated ? serving : undefined;
-      // The call's span (when tracing) is the upstream's parent: its `traceparent` wins.
-      const meta = options.meta ? { ...params._meta, ...options.meta } : params._meta;
+      // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
+      // is the upstream's parent) is merged over the request's by the frame.
       return serving.request(
         "tools/call",
-        { ...params, name: target.upstreamName, ...(meta ? { _meta: meta } : {}) },
+        { ...params, name: target.upstreamName },
         CreateTaskResultSchema,
-        options.signal ? { signal: options.signal } : {},
+        options,
       );
     }).finally(release) as CreateTaskResult;
     const id = this.#remember(target, process, result.task, caller, options.session);
@@ -149,7 +149,7 @@ export class TaskRouter {
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
-        { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
+        { ...options, timeoutMs: 24 * 3_600_000 },
       );
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.

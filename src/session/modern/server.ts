@@ -25,7 +25,7 @@ import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { registerModernTasks } from "./tasks.ts";
 
-/** The identity auth put on the request (found by its `authInfo`: see {@link authInfoOf}). */
+/** The identity auth put on the request (carried by its `authInfo`: see {@link authInfoOf}). */
 export interface ModernIdentity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
@@ -35,18 +35,32 @@ export interface ModernIdentity {
   readonly expiresAt?: number;
 }
 
-/** What the gateway knows of one request beside the SDK: who sent it, an answer it has. */
-interface RequestNote {
-  readonly identity: ModernIdentity;
-  readonly ready: unknown;
-}
-
 /**
- * The note of each request in flight, by the `authInfo` object the SDK hands its handlers (by
- * reference, untouched): nothing of the gateway's rides inside the SDK's `authInfo`, and an
- * entry goes with its request.
+ * The `authInfo` of one request (the SDK hands it to every handler by reference, untouched):
+ * who sent it and an answer the fast path already has are private fields, read only here —
+ * not `extra`, which anything could fill; a copy is a plain object without them.
  */
-const notes = new WeakMap<AuthInfo, RequestNote>();
+class ModernAuth implements AuthInfo {
+  readonly token = "";
+  readonly clientId: string;
+  readonly scopes: string[] = [];
+  readonly #identity: ModernIdentity;
+  readonly #ready: unknown;
+
+  constructor(identity: ModernIdentity, ready: unknown) {
+    this.clientId = identity.tokenName ?? "";
+    this.#identity = identity;
+    this.#ready = ready;
+  }
+
+  static identityOf(info: AuthInfo | undefined): ModernIdentity | undefined {
+    return info instanceof ModernAuth ? info.#identity : undefined;
+  }
+
+  static readyOf(info: AuthInfo | undefined): unknown {
+    return info instanceof ModernAuth ? info.#ready : undefined;
+  }
+}
 
 /**
  * A fresh `authInfo` for one request of `identity`. `ready` is a `tools/call` answer the fast
@@ -54,13 +68,7 @@ const notes = new WeakMap<AuthInfo, RequestNote>();
  * is, so that the SDK checks and encodes it.
  */
 export function authInfoOf(identity: ModernIdentity, ready?: unknown): AuthInfo {
-  const info: AuthInfo = { token: "", clientId: identity.tokenName ?? "", scopes: [] };
-  notes.set(info, { identity, ready });
-  return info;
-}
-
-function noteOf(authInfo: AuthInfo | undefined): RequestNote | undefined {
-  return authInfo && notes.get(authInfo);
+  return new ModernAuth(identity, ready);
 }
 
 /** The gateway caller of a modern request (no session: identity is all there is). */
@@ -74,7 +82,7 @@ export function callerOf(identity: ModernIdentity | undefined): Caller {
 }
 
 function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
-  return callerOf(noteOf(authInfo)?.identity);
+  return callerOf(ModernAuth.identityOf(authInfo));
 }
 
 /** Options of {@link createModernServer}. */
@@ -117,7 +125,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("tools/call", (req, ctx) =>
     onWire(() => {
-      const ready = noteOf(ctx.http?.authInfo)?.ready;
+      const ready = ModernAuth.readyOf(ctx.http?.authInfo);
       if (ready !== undefined) return ready;
       const caller = callerOfAuth(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.
