@@ -298,6 +298,7 @@ export function relayTaskStatus(
   client: UpstreamClient,
 ): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+    // as never: 1.x params: the router's Task, looser
     router.status(upstream.name, n.params as never);
   });
 }

@@ -121,6 +121,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(tools, req.params?.cursor, size);
       return nextCursor ? { tools: items, nextCursor } : { tools: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("tools/call", (req, ctx) =>
@@ -132,6 +133,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
         tasks.callTool(req.params, ctx, caller, withOrigin));
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("prompts/list", (req, ctx) =>
@@ -139,6 +141,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const prompts = listPrompts(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(prompts, req.params?.cursor, size);
       return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler(
@@ -148,6 +151,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
         const caller = callerOfAuth(ctx.http?.authInfo);
         return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
           getPrompt(gateway, caller, req.params, call));
+        // as never: 1.x-typed result, v2's own types
       }) as never,
   );
 
@@ -156,6 +160,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const visible = listResources(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resources: items, nextCursor } : { resources: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("resources/templates/list", (req, ctx) =>
@@ -163,6 +168,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const visible = listTemplates(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler(
@@ -175,6 +181,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
           { signal: ctx.mcpReq.signal },
           (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
         )
+        // as never: 1.x-typed result, v2's own types
       ) as never,
   );
 
@@ -183,6 +190,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     (req, ctx) =>
       onWire(() =>
         complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
+        // as never: 1.x-typed result, v2's own types
       ) as never,
   );
 

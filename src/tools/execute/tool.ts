@@ -49,6 +49,7 @@ export class ExecuteTool implements LocalToolProvider {
           alwaysListed: true,
           keywords: ["script", "lua", "batch", "orchestrate", "code"],
           script: "execute",
+          // as never: a script's result: content optional
           call: (args, caller, options) => this.call(args, caller, options) as never,
         },
       };
