@@ -49,7 +49,9 @@ export async function bootGateway(
 ): Promise<Booted> {
   const gateway = new Gateway(config, createLogger("gateway"));
   // Telemetry loads the OpenTelemetry SDK only when the config turns it on.
-  if (config.gateway.telemetry) gateway.setTracer(await startTracing(config.gateway.telemetry));
+  if (config.gateway.telemetry) {
+    gateway.calls.setTracer(await startTracing(config.gateway.telemetry));
+  }
   let scripting: Scripting | null = null;
   const meta = new MetaTools(
     gateway,

@@ -120,7 +120,7 @@ export async function startGateway(
   // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
   const callLimits = (shared?: SharedCallBuckets) =>
     new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security"), shared);
-  gateway.setCallGate(callLimits());
+  gateway.calls.setGate(callLimits());
   const startedAt = Date.now();
   const journal = new CallJournal(createLogger("calls"));
   // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
@@ -147,7 +147,7 @@ export async function startGateway(
     sessions: () => sessions.counts(),
     streamQueued: () => streams.ledger.queued,
   });
-  gateway.observeCalls((call) => {
+  gateway.calls.observeCalls((call) => {
     journal.record(call);
     metrics.observe(call);
   });
@@ -223,7 +223,7 @@ export async function startGateway(
     : null;
   cluster?.start();
   // In a cluster the call rate is counted in Redis, across instances.
-  if (cluster) gateway.setCallGate(callLimits(cluster.callLimiter));
+  if (cluster) gateway.calls.setGate(callLimits(cluster.callLimiter));
   // --- end cluster
   const modern = createModernFront(gateway, {
     maxBodyBytes: config.gateway.requestBodyBytes,

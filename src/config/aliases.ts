@@ -112,6 +112,7 @@ function yamlPath(ancestors: readonly unknown[], node: unknown): (string | numbe
   for (let i = 0; i < chain.length - 1; i++) {
     const at = chain[i];
     if (isPair(at) && isScalar(at.key)) path.push(String(at.key.value));
+    // as never: yaml types items narrower than the chain
     else if (isSeq(at)) path.push(at.items.indexOf(chain[i + 1] as never));
   }
   return path;

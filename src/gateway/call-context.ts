@@ -1,21 +1,23 @@
 /**
  * The call context, built in one place for every entry into `Gateway.callTool`: a 2025 session's
  * `tools/call` (through the SDK server or the HTTP fast path), a 2026-07-28 request, and the
- * calls a script makes. Each entry used to assemble `CallOptions` by hand and they drifted (the
+ * calls a script makes. Each entry used to assemble `CallContext` by hand and they drifted (the
  * progress token, the `_meta` kept, the nesting depth); now each says what it has and this
  * function decides what the call carries.
  */
+import type { CallContext, CallOrigin, Era } from "../shared/call-context.ts";
 import type { SessionLink } from "./passthrough/link.ts";
-import type { CallOptions, CallOrigin } from "./types.ts";
 
-/** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
-export type Era = "legacy" | "modern" | "local";
+export type { Era };
+
+/** A context being built (the one handed on is read-only). */
+type Building = { -readonly [K in keyof CallContext]: CallContext[K] };
 
 /**
  * The era of a call: set on calls a script makes (from the call the script serves), else read
  * from the entry: a 2025 session's calls carry it, a 2026-07-28 flow's calls carry its origin.
  */
-export function eraOf(options: CallOptions): Era {
+export function eraOf(options: CallContext): Era {
   return options.era ?? (options.session ? "legacy" : options.origin ? "modern" : "local");
 }
 
@@ -54,14 +56,14 @@ export interface CallEntry {
    * and request id (so an upstream's sampling reaches that client), is one level deeper, and
    * carries only the script span's `traceparent` as `_meta`.
    */
-  parent?: CallOptions | undefined;
+  parent?: CallContext | undefined;
   /** True for operator-written scripts (macros, `mcp-gateway run`): hidden tools reachable. */
   internal?: boolean | undefined;
 }
 
-/** The `CallOptions` of one call, from what its entry knows (see {@link CallEntry}). */
-export function callContext(entry: CallEntry): CallOptions {
-  const out: CallOptions = {};
+/** The one context of a call, from what its entry knows (see {@link CallEntry}). */
+export function callContext(entry: CallEntry): CallContext {
+  const out: Building = {};
   if (entry.signal) out.signal = entry.signal;
   const parent = entry.parent;
   if (parent) {
@@ -89,6 +91,8 @@ export function callContext(entry: CallEntry): CallOptions {
     if (send && progressToken !== undefined) {
       const token = progressToken as string | number;
       out.onprogress = (p) => send({ ...p, progressToken: token });
+      // A call that reports progress is alive: each report starts its clock again.
+      out.resetTimeoutOnProgress = true;
     }
   }
   return out;

@@ -1,13 +1,13 @@
 /**
  * Finished operations, told to observers: tool calls (metrics, the status page's journal) and,
  * for observers of every kind (the audit log), prompt gets and resource reads too. The core
- * only publishes: `ops` subscribes through `Gateway.observeCalls` / `observeOperations`, and
+ * only publishes: `ops` subscribes through `Gateway.calls.observeCalls` / `observeOperations`, and
  * with no observer an operation pays one length check.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { type Era, eraOf } from "./call-context.ts";
-import type { Caller, CallOptions } from "./types.ts";
+import type { CallContext, Caller } from "./types.ts";
 
 /** What an operation was. */
 export type OperationKind = "tool" | "prompt" | "resource";
@@ -88,7 +88,7 @@ export class CallObservers {
     kind: OperationKind,
     name: string,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     args: unknown,
     run: (notes: CallNotes) => Promise<R>,
   ): Promise<R> {

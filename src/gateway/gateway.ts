@@ -9,51 +9,26 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
-import { GatewayError, messageOf } from "../shared/errors.ts";
+import { type CallContext, NO_CONTEXT } from "../shared/call-context.ts";
+import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
-import { callerAllows } from "./access.ts";
+import { UpstreamAuth } from "../upstream/oauth/mod.ts";
+import { CallPath } from "./call-path.ts";
+import { CallerViews } from "./caller-views.ts";
 import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
-import { downServerEntry } from "./down-servers.ts";
-import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
+import { ResultScreen } from "./filters/mod.ts";
+import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import {
   buildResourceIndex,
-  exposeResultUris,
-  exposeUri,
   PassthroughHub,
   relayTaskStatus,
   type ResourceIndex,
   TaskRouter,
-  upstreamRequestMeta,
-  viewServerOf,
 } from "./passthrough/mod.ts";
-import { unprefixedTarget } from "./unprefixed.ts";
-import type { CallTracer } from "./tracing.ts";
-import { traced } from "./traced.ts";
-import { ServerScopes } from "./server-scopes.ts";
-import {
-  callableNames,
-  listedTools,
-  reachesUpstream,
-  type Scope,
-  type VisibleTool,
-  visibleTools,
-} from "./tool-views.ts";
-import { profileView } from "./profiles.ts";
-import type { CallGate } from "./call-gate.ts";
-import { type ChangeListener, ListChanges } from "./list-changes.ts";
-import {
-  type CallAnswer,
-  type CallNotes,
-  CallObservers,
-  type CallRecord,
-  type OperationKind,
-} from "./call-records.ts";
-import { filterContext, ResultScreen } from "./filters/mod.ts";
-import type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
-import { withConnectRound } from "./passthrough/connect-round.ts";
-import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { Pins } from "./pinning/mod.ts";
+import type { VisibleTool } from "./tool-views.ts";
+import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -73,14 +48,13 @@ export class Gateway {
   #providers: LocalToolProvider[] = [];
   #local = new Map<string, LocalTool>();
   #changes: ListChanges;
-  #observers = new CallObservers();
   #version = 0;
   #closers: (() => Promise<void>)[] = [];
-  #tracer: CallTracer | null = null;
   #configObservers = new Set<(prev: GatewayConfig, next: GatewayConfig) => void>();
-  /** Servers per glob list, valid for one catalog version. */
-  #scopes = new ServerScopes();
-  #gate: CallGate | null = null;
+  /** What each caller sees and reaches (`./caller-views.ts`). */
+  readonly #views: CallerViews = new CallerViews(this);
+  /** Where every tool call passes (`./call-path.ts`): install its gate, tracer, observers there. */
+  readonly calls: CallPath = new CallPath(this);
   #settled: Promise<void> = Promise.resolve();
   /** What servers declare, compared with what was approved (`pin:`). */
   readonly pins: Pins;
@@ -190,36 +164,21 @@ export class Gateway {
   }
 
   /**
-   * The upstream servers this caller reaches: those owning at least one tool its token's globs
-   * allow (hidden tools do not count), within its profile's servers on a profile's endpoint;
-   * `null` = every server (no globs, no profile). `config` (default: the running one) gives the
-   * profile's definition: a re-scope compares the one a reload replaced with the new one.
+   * The upstream servers this caller reaches (`null` = every server), under `config` (default:
+   * the running one): see `./caller-views.ts`, as for the next few methods.
    */
-  serversOf(caller: Caller, config: GatewayConfig = this.#config): ReadonlySet<string> | null {
-    const view = profileView(config, caller.profile);
-    // Cached for the running config only; another one's profile of the same name differs.
-    const scopes = config === this.#config ? this.#scopes : new ServerScopes();
-    return scopes.serversOf(caller, view, this.#catalog, this.#version);
+  serversOf(caller: Caller, config?: GatewayConfig): ReadonlySet<string> | null {
+    return this.#views.serversOf(caller, config);
   }
 
   /** True when this caller's prompt list holds `entry` (token globs, then profile servers). */
-  reachesPrompt(caller: Caller, entry: PromptEntry, config: GatewayConfig = this.#config): boolean {
-    if (!callerAllows(caller, entry.name)) return false;
-    if (caller.profile === null) return true;
-    const servers = this.serversOf(caller, config);
-    return servers === null || servers.has(entry.server);
-  }
-
-  /** What narrows this caller's view under `config`: its token, its profile, the exposure. */
-  #scope(caller: Caller, config: GatewayConfig = this.#config): Scope {
-    const view = profileView(config, caller.profile);
-    return { caller, view, exposure: view?.exposure ?? config.gateway.exposure };
+  reachesPrompt(caller: Caller, entry: PromptEntry, config?: GatewayConfig): boolean {
+    return this.#views.reachesPrompt(caller, entry, config);
   }
 
   /** True when this caller reaches `server` (see {@link serversOf}). */
   sees(caller: Caller, server: string): boolean {
-    const servers = this.serversOf(caller);
-    return servers === null || servers.has(server);
+    return this.#views.sees(caller, server);
   }
 
   /** Adds a source of local tools (macros, meta-tools). */
@@ -247,296 +206,51 @@ export class Gateway {
     return this.#changes.subscribe(listener);
   }
 
-  /** Traces every tool call, script run and upstream request from now on (telemetry on). */
-  setTracer(tracer: CallTracer): void {
-    this.#tracer = tracer;
-    this.onStop(() => tracer.shutdown());
-  }
-
-  /** Registers an observer told about every finished tool call (metrics, status page). */
-  observeCalls(observer: (call: CallRecord) => void): void {
-    this.#observers.add(observer);
-  }
-
-  /** Registers an observer told about every tool call, prompt get and resource read (audit). */
-  observeOperations(observer: (call: CallRecord) => void): void {
-    this.#observers.addAll(observer);
-  }
-
-  /** Runs a prompt get or resource read under the observers (see `operations.ts`). */
-  observed<R>(
-    kind: Exclude<OperationKind, "tool">,
-    name: string,
-    caller: Caller,
-    options: CallOptions,
-    args: unknown,
-    run: (notes: CallNotes) => Promise<R>,
-  ): Promise<R> {
-    return this.#observers.observe(kind, name, caller, options, args, run);
-  }
-
   /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
-  listTools(caller: Caller, config: GatewayConfig = this.#config): Tool[] {
-    return listedTools(this.#local, this.#catalog, this.#scope(caller, config));
+  listTools(caller: Caller, config?: GatewayConfig): Tool[] {
+    return this.#views.listTools(caller, config);
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
-    return visibleTools(this.#local, this.#catalog, this.#scope(caller));
+    return this.#views.visibleTools(caller);
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */
   callableNames(caller: Caller, internal: boolean): string[] {
-    return callableNames(this.#local, this.#catalog, this.#scope(caller), internal);
+    return this.#views.callableNames(caller, internal);
+  }
+
+  /** Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. */
+  resolveTool(...args: Parameters<CallerViews["resolveTool"]>): LocalTool | ToolEntry {
+    return this.#views.resolveTool(...args);
+  }
+
+  /** The gateway's own tools (meta-tools, macros, `execute`) by exposed name. */
+  get localByName(): ReadonlyMap<string, LocalTool> {
+    return this.#local;
   }
 
   /**
-   * Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. A name
-   * the gateway does not expose may still reach one upstream tool by its upstream name
-   * (./unprefixed.ts; `view`: the server of the MCP Apps view the call came from).
-   */
-  resolveTool(
-    name: string,
-    caller: Caller,
-    internal = false,
-    view?: string,
-  ): LocalTool | ToolEntry {
-    const local = this.#local.get(name);
-    let entry = local ? undefined : this.#catalog.toolsByName.get(name);
-    // A server that never came up has no catalog: its names answer "down", not "unknown".
-    // Outside the caller's profile a tool does not exist, as for an unknown name.
-    const scope = this.#scope(caller);
-    if (!local && !entry) {
-      this.pins.refuseHeld("tool", name, (h) => {
-        const held = h.entry as ToolEntry;
-        return !(held.hidden && !internal) && reachesUpstream(scope, held);
-      });
-      entry = downServerEntry(name, this.pool.all(), this.#config.gateway.separator);
-    }
-    if (!local && !entry && !internal && this.#config.gateway.unprefixedCalls) {
-      const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
-      const found = unprefixedTarget(this.#catalog, name, allowed, view);
-      if (found) return found;
-    }
-    const outside = local
-      ? local.shownWith?.(scope.exposure) === false || (scope.view && !scope.view.local(local))
-      : entry && scope.view && !scope.view.upstream(entry.name, entry.server);
-    if ((!local && (!entry || (entry.hidden && !internal))) || outside) {
-      throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
-    }
-    if (!callerAllows(caller, name)) {
-      throw new GatewayError(
-        "FORBIDDEN",
-        `tool "${name}" is not allowed for token "${caller.tokenName}"`,
-        {
-          data: { tool: name },
-        },
-      );
-    }
-    return local ?? entry!;
-  }
-
-  /** Installs the gate every call passes (per-token call rates and concurrency). */
-  setCallGate(gate: CallGate | null): void {
-    this.#gate = gate;
-  }
-
-  /**
-   * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
-   * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
+   * Calls a tool, its context handed down unchanged (`./call-path.ts`). Upstream outages become
+   * `isError` results; unknown or forbidden tools throw, and so does a call the gate refuses.
    */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
-    options: CallOptions = {},
+    context: CallContext = NO_CONTEXT,
   ): Promise<CallToolResult> {
-    return this.#gated(
-      name,
-      caller,
-      options,
-      args,
-      (inner, notes) => this.#route(name, args, caller, inner, notes),
-    );
+    return this.calls.callTool(name, args, caller, context);
   }
 
-  /**
-   * Creates a task upstream for a task-augmented `tools/call` (either era). It is a call like
-   * any other: the same gate (rate, concurrency), call record and span, and the same process
-   * routing; the concurrency slot is held while the task is being created.
-   */
+  /** Creates a task upstream for a task-augmented `tools/call` (either era): a gated call. */
   createTask(
     params: CallToolRequest["params"],
     caller: Caller,
-    options: CallOptions = {},
+    context: CallContext = NO_CONTEXT,
   ): Promise<CreateTaskResult> {
-    return this.#gated(
-      params.name,
-      caller,
-      options,
-      params.arguments,
-      (inner, notes) => this.tasks.create(params, caller, inner, notes),
-    );
-  }
-
-  /**
-   * The one road of every call, plain or task-augmented: the {@link CallGate} admits it, a span
-   * wraps it when tracing is on, and observers are told how it ended.
-   */
-  async #gated<T extends CallAnswer>(
-    name: string,
-    caller: Caller,
-    options: CallOptions,
-    args: unknown,
-    run: (inner: CallOptions, notes: CallNotes) => Promise<T>,
-  ): Promise<T> {
-    // Every call passes here once, scripts' calls included: this is where limits count calls.
-    const admitted = this.#gate?.acquire(caller, { tool: name, local: this.#local.has(name) });
-    // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
-    const release = typeof admitted === "object" ? await admitted : admitted;
-    const observed = (inner: CallOptions) =>
-      this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
-    try {
-      if (this.#tracer) {
-        const attributes = {
-          "mcp.tool": name,
-          "mcp.token": caller.tokenName ?? "",
-          "mcp.profile": caller.profile ?? "",
-        };
-        return await traced(
-          this.#tracer,
-          "tool",
-          `tools/call ${name}`,
-          attributes,
-          options,
-          observed,
-        );
-      }
-      return await observed(options);
-    } finally {
-      release?.();
-    }
-  }
-
-  /**
-   * Calls a tool and answers its typed outcome: an upstream outage comes back as data (kind and
-   * server) instead of an `isError` text result, so scripts branch on it without reading text.
-   */
-  async callToolOutcome(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    caller: Caller,
-    options: CallOptions = {},
-  ): Promise<CallOutcome> {
-    try {
-      const result = await this.callTool(name, args, caller, { ...options, outagesThrow: true });
-      return { kind: "result", result };
-    } catch (err) {
-      const outage = outageOf(err);
-      if (outage) return outage;
-      throw err;
-    }
-  }
-
-  async #route(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    caller: Caller,
-    options: CallOptions,
-    notes: CallNotes,
-  ): Promise<CallToolResult> {
-    const view = viewServerOf(options.meta);
-    const target = this.resolveTool(name, caller, options.internal, view);
-    if ("call" in target) {
-      if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
-      return await traced(
-        this.#tracer,
-        "script",
-        `script ${name}`,
-        { "mcp.script": target.script },
-        options,
-        (inner) => target.call(args ?? {}, caller, inner),
-      );
-    }
-    notes.server = target.server;
-    if (this.#tracer) {
-      const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
-      return await traced(
-        this.#tracer,
-        "upstream",
-        `${target.server} tools/call`,
-        attributes,
-        options,
-        (inner) => this.#callUpstream(target, args, caller, inner, notes),
-      );
-    }
-    return await this.#callUpstream(target, args, caller, options, notes);
-  }
-
-  async #callUpstream(
-    target: ToolEntry,
-    args: Record<string, unknown> | undefined,
-    caller: Caller,
-    options: CallOptions,
-    notes: CallNotes,
-  ): Promise<CallToolResult> {
-    const upstream = this.pool.get(target.server);
-    try {
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
-          data: { server: target.server },
-        });
-      }
-      // Tracked in flight, on the caller's own process of an `isolation: session` server, or
-      // on the caller's own connection of a per-user server (whose connect link the client may
-      // be asked to open within the call).
-      const config = upstream.config;
-      const result = await withConnectRound(
-        this.passthrough,
-        upstream,
-        options,
-        caller.tokenName,
-        (identity) =>
-          config.kind === "http" && config.oauth?.mode === "per-user"
-            ? this.upstreamAuth.userCredential(config, identity)
-            : undefined,
-        () =>
-          this.passthrough.serve(
-            upstream,
-            caller,
-            options,
-            (serving) => {
-              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
-              const input = serving.era === "modern"
-                ? this.passthrough.inputRelay(serving, options)
-                : undefined;
-              return serving.callTool(target.upstreamName, args, {
-                ...(options.signal ? { signal: options.signal } : {}),
-                ...(options.onprogress
-                  ? { onprogress: options.onprogress, resetTimeoutOnProgress: true }
-                  : {}),
-                ...(options.meta ? { meta: upstreamRequestMeta(options.meta, target.server) } : {}),
-                ...(input ? { input } : {}),
-              });
-            },
-          ),
-      );
-      const screened = await this.filters.run(
-        this.#config,
-        filterContext("tool", target.server, target.name, caller, options),
-        result,
-      );
-      notes.filters.push(...screened.acted);
-      // Resource links name URIs as the client knows them (`ui://` views especially).
-      return exposeResultUris(
-        screened.value,
-        (uri) => exposeUri(this.#resources, target.server, uri),
-      );
-    } catch (err) {
-      const outage = options.outagesThrow ? undefined : outageOf(err);
-      if (outage) return outageResult(outage);
-      throw err;
-    }
+    return this.calls.createTask(params, caller, context);
   }
 
   /**

@@ -33,4 +33,4 @@ export { profileConfig, profileView } from "./profiles.ts";
 export type { ProfileView } from "./profiles.ts";
 export { missingCapability } from "./passthrough/mod.ts";
 export { LOCAL_CALLER } from "./types.ts";
-export type { Caller, CallOptions, LocalTool, LocalToolProvider } from "./types.ts";
+export type { CallContext, Caller, LocalTool, LocalToolProvider } from "./types.ts";

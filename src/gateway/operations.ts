@@ -32,7 +32,7 @@ import {
   resolveTemplate,
   type ResourceTarget,
 } from "./passthrough/resource-index.ts";
-import type { Caller, CallOptions } from "./types.ts";
+import type { CallContext, Caller } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
@@ -62,7 +62,7 @@ export async function getPrompt(
   gateway: Gateway,
   caller: Caller,
   params: GetPromptRequest["params"],
-  options: CallOptions = {},
+  options: CallContext = {},
 ): Promise<GetPromptResult> {
   const entry = gateway.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
@@ -73,7 +73,7 @@ export async function getPrompt(
     );
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
-  return await gateway.observed(
+  return await gateway.calls.observed(
     "prompt",
     params.name,
     caller,
@@ -90,7 +90,7 @@ export async function getPrompt(
           "prompts/get",
           { ...params, name: entry.upstreamName },
           GetPromptResultSchema,
-          options.signal ? { signal: options.signal } : {},
+          options,
         )) as Promise<GetPromptResult>;
     },
   );
@@ -115,13 +115,20 @@ export async function readResource(
   gateway: Gateway,
   caller: Caller,
   params: { uri: string; [key: string]: unknown },
-  options: CallOptions = {},
+  options: CallContext = {},
 ): Promise<ReadResourceResult> {
-  return await gateway.observed("resource", params.uri, caller, options, undefined, (notes) => {
-    const target = resourceTarget(gateway, params.uri, caller);
-    notes.server = target.server;
-    return readFrom(gateway, target, params, caller, options, notes);
-  });
+  return await gateway.calls.observed(
+    "resource",
+    params.uri,
+    caller,
+    options,
+    undefined,
+    (notes) => {
+      const target = resourceTarget(gateway, params.uri, caller);
+      notes.server = target.server;
+      return readFrom(gateway, target, params, caller, options, notes);
+    },
+  );
 }
 
 /** Reads from the target's server, maps URIs back and screens the contents with its filters. */
@@ -130,7 +137,7 @@ async function readFrom(
   target: ResourceTarget,
   params: { uri: string; [key: string]: unknown },
   caller: Caller,
-  options: CallOptions,
+  options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
   const upstream = gateway.pool.get(target.server);
@@ -146,7 +153,7 @@ async function readFrom(
         "resources/read",
         { ...params, uri: target.uri },
         ReadResourceResultSchema,
-        options.signal ? { signal: options.signal } : {},
+        options,
       ),
   ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {

@@ -7,7 +7,7 @@
 import { messageOf } from "../shared/errors.ts";
 import { type CallAnswer, isErrorAnswer } from "./call-records.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
-import type { CallOptions } from "./types.ts";
+import type { CallContext } from "./types.ts";
 
 /** Runs `run` inside a span of `tracer`; the span ends with the call's outcome. */
 export async function traced<T extends CallAnswer>(
@@ -15,11 +15,11 @@ export async function traced<T extends CallAnswer>(
   kind: SpanKind,
   spanName: string,
   attributes: Record<string, string>,
-  options: CallOptions,
-  run: (inner: CallOptions) => Promise<T>,
+  options: CallContext,
+  run: (inner: CallContext) => Promise<T>,
 ): Promise<T> {
   const span = tracer.start(kind, spanName, attributes, traceparentOf(options.meta));
-  const inner: CallOptions = {
+  const inner: CallContext = {
     ...options,
     meta: { ...options.meta, traceparent: span.traceparent },
   };

@@ -1,7 +1,7 @@
 /** Shapes shared by the gateway room and the rooms that plug tools into it. */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
-import type { SessionLink } from "./passthrough/link.ts";
+import type { CallContext } from "../shared/call-context.ts";
 
 /** Who is calling: the session and the token it authenticated with. */
 export interface Caller {
@@ -34,41 +34,7 @@ export const LOCAL_CALLER: Caller = {
   profile: null,
 };
 
-/**
- * Where a call came from, as far as an upstream's server-to-client requests are concerned: a
- * 2026-07-28 client's parked call answers them through `input_required` rounds.
- */
-export interface CallOrigin {
-  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
-}
-
-/** Per-call options carried from the downstream request. */
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** Relays upstream progress to the caller. */
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** True for calls made by macros and scripts: hidden tools are reachable. */
-  internal?: boolean;
-  /** `_meta` of the downstream request (minus the progress token, which is mapped). */
-  meta?: Record<string, unknown>;
-  // --- pass-through (issue 3): keep these when passing options on, so that sampling,
-  // elicitation and roots requests an upstream sends during the call reach this session.
-  /** The downstream session whose request this call serves. */
-  session?: SessionLink;
-  /** Id of that downstream request: routed server requests go out on its stream. */
-  requestId?: string | number;
-  /**
-   * Set by `Gateway.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
-   * of becoming an `isError` text result.
-   */
-  outagesThrow?: boolean;
-  /** Script runs this call is nested in (0 or absent: a client's own call). */
-  scriptDepth?: number;
-  /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
-  origin?: CallOrigin;
-  /** For a call a script makes: the era of the client the script serves (see `eraOf`). */
-  era?: "legacy" | "modern" | "local";
-}
+export type { CallContext, CallOrigin } from "../shared/call-context.ts";
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */
 export interface LocalTool {
@@ -95,7 +61,7 @@ export interface LocalTool {
   call(
     args: Record<string, unknown>,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
   ): Promise<CallToolResult>;
 }
 

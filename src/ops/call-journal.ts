@@ -1,5 +1,5 @@
 /**
- * Every finished tool call, seen through `gateway.observeCalls`: one debug log line each, and a
+ * Every finished tool call, seen through `gateway.calls.observeCalls`: one debug log line each, and a
  * ring of the most recent ones for the status page.
  */
 import type { CallRecord } from "../gateway/mod.ts";

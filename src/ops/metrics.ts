@@ -56,7 +56,7 @@ interface CallCounts {
 
 const P = "mcp_gateway";
 
-/** Collects call metrics from `gateway.observeCalls` and renders every family on scrape. */
+/** Collects call metrics from `gateway.calls.observeCalls` and renders every family on scrape. */
 export class Metrics {
   readonly #sources: MetricsSources;
   /** Series by server, then tool: a call finds its series without building a key or labels. */
@@ -92,7 +92,7 @@ export class Metrics {
     return call.name;
   }
 
-  /** Counts one finished call (pass to `gateway.observeCalls`). */
+  /** Counts one finished call (pass to `gateway.calls.observeCalls`). */
   observe(call: CallRecord): void {
     // Local tools (macros, meta-tools) have no server: label them with an empty server.
     const server = call.server ?? "";

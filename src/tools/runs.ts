@@ -1,7 +1,7 @@
 /**
  * Script runs as events: macros and `execute` publish one {@link ScriptRunRecord} per finished
  * run, and whoever cares (metrics, the status page) subscribes with {@link ScriptRuns.observe},
- * just as tool calls are observed through `Gateway.observeCalls`. The core keeps no counters.
+ * just as tool calls are observed through `Gateway.calls.observeCalls`. The core keeps no counters.
  */
 import type { ScriptOutcome } from "../scripting/mod.ts";
 

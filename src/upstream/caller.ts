@@ -6,36 +6,28 @@
  * timeout, cancellation, progress resetting the clock, result checks, the error each failure
  * becomes — is decided once, in `frame.ts`, for every caller alike.
  */
+import type { CallContext, Progress } from "../shared/call-context.ts";
 
-/** One progress notification as the caller receives it (`progressToken` taken out). */
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
-  [key: string]: unknown;
-}
+export type { Progress };
 
 /** A check of a result's shape: the value to hand on, or what is wrong with it. */
 export type ResultCheck = (
   result: unknown,
 ) => { ok: true; value: unknown } | { ok: false; problem: string };
 
-/** How one request to an upstream should go. */
-export interface CallerOptions {
-  /** Milliseconds without an answer (or, with `resetTimeoutOnProgress`, without progress). */
-  timeoutMs: number;
-  /** Aborting cancels the call: the upstream is told, the caller gets a `cancelled` error. */
-  signal?: AbortSignal;
-  /** Asks the upstream for progress (a `progressToken` is sent) and receives each report. */
-  onprogress?: (progress: Progress) => void;
-  /** Each progress report starts the timeout again. */
-  resetTimeoutOnProgress?: boolean;
-  /** Merged into the request's `_meta` (e.g. `traceparent`). */
-  meta?: Record<string, unknown>;
+/**
+ * What one request is to the server it goes to, apart from the call it serves (which is the
+ * {@link CallContext}, handed down as it came): the server's own clock, the shape its answer
+ * must have, and who answers its input rounds. An upstream keeps one of these for the common
+ * request (no check, no relay), so a tool call allocates none.
+ */
+export interface RequestTerms {
+  /** The server's `timeout` in milliseconds: used when the context sets no `timeoutMs`. */
+  readonly timeoutMs: number;
   /** Checks the result; without it any JSON object passes through untouched. */
-  check?: ResultCheck;
+  readonly check?: ResultCheck | undefined;
   /** Answers the upstream's input requests of this very call (see {@link InputRelay}). */
-  input?: InputRelay;
+  readonly input?: InputRelay | undefined;
 }
 
 /**
@@ -63,11 +55,18 @@ export interface UpstreamCaller {
   call(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: CallerOptions,
+    call: CallContext,
+    terms: RequestTerms,
   ): Promise<unknown>;
 }
 
-/** What a leg is told about one request. */
+/**
+ * What a leg is told about one request: its private wire contract with the frame. It stays
+ * apart from the {@link CallContext} because the frame owns the call's end: the leg's `signal`
+ * is made lazily (an `AbortController` per call costs microseconds on the hot path) and
+ * `onstop` lets the lean leg learn of an early end with no signal at all; folding these into
+ * the shared context would mean a mutable, per-leg object there anyway.
+ */
 export interface LegOptions {
   /**
    * Aborted when the call ends early (timeout, the caller cancelled); `signal.reason` is the

@@ -4,7 +4,8 @@
  * checked, and the error each way of failing becomes. A {@link CallLeg} only moves the request;
  * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
  */
-import type { CallerOptions, CallLeg, LegOptions, Progress, UpstreamCaller } from "./caller.ts";
+import type { CallContext, Progress } from "../shared/call-context.ts";
+import type { CallLeg, LegOptions, RequestTerms, UpstreamCaller } from "./caller.ts";
 import {
   cancelled,
   CANCELLED_BY_CLIENT,
@@ -23,7 +24,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function framed(leg: CallLeg, server: string): UpstreamCaller {
   return {
     kind: leg.kind,
-    call: (method, params, options) => frame(leg, server, method, params, options),
+    call: (method, params, call, terms) => frame(leg, server, method, params, call, terms),
   };
 }
 
@@ -32,9 +33,11 @@ function frame(
   server: string,
   method: string,
   params: Record<string, unknown> | undefined,
-  options: CallerOptions,
+  call: CallContext,
+  terms: RequestTerms,
 ): Promise<unknown> {
-  const { signal, timeoutMs } = options;
+  const signal = call.signal;
+  const timeoutMs = call.timeoutMs ?? terms.timeoutMs;
   if (signal?.aborted) return Promise.reject(cancelled(server));
   return new Promise<unknown>((resolve, reject) => {
     // An AbortController costs microseconds on the hot path: made only for a leg that asks.
@@ -76,19 +79,20 @@ function frame(
     const onAbort = () => end(cancelled(server), CANCELLED_BY_CLIENT);
     signal?.addEventListener("abort", onAbort, { once: true });
     arm();
-    const wanted = options.onprogress;
+    const wanted = call.onprogress;
     if (wanted) {
+      const reset = call.resetTimeoutOnProgress === true;
       legOptions.onprogress = (progress: Progress) => {
         if (done) return;
-        if (options.resetTimeoutOnProgress) arm();
+        if (reset) arm();
         wanted(progress);
       };
     }
-    if (options.input) legOptions.input = options.input;
-    leg.send(method, withMeta(params, options.meta), legOptions).then(
+    if (terms.input) legOptions.input = terms.input;
+    leg.send(method, withMeta(params, call.meta), legOptions).then(
       (result) => {
         if (!settle()) return;
-        const checked = options.check?.(result) ??
+        const checked = terms.check?.(result) ??
           (typeof result === "object" && result !== null
             ? { ok: true as const, value: result }
             : { ok: false as const, problem: `expected an object, got ${JSON.stringify(result)}` });

@@ -12,7 +12,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamCaller } from "./caller.ts";
-import { schemaCheck } from "./request-options.ts";
+import { NO_CONTEXT } from "../shared/call-context.ts";
+import { schemaCheck } from "./result-check.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { UpstreamCatalog } from "./types.ts";
 
@@ -57,7 +58,7 @@ export async function readCatalog(
   const what = (kind: string) => `${server}: ${kind}`;
   const page = <T>(method: string, schema: AnySchema, key: string) =>
     readAllPages<T>(async (cursor) => {
-      const r = await caller.call(method, cursor ? { cursor } : undefined, {
+      const r = await caller.call(method, cursor ? { cursor } : undefined, NO_CONTEXT, {
         timeoutMs,
         check: schemaCheck(schema),
       }) as Record<string, unknown>;

@@ -12,16 +12,16 @@ export type { PoolEvents } from "./pool.ts";
 export { killTree, StdioTransport } from "./stdio.ts";
 export { BWRAP_HINT, FETCHING_RUNNERS, findBwrap } from "./sandbox/mod.ts";
 export type {
-  CallerOptions,
   CallLeg,
   LegOptions,
   Progress,
+  RequestTerms,
   ResultCheck,
   UpstreamCaller,
 } from "./caller.ts";
 export { reasonOf, UPSTREAM_REASONS, UpstreamRpcError } from "./failure.ts";
 export type { UpstreamReason } from "./failure.ts";
 export { framed } from "./frame.ts";
-export type { UpstreamRequestOptions } from "./request-options.ts";
+
 export { Upstream } from "./upstream.ts";
 export type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./types.ts";

@@ -6,7 +6,8 @@
  */
 import type { GatewayError } from "../shared/errors.ts";
 import { messageOf } from "../shared/errors.ts";
-import type { CallerOptions } from "./caller.ts";
+import type { CallContext } from "../shared/call-context.ts";
+import type { RequestTerms } from "./caller.ts";
 import type { Connection } from "./connect.ts";
 import { reasonOf } from "./failure.ts";
 
@@ -29,12 +30,13 @@ export async function send(
   line: Line,
   method: string,
   params: Record<string, unknown> | undefined,
-  options: CallerOptions,
+  call: CallContext,
+  terms: RequestTerms,
 ): Promise<unknown> {
   const conn = line.current();
   if (!conn) throw line.down();
   try {
-    return await conn.caller.call(method, params, options);
+    return await conn.caller.call(method, params, call, terms);
   } catch (err) {
     if (!line.http() || reasonOf(err) !== "unavailable") throw err;
     if ((err as GatewayError).data?.delivered !== false) {
@@ -43,6 +45,6 @@ export async function send(
     }
     const again = await line.reconnect(conn, messageOf(err));
     if (!again) throw line.down();
-    return await again.caller.call(method, params, options);
+    return await again.caller.call(method, params, call, terms);
   }
 }

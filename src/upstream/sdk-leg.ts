@@ -35,6 +35,7 @@ export class SdkLeg implements CallLeg {
   ): Promise<unknown> {
     if (!this.#client.transport) throw notConnected(this.#server); // closed, or never connected
     try {
+      // as never: request() is typed per known method; any method passes here
       return await this.#client.request({ method, params } as never, ANY_RESULT, {
         // The SDK sends String(signal.reason) upstream in notifications/cancelled.
         signal,

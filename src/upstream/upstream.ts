@@ -7,6 +7,8 @@
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/mod.ts";
+import { type CallContext, NO_CONTEXT } from "../shared/call-context.ts";
+import type { InputRelay, RequestTerms } from "./caller.ts";
 import { type GatewayError, messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
@@ -18,7 +20,7 @@ import { unavailable } from "./failure.ts";
 import { describeStartError, watchEnd } from "./failures.ts";
 import { readCatalog } from "./lists.ts";
 import { lastWords, meaningful } from "./reason.ts";
-import { callerOptions, type UpstreamRequestOptions } from "./request-options.ts";
+import { schemaCheck } from "./result-check.ts";
 import { type Line, send } from "./resend.ts";
 import { statusText } from "./status.ts";
 import type { ProcessExit } from "./stdio.ts";
@@ -34,6 +36,8 @@ export class Upstream {
   readonly config: ServerConfig;
   readonly log: Logger;
   #hooks: UpstreamHooks;
+  /** The terms of a request with no result check and no input relay (most of them). */
+  readonly #terms: RequestTerms;
   /** Its OAuth credential (`servers.<name>.oauth`), or `undefined`. */
   #credential: UpstreamCredential | undefined;
   #conn: Connection | undefined;
@@ -68,6 +72,7 @@ export class Upstream {
     this.config = config;
     this.log = log.child(config.name);
     this.#hooks = hooks;
+    this.#terms = { timeoutMs: config.timeoutMs };
     this.#state = config.enabled ? "starting" : "disabled";
     this.#backoff = new Backoff(config.restart);
     const credential = hooks.credential?.(config);
@@ -270,37 +275,50 @@ export class Upstream {
     return readCatalog(conn.caller, caps, this.name, this.config.timeoutMs);
   }
 
-  /** Calls a tool by its upstream name. `isError` results resolve; failures reject. */
+  /**
+   * Calls a tool by its upstream name, in the call's own context (handed on unchanged);
+   * `input` answers a 2026-07-28 upstream's input rounds. `isError` results resolve; failures
+   * reject.
+   */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
-    options: UpstreamRequestOptions = {},
+    call: CallContext = NO_CONTEXT,
+    input?: InputRelay,
   ): Promise<CallToolResult> {
     // Tool results pass through as the upstream sent them (any object): re-validating every
     // result costs CPU on the hot path, and the downstream client validates anyway.
     const params = { name, arguments: args ?? {} };
-    return this.request("tools/call", params, undefined, options) as Promise<CallToolResult>;
+    const terms = input ? { timeoutMs: this.config.timeoutMs, input } : this.#terms;
+    return this.#send("tools/call", params, call, terms) as Promise<CallToolResult>;
   }
 
   /**
-   * Sends any request upstream through this connection's caller, with this server's timeout;
-   * `schema` checks the result (without one any object passes). Failures reject with the
-   * errors of failure.ts.
+   * Sends any request upstream through this connection's caller, in the call's context, with
+   * this server's timeout unless the context sets one; `schema` checks the result (without one
+   * any object passes). Failures reject with the errors of failure.ts.
    */
-  async request(
+  request(
     method: string,
     params: Record<string, unknown> | undefined,
     schema?: AnySchema,
-    options: UpstreamRequestOptions = {},
+    call: CallContext = NO_CONTEXT,
+  ): Promise<unknown> {
+    const terms = schema
+      ? { timeoutMs: this.config.timeoutMs, check: schemaCheck(schema) }
+      : this.#terms;
+    return this.#send(method, params, call, terms);
+  }
+
+  async #send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    call: CallContext,
+    terms: RequestTerms,
   ): Promise<unknown> {
     this.#inFlight++;
     try {
-      return await send(
-        this.#line,
-        method,
-        params,
-        callerOptions(options, this.config.timeoutMs, schema),
-      );
+      return await send(this.#line, method, params, call, terms);
     } catch (err) {
       // The credential failed under this call (a refused refresh, a 401): say how to log in.
       if (this.#credential?.needsLogin) throw this.#credential.loginError();

@@ -24,7 +24,7 @@ describe("outage kinds", () => {
   for (const wording of ["write EPIPE", "Broken pipe (os error 32)", "stream closed", ""]) {
     it(`a lean call whose write fails with ${JSON.stringify(wording)} is upstream_error`, async () => {
       const { caller } = lean(() => Promise.reject(new Error(wording)));
-      const err = await caller.call("tools/call", { name: "t" }, { timeoutMs: 5000 }).then(
+      const err = await caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -42,14 +42,18 @@ describe("outage kinds", () => {
 
   it("calls pending when the connection closes are upstream_error", async () => {
     const { leg, caller } = lean(() => Promise.resolve());
-    const pending = caller.call("tools/call", { name: "t" }, { timeoutMs: 5000 }).catch((e) => e);
+    const pending = caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 }).catch((e) =>
+      e
+    );
     leg.closed();
     assert.equal(scriptCode(await pending), "upstream_error");
   });
 
   it("a lean call past its timeout is timeout", async () => {
     const { caller } = lean(() => Promise.resolve());
-    const err = await caller.call("tools/call", { name: "t" }, { timeoutMs: 20 }).catch((e) => e);
+    const err = await caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 20 }).catch((e) =>
+      e
+    );
     assert.equal(scriptCode(err), "timeout");
   });
 

@@ -17,6 +17,8 @@ describe("the call context every entry builds", () => {
     assert.equal(options.requestId, 7);
     options.onprogress!({ progress: 1, total: 2 });
     assert.deepEqual(sent, [{ progress: 1, total: 2, progressToken: "p1" }]);
+    // The same object goes down to the frame: a call that reports progress keeps its clock alive.
+    assert.equal(options.resetTimeoutOnProgress, true);
   });
 
   it("carries no meta and no progress relay when the request has neither", () => {
@@ -27,8 +29,10 @@ describe("the call context every entry builds", () => {
   });
 
   it("a script's call keeps its parent's session and request id, one level deeper, with only the span's traceparent", () => {
-    const parent = callContext({ meta: { traceparent: "00-t-s-01", x: 1 }, requestId: "r" });
-    parent.scriptDepth = 1;
+    const parent = {
+      ...callContext({ meta: { traceparent: "00-t-s-01", x: 1 }, requestId: "r" }),
+      scriptDepth: 1,
+    };
     const nested = callContext({ parent, internal: true });
     assert.deepEqual(nested, {
       scriptDepth: 2,

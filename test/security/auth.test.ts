@@ -191,7 +191,7 @@ describe("bearer-token auth and per-token scopes", () => {
 
   it("names the token in call records and logs, never its value", async () => {
     const calls: CallRecord[] = [];
-    gw.running.gateway.observeCalls((c) => calls.push(c));
+    gw.running.gateway.calls.observeCalls((c) => calls.push(c));
     const lines: string[] = [];
     const restore = setLogSink((line) => lines.push(line));
     setLogLevel("debug");

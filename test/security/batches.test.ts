@@ -47,7 +47,7 @@ describe("JSON-RPC batch cap on HTTP", () => {
 servers:
   echo: ${nodeServer("echo.mjs")}
 `);
-    gw.running.gateway.observeCalls(() => calls++);
+    gw.running.gateway.calls.observeCalls(() => calls++);
   });
   after(async () => await gw?.stop());
 

@@ -104,7 +104,7 @@ describe("OAuth: each request is judged by the token that presents it", () => {
 
   it("names a client-credentials identity and a user identity apart", async () => {
     const calls: { tokenName: string | null }[] = [];
-    gw.running.gateway.observeCalls((c) => calls.push(c));
+    gw.running.gateway.calls.observeCalls((c) => calls.push(c));
     const user = await userAlice();
     const userSid = await openSession(gw.url, bearer(user));
     const clientSid = await openSession(gw.url, bearer(wide));

@@ -110,7 +110,7 @@ describe("OAuth 2.1 resource-server mode", () => {
     const admin = await authedHttpClient(gw.url, await provider.token(ADMIN, AUDIENCE));
     clients.push(admin);
     const calls: { tokenName: string | null }[] = [];
-    gw.running.gateway.observeCalls((c) => calls.push(c));
+    gw.running.gateway.calls.observeCalls((c) => calls.push(c));
     const r = await admin.callTool({ name: "echo__pid", arguments: {} });
     assert.match(textOf(r), /^\d+$/);
     assert.equal(calls.at(-1)?.tokenName, "oauth:client:admin-agent");

@@ -15,7 +15,7 @@ import { createLogger } from "../../src/shared/log.ts";
 import type { Progress, UpstreamCaller } from "../../src/upstream/caller.ts";
 import { type Connection, connectUpstream, sdkCaller } from "../../src/upstream/connect.ts";
 import { reasonOf } from "../../src/upstream/failure.ts";
-import { schemaCheck } from "../../src/upstream/request-options.ts";
+import { schemaCheck } from "../../src/upstream/result-check.ts";
 import { Upstream } from "../../src/upstream/upstream.ts";
 import { nodeServer, waitFor } from "../_helpers/gateway.ts";
 
@@ -64,8 +64,10 @@ function failure(err: unknown) {
   };
 }
 
-const call = (c: UpstreamCaller, name: string, args = {}, options = {}) =>
-  c.call("tools/call", { name, arguments: args }, { timeoutMs: 10_000, ...options });
+/** The server's own terms in these tests: a 10 s timeout, no check (a call's context may set one). */
+const TERMS = { timeoutMs: 10_000 };
+const call = (c: UpstreamCaller, name: string, args = {}, context = {}) =>
+  c.call("tools/call", { name, arguments: args }, context, TERMS);
 const fails = (p: Promise<unknown>) =>
   p.then((r) => assert.fail(`expected a failure, got ${JSON.stringify(r)}`), failure);
 const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0]!.text;
@@ -78,7 +80,7 @@ describe("lean and SDK callers agree", () => {
       await call(c, "structured", { n: 21 }),
       await call(c, "fail"),
       await call(c, "meta", {}, { meta: { traceparent: "00-abc-def-01", extra: [1] } }),
-      await c.call("tools/list", undefined, {
+      await c.call("tools/list", undefined, {}, {
         timeoutMs: 10_000,
         check: schemaCheck(ListToolsResultSchema),
       }),
@@ -171,7 +173,7 @@ describe("lean and SDK callers agree", () => {
   it("pass an upstream JSON-RPC error through with its code, message and data", async () => {
     const seen = await same("raw-answers.mjs", async (c) => ({
       tool: await fails(call(c, "rpc_error")),
-      method: await fails(c.call("prompts/get", { name: "x" }, { timeoutMs: 10_000 })),
+      method: await fails(c.call("prompts/get", { name: "x" }, {}, TERMS)),
     }));
     assert.deepEqual(seen.tool.wire, {
       code: -32602,
@@ -184,7 +186,7 @@ describe("lean and SDK callers agree", () => {
 
   it("name a result its check refuses a protocol failure", async () => {
     const seen = await same("raw-answers.mjs", async (c) => ({
-      badList: await fails(c.call("tools/list", undefined, {
+      badList: await fails(c.call("tools/list", undefined, {}, {
         timeoutMs: 10_000,
         check: () => ({ ok: false, problem: "no tools" }),
       })),

@@ -21,7 +21,7 @@ function harness() {
 describe("the lean leg's share of a stdio line", () => {
   it("takes its own answer and resolves the call with it", async () => {
     const { sent, leg, caller } = harness();
-    const p = caller.call("tools/call", { name: "t" }, { timeoutMs: 5000 });
+    const p = caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 });
     const id = sent[0]!.id as string;
     assert.match(id, /^gw-\d+$/);
     assert.equal(leg.message({ jsonrpc: "2.0", id, result: { content: [] } }), true);
@@ -45,7 +45,7 @@ describe("the lean leg's share of a stdio line", () => {
 
   it("swallows a late answer and late progress of a call that timed out", async () => {
     const { sent, leg, caller } = harness();
-    await assert.rejects(caller.call("tools/call", { name: "t" }, { timeoutMs: 10 }));
+    await assert.rejects(caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 10 }));
     const id = sent[0]!.id as string;
     assert.equal(sent[1]!.method, "notifications/cancelled");
     assert.equal(leg.message({ jsonrpc: "2.0", id, result: {} }), true);
@@ -59,10 +59,9 @@ describe("the lean leg's share of a stdio line", () => {
     const { sent, leg, caller } = harness();
     const seen: unknown[] = [];
     const p = caller.call("tools/call", { name: "t" }, {
-      timeoutMs: 5000,
       meta: { traceparent: "tp" },
       onprogress: (r) => seen.push(r),
-    });
+    }, { timeoutMs: 5000 });
     const id = sent[0]!.id as string;
     assert.deepEqual((sent[0]!.params as { _meta: unknown })._meta, {
       traceparent: "tp",

@@ -12,7 +12,7 @@ import { GatewayError } from "../../shared/errors.ts";
 import { piiFilter } from "./pii.ts";
 import { secretsFilter } from "./secrets.ts";
 import { spotlightFilter } from "./spotlight.ts";
-import type { Caller, CallOptions } from "../types.ts";
+import type { CallContext, Caller } from "../types.ts";
 import type { FilterContext, FilterEvent, JsonObject, ResultFilter } from "./types.ts";
 
 /** Makes the filter of one Lua file (registered by the scripting room). */
@@ -30,7 +30,7 @@ export function filterContext(
   server: string,
   name: string,
   caller: Caller,
-  options: CallOptions,
+  options: CallContext,
 ): FilterContext {
   return {
     kind,

@@ -9,7 +9,7 @@ import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
 import { LOGIN_TTL_MS, type UpstreamCredential } from "../../upstream/oauth/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
-import type { CallOptions } from "../types.ts";
+import type { CallContext } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 import { answerRound, missingCapability } from "./server-requests.ts";
 
@@ -20,7 +20,7 @@ import { answerRound, missingCapability } from "./server-requests.ts";
 export async function withConnectRound<T>(
   hub: PassthroughHub,
   upstream: Upstream,
-  call: CallOptions,
+  call: CallContext,
   identity: string | null,
   credential: (identity: string) => UpstreamCredential | undefined,
   attempt: () => Promise<T>,

@@ -16,7 +16,7 @@ import {
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { InputRelay, Upstream, UpstreamClient, UpstreamPool } from "../../upstream/mod.ts";
-import type { Caller, CallOptions, CallOrigin } from "../types.ts";
+import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
@@ -28,7 +28,7 @@ export class PassthroughHub {
   #pool: UpstreamPool;
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
-  #inflight = new Map<string, CallOptions[]>();
+  #inflight = new Map<string, CallContext[]>();
   /** `server\0upstream task id` → who answers that task's server requests. */
   #taskFollowers = new Map<string, CallOrigin>();
   #tick = 0;
@@ -78,14 +78,14 @@ export class PassthroughHub {
   }
 
   /** Records a call in flight on `server` (the options object itself is the record). */
-  track(server: string, call: CallOptions): void {
+  track(server: string, call: CallContext): void {
     const list = this.#inflight.get(server);
     if (list) list.push(call);
     else this.#inflight.set(server, [call]);
   }
 
   /** Removes a finished call. */
-  untrack(server: string, call: CallOptions): void {
+  untrack(server: string, call: CallContext): void {
     const list = this.#inflight.get(server);
     const i = list ? list.lastIndexOf(call) : -1;
     if (i >= 0) list!.splice(i, 1);
@@ -112,14 +112,14 @@ export class PassthroughHub {
    * client's parked call — oldest first; cancelled ones and those of closed sessions included,
    * since the upstream may still be working on them.
    */
-  callsOn(server: string): CallOptions[] {
+  callsOn(server: string): CallContext[] {
     return (this.#inflight.get(server) ?? []).filter((c) =>
       c.session !== undefined || c.origin !== undefined
     );
   }
 
   /** The most recent call of `link` in flight on `server`. */
-  latestCallOf(server: string, link: SessionLink): CallOptions | undefined {
+  latestCallOf(server: string, link: SessionLink): CallContext | undefined {
     const list = this.#inflight.get(server) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
@@ -142,7 +142,7 @@ export class PassthroughHub {
   async serve<T>(
     shared: Upstream,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     fn: (serving: Upstream) => Promise<T>,
   ): Promise<T> {
     const track = options.session !== undefined || options.origin !== undefined;
@@ -163,7 +163,7 @@ export class PassthroughHub {
   async #serving(
     shared: Upstream,
     tokenName: string | null,
-    options: CallOptions,
+    options: CallContext,
     subjectToken?: string,
   ): Promise<{ upstream: Upstream; done?: () => void }> {
     const config = shared.config;
@@ -203,7 +203,7 @@ export class PassthroughHub {
    * The relay of a call's own input rounds (a 2026-07-28 upstream's `input_required`): they go
    * to the client behind `call` and nowhere else. `undefined` when no client is behind it.
    */
-  inputRelay(upstream: Upstream, call: CallOptions): InputRelay | undefined {
+  inputRelay(upstream: Upstream, call: CallContext): InputRelay | undefined {
     if (call.session === undefined && call.origin === undefined) return undefined;
     return (method, params, signal) => answerRound(this, upstream, call, method, params, signal);
   }

@@ -24,7 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
-import type { CallOptions, CallOrigin } from "../types.ts";
+import type { CallContext, CallOrigin } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 import { SessionLink } from "./link.ts";
 
@@ -41,6 +41,7 @@ export function registerServerRequests(
   owner?: SessionLink | CallOrigin,
 ): void {
   const handle = (req: Request, extra: unknown) =>
+    // as never: the client's answer, checked by the SDK
     relay(hub, upstream, owner, req, extra as Extra) as never;
   client.setRequestHandler(CreateMessageRequestSchema, handle);
   client.setRequestHandler(ElicitRequestSchema, handle);
@@ -57,7 +58,7 @@ export function registerServerRequests(
 export function answerRound(
   hub: PassthroughHub,
   upstream: Upstream,
-  call: CallOptions,
+  call: CallContext,
   method: string,
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
@@ -73,7 +74,7 @@ function relay(
   owner: SessionLink | CallOrigin | undefined,
   req: Request,
   extra: Extra,
-  chosen?: CallOptions,
+  chosen?: CallContext,
 ) {
   return onWire(async () => {
     const roots = upstream.config.roots;
@@ -86,17 +87,20 @@ function relay(
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
       ?.[RELATED_TASK_META_KEY]?.taskId;
     const follower = hub.taskFollower(upstream.name, related);
+    // as never: the client's answer, checked by the SDK
     if (follower) return await follower.request(req.method, req.params) as never;
     if (chosen && !chosen.origin && !chosen.session) {
       throw refusal(upstream, req, "the call has no client behind it to answer");
     }
     // A request flow's own process: everything it asks becomes a round of that flow.
     if (owner && !(owner instanceof SessionLink)) {
+      // as never: the client's answer, checked by the SDK
       return await owner.request(req.method, req.params) as never;
     }
     const call = chosen ??
       (owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req));
     // A 2026-07-28 client's call: the request becomes an input_required round of that call.
+    // as never: the client's answer, checked by the SDK
     if (call?.origin) return await call.origin.request(req.method, req.params) as never;
     const session = owner ?? call!.session!;
     const missing = missingCapability(session.capabilities, req);
@@ -110,6 +114,7 @@ function relay(
     }
     hub.touch(session);
     return await session.server.request(
+      // as never: the client's answer, checked by the SDK
       { method: req.method, params: req.params } as never,
       ResultSchema,
       {
@@ -125,7 +130,7 @@ function relay(
  * The call a shared process's sampling or elicitation belongs to: the latest live one in flight
  * on it, provided every call there (cancelled ones included) comes from one session.
  */
-function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallOptions {
+function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallContext {
   if (upstream.config.isolation === "session") {
     throw refusal(
       upstream,

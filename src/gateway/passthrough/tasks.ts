@@ -25,7 +25,7 @@ import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { filterContext } from "../filters/mod.ts";
-import type { Caller, CallOptions, CallOrigin } from "../types.ts";
+import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 import { TaskShares } from "./task-share.ts";
 
@@ -76,7 +76,7 @@ export class TaskRouter {
   async create(
     params: CallToolRequest["params"],
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
     const target = this.#gateway.resolveTool(params.name, caller);
@@ -110,13 +110,13 @@ export class TaskRouter {
     let process: Upstream | undefined;
     const result = await hub.serve(upstream, caller, options, (serving) => {
       process = isolated ? serving : undefined;
-      // The call's span (when tracing) is the upstream's parent: its `traceparent` wins.
-      const meta = options.meta ? { ...params._meta, ...options.meta } : params._meta;
+      // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
+      // is the upstream's parent) is merged over the request's by the frame.
       return serving.request(
         "tools/call",
-        { ...params, name: target.upstreamName, ...(meta ? { _meta: meta } : {}) },
+        { ...params, name: target.upstreamName },
         CreateTaskResultSchema,
-        options.signal ? { signal: options.signal } : {},
+        options,
       );
     }).finally(release) as CreateTaskResult;
     const id = this.#remember(target, process, result.task, caller, options.session);
@@ -140,7 +140,7 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(taskId: string, caller: Caller, options: CallOptions): Promise<unknown> {
+  async result(taskId: string, caller: Caller, options: CallContext): Promise<unknown> {
     const owned = this.#owned(taskId, caller);
     const hub = this.#gateway.passthrough;
     hub.track(owned.server, options);
@@ -149,7 +149,7 @@ export class TaskRouter {
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
-        { ...(options.signal ? { signal: options.signal } : {}), timeout: 24 * 3_600_000 },
+        { ...options, timeoutMs: 24 * 3_600_000 },
       );
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
@@ -298,6 +298,7 @@ export function relayTaskStatus(
   client: UpstreamClient,
 ): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+    // as never: 1.x params: the router's Task, looser
     router.status(upstream.name, n.params as never);
   });
 }

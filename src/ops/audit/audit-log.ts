@@ -1,6 +1,6 @@
 /**
  * The audit log (`gateway.audit`): one JSON line per tool call, prompt get and resource read,
- * seen through `gateway.observeOperations`. The line is built a turn after the operation ended
+ * seen through `gateway.calls.observeOperations`. The line is built a turn after the operation ended
  * (the answer is measured then, not on the call's path) and goes to the rotating file and, with
  * `journal: true`, to stderr as a log line of component `audit` (the journal under systemd).
  */
@@ -35,7 +35,7 @@ export class AuditLog {
 
   /** Starts recording `gateway`'s operations. */
   observe(gateway: Gateway): void {
-    gateway.observeOperations((call) => this.record(call));
+    gateway.calls.observeOperations((call) => this.record(call));
     gateway.onStop(() => this.close());
   }
 

@@ -98,6 +98,7 @@ export function createSessionServer(
             session: link,
             requestId: extra.requestId,
           }),
+          // as never: tools/call may answer CreateTaskResult
         ) as never;
       }
       const callOptions = callContext({

@@ -26,6 +26,7 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
   const tasks = gateway.tasks;
   server.setRequestHandler(
     GetTaskRequestSchema,
+    // as never: upstream task result, the SDK checks it
     (req, extra) =>
       onWire(() =>
         tasks.get(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
@@ -40,11 +41,13 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
           session: link,
           requestId: extra.requestId,
         })
+        // as never: upstream task result, the SDK checks it
       ) as never,
   );
   server.setRequestHandler(
     ListTasksRequestSchema,
     (_req, extra) =>
+      // as never: upstream task result, the SDK checks it
       onWire(() => tasks.list(callerOfRequest(extra, link.caller), extra.signal)) as never,
   );
   server.setRequestHandler(
@@ -52,6 +55,7 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
     (req, extra) =>
       onWire(() =>
         tasks.cancel(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
+        // as never: upstream task result, the SDK checks it
       ) as never,
   );
 }

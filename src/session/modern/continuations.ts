@@ -33,7 +33,7 @@ import {
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { missingCapability } from "../../gateway/mod.ts";
-import type { Caller, CallOptions, CallOrigin } from "../../gateway/types.ts";
+import type { CallContext, Caller, CallOrigin } from "../../gateway/types.ts";
 import { GatewayError, WireError } from "../../shared/errors.ts";
 
 /** The `_meta` key an upstream names its input with. */
@@ -203,8 +203,8 @@ export class Continuations {
   async call<R>(
     ctx: FlowContext,
     caller: Caller,
-    options: CallOptions,
-    run: (options: CallOptions) => Promise<R>,
+    options: CallContext,
+    run: (options: CallContext) => Promise<R>,
   ): Promise<R | ReturnType<typeof inputRequired>> {
     const state = ctx.mcpReq.requestState<StatePayload>();
     let parked: Parked;
@@ -220,7 +220,9 @@ export class Continuations {
         ...options,
         signal: parked.abort.signal,
         origin: parked,
-        ...(wantsProgress ? { onprogress: (p) => this.#progress(parked, p) } : {}),
+        ...(wantsProgress
+          ? { onprogress: (p) => this.#progress(parked, p), resetTimeoutOnProgress: true }
+          : {}),
       });
       parked.result.then(() => parked.wake(), () => parked.wake());
     }

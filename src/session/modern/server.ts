@@ -25,7 +25,7 @@ import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { registerModernTasks } from "./tasks.ts";
 
-/** The identity auth put on the request, carried through the SDK as `authInfo.extra`. */
+/** The identity auth put on the request (carried by its `authInfo`: see {@link authInfoOf}). */
 export interface ModernIdentity {
   readonly tokenName: string | null;
   readonly toolGlobs: readonly string[] | null;
@@ -36,13 +36,39 @@ export interface ModernIdentity {
 }
 
 /**
- * `authInfo` for {@link ModernIdentity} (the SDK passes it to handlers untouched). `ready` is a
- * `tools/call` answer the fast path already has (a first `input_required` round), which the
- * server's handler returns as it is, so that the SDK checks and encodes it.
+ * The `authInfo` of one request (the SDK hands it to every handler by reference, untouched):
+ * who sent it and an answer the fast path already has are private fields, read only here —
+ * not `extra`, which anything could fill; a copy is a plain object without them.
+ */
+class ModernAuth implements AuthInfo {
+  readonly token = "";
+  readonly clientId: string;
+  readonly scopes: string[] = [];
+  readonly #identity: ModernIdentity;
+  readonly #ready: unknown;
+
+  constructor(identity: ModernIdentity, ready: unknown) {
+    this.clientId = identity.tokenName ?? "";
+    this.#identity = identity;
+    this.#ready = ready;
+  }
+
+  static identityOf(info: AuthInfo | undefined): ModernIdentity | undefined {
+    return info instanceof ModernAuth ? info.#identity : undefined;
+  }
+
+  static readyOf(info: AuthInfo | undefined): unknown {
+    return info instanceof ModernAuth ? info.#ready : undefined;
+  }
+}
+
+/**
+ * A fresh `authInfo` for one request of `identity`. `ready` is a `tools/call` answer the fast
+ * path already has (a first `input_required` round), which the server's handler returns as it
+ * is, so that the SDK checks and encodes it.
  */
 export function authInfoOf(identity: ModernIdentity, ready?: unknown): AuthInfo {
-  const extra = ready === undefined ? { identity } : { identity, ready };
-  return { token: "", clientId: identity.tokenName ?? "", scopes: [], extra };
+  return new ModernAuth(identity, ready);
 }
 
 /** The gateway caller of a modern request (no session: identity is all there is). */
@@ -56,7 +82,7 @@ export function callerOf(identity: ModernIdentity | undefined): Caller {
 }
 
 function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
-  return callerOf(authInfo?.extra?.identity as ModernIdentity | undefined);
+  return callerOf(ModernAuth.identityOf(authInfo));
 }
 
 /** Options of {@link createModernServer}. */
@@ -95,17 +121,19 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(tools, req.params?.cursor, size);
       return nextCursor ? { tools: items, nextCursor } : { tools: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("tools/call", (req, ctx) =>
     onWire(() => {
-      const ready = ctx.http?.authInfo?.extra?.ready;
+      const ready = ModernAuth.readyOf(ctx.http?.authInfo);
       if (ready !== undefined) return ready;
       const caller = callerOfAuth(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.
       const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
       return options.continuations.call(ctx, caller, call, (withOrigin) =>
         tasks.callTool(req.params, ctx, caller, withOrigin));
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("prompts/list", (req, ctx) =>
@@ -113,6 +141,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const prompts = listPrompts(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(prompts, req.params?.cursor, size);
       return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler(
@@ -122,6 +151,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
         const caller = callerOfAuth(ctx.http?.authInfo);
         return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
           getPrompt(gateway, caller, req.params, call));
+        // as never: 1.x-typed result, v2's own types
       }) as never,
   );
 
@@ -130,6 +160,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const visible = listResources(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resources: items, nextCursor } : { resources: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler("resources/templates/list", (req, ctx) =>
@@ -137,6 +168,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const visible = listTemplates(gateway, callerOfAuth(ctx.http?.authInfo));
       const { items, nextCursor } = page(visible, req.params?.cursor, size);
       return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+      // as never: 1.x-typed result, v2's own types
     }) as never);
 
   server.setRequestHandler(
@@ -149,6 +181,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
           { signal: ctx.mcpReq.signal },
           (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
         )
+        // as never: 1.x-typed result, v2's own types
       ) as never,
   );
 
@@ -157,6 +190,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     (req, ctx) =>
       onWire(() =>
         complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
+        // as never: 1.x-typed result, v2's own types
       ) as never,
   );
 

@@ -24,7 +24,7 @@ import {
 import type { CallToolResult, ClientCapabilities, Task } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Gateway } from "../../gateway/mod.ts";
-import type { Caller, CallOptions } from "../../gateway/types.ts";
+import type { CallContext, Caller } from "../../gateway/types.ts";
 import { TASK_TTL_MS } from "../../gateway/passthrough/mod.ts";
 import { onWire, toJsonRpcError } from "../../shared/errors.ts";
 import { cleanResult, TaskFollower } from "./tasks-follower.ts";
@@ -48,7 +48,7 @@ export interface ModernTasks {
     params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown },
     ctx: ServerContext,
     caller: Caller,
-    options: CallOptions,
+    options: CallContext,
   ): Promise<CallToolResult | Record<string, unknown>>;
 }
 
@@ -119,7 +119,7 @@ async function create(
   params: { name: string; arguments?: Record<string, unknown> },
   ctx: ServerContext,
   caller: Caller,
-  options: CallOptions,
+  options: CallContext,
 ): Promise<Record<string, unknown>> {
   const { task } = await gateway.createTask(
     {

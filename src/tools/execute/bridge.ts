@@ -1,12 +1,12 @@
 /**
  * The parent's side of one `execute` run, and its single bridge to the gateway: the
  * {@link ToolBridge} behind `mcp.call` and the host functions behind `tools.search`,
- * `tools.describe` and `tools.call`, calling `Gateway.callToolOutcome` as the caller, so an
+ * `tools.describe` and `tools.call`, calling `Gateway.calls.callToolOutcome` as the caller, so an
  * upstream outage arrives as its kind and maps to an error code by {@link OUTAGE_CODES}. Every operation lands in the run's {@link CallTrace}, and
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import { callContext, type Caller, type CallOptions, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
 import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
@@ -22,12 +22,12 @@ import type { CallTrace } from "./trace.ts";
 
 /** What an `execute` run reaches of the gateway: calls as the caller, search and describe. */
 export interface ExecuteDeps {
-  /** The gateway calls go through (`callToolOutcome`: outages come back as data). */
-  gateway: Pick<Gateway, "callToolOutcome" | "callableNames">;
+  /** The gateway calls go through (`calls.callToolOutcome`: outages come back as data). */
+  gateway: Pick<Gateway, "calls" | "callableNames">;
   /** Who runs the script: token scopes apply inside it, hidden tools are unreachable. */
   caller: Caller;
   /** The downstream `execute` call the run serves (its session, request id, nesting depth). */
-  parent: CallOptions;
+  parent: CallContext;
   /**
    * True when the operator runs the script (`mcp-gateway run`): hidden tools are reachable.
    * Agent-written scripts (`execute`) reach exactly what their caller could call directly.
@@ -85,7 +85,7 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
       if (path === EXECUTE_TOOL_NAME) {
         throw new GatewayError("FORBIDDEN", "execute cannot be called from inside a script");
       }
-      const outcome = await gateway.callToolOutcome(
+      const outcome = await gateway.calls.callToolOutcome(
         path,
         args,
         caller,

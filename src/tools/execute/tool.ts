@@ -9,8 +9,8 @@ import { EXECUTE_TOOL_NAME, executeToolDefinition } from "./description.ts";
 import { runExecute } from "./run.ts";
 import type { ScriptHost, ScriptLimits, ToolResult } from "../../scripting/mod.ts";
 import type {
+  CallContext,
   Caller,
-  CallOptions,
   Gateway,
   LocalTool,
   LocalToolProvider,
@@ -49,6 +49,7 @@ export class ExecuteTool implements LocalToolProvider {
           alwaysListed: true,
           keywords: ["script", "lua", "batch", "orchestrate", "code"],
           script: "execute",
+          // as never: a script's result: content optional
           call: (args, caller, options) => this.call(args, caller, options) as never,
         },
       };
@@ -60,7 +61,7 @@ export class ExecuteTool implements LocalToolProvider {
   async call(
     args: Record<string, unknown>,
     caller: Caller,
-    options: CallOptions = {},
+    options: CallContext = {},
   ): Promise<ToolResult> {
     const started = performance.now();
     const run = await runExecute(this.#host, args, this.#deps(caller, options), {
@@ -89,7 +90,7 @@ export class ExecuteTool implements LocalToolProvider {
   }
 
   /** What the run reaches of the gateway, as `caller`, on behalf of the call in `options`. */
-  #deps(caller: Caller, options: CallOptions): ExecuteDeps {
+  #deps(caller: Caller, options: CallContext): ExecuteDeps {
     return {
       gateway: this.#gateway,
       caller,

@@ -4,7 +4,7 @@
  * a direct caller does (an outage is an `isError` result naming the server).
  */
 import type { ToolBridge } from "../../scripting/mod.ts";
-import { callContext, type Caller, type CallOptions, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
 
 /** Options for {@link bridgeFor}. */
 export interface BridgeOptions {
@@ -14,7 +14,7 @@ export interface BridgeOptions {
    */
   internal: boolean;
   /** The downstream call the script serves; its session receives sampling/roots requests. */
-  parent?: CallOptions;
+  parent?: CallContext;
 }
 
 /** A bridge calling tools through `gateway` as `caller`. */

@@ -122,6 +122,7 @@ export class MacroTools implements LocalToolProvider {
               ...verdictOf(outcome, tooManyPictures),
               at: Date.now(),
             }),
+          // as never: a script's result: content optional
         }) as never;
       },
     };

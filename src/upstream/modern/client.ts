@@ -28,18 +28,23 @@ export class ModernClient implements UpstreamClient {
   setRequestHandler: Client["setRequestHandler"] = ((schema: unknown, handler: AnyHandler) => {
     tolerate(() =>
       this.v2.setRequestHandler(
+        // as never: 1.x handler signature onto v2's own types
         methodOf(schema) as never,
         ((request: unknown, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) =>
+          // as never: 1.x handler signature onto v2's own types
           handler(request, { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
       )
     );
+    // as never: 1.x handler signature onto v2's own types
   }) as never;
 
   setNotificationHandler: Client["setNotificationHandler"] = ((
     schema: unknown,
     handler: (n: unknown) => void,
   ) => {
+    // as never: 1.x handler signature onto v2's own types
     tolerate(() => this.v2.setNotificationHandler(methodOf(schema) as never, handler as never));
+    // as never: 1.x handler signature onto v2's own types
   }) as never;
 
   /** The 2026-07-28 revision has no roots notifications: nothing to tell. */

@@ -69,6 +69,7 @@ export async function connectModern(
   setup(client);
   lenientResults(transport, server, log);
   try {
+    // as never: 1.x transport, v2's own declaration of it
     await v2.connect(transport as never, {
       timeout: server.connectTimeoutMs,
       ...(prior?.kind === "modern" ? { prior } : {}),

@@ -1,0 +1,282 @@
+/**
+ * @module The one road of every tool call through the core, plain or task-augmented, from any
+ * door or script: the {@link CallGate} admits it, a span wraps it when tracing is on, observers
+ * are told how it ended, and it is routed to a local tool or to its upstream — on the caller's
+ * own process of an isolated server, or the caller's own connection of a per-user one. The
+ * call's {@link CallContext} is handed on as it came; only a span (its own `traceparent`) or a
+ * view URI mapped back for the upstream makes a new one.
+ */
+import type {
+  CallToolRequest,
+  CallToolResult,
+  CreateTaskResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { CallContext } from "../shared/call-context.ts";
+import { GatewayError } from "../shared/errors.ts";
+import type { CallGate } from "./call-gate.ts";
+import {
+  type CallAnswer,
+  type CallNotes,
+  CallObservers,
+  type CallRecord,
+  type OperationKind,
+} from "./call-records.ts";
+import type { ToolEntry } from "./catalog.ts";
+import { filterContext } from "./filters/mod.ts";
+import type { Gateway } from "./gateway.ts";
+import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
+import { withConnectRound } from "./passthrough/connect-round.ts";
+import {
+  exposeResultUris,
+  exposeUri,
+  upstreamRequestMeta,
+  viewServerOf,
+} from "./passthrough/mod.ts";
+import { traced } from "./traced.ts";
+import type { CallTracer } from "./tracing.ts";
+import type { Caller } from "./types.ts";
+
+/** The call path of one gateway. */
+export class CallPath {
+  /** Per-token call rates and concurrency; `null`: every call is admitted. */
+  #gate: CallGate | null = null;
+  /** Set when telemetry is on: every call, script run and upstream request gets a span. */
+  #tracer: CallTracer | null = null;
+  /** Told about every finished call (metrics, status page, audit). */
+  readonly #observers = new CallObservers();
+  readonly #gateway: Gateway;
+
+  constructor(gateway: Gateway) {
+    this.#gateway = gateway;
+  }
+
+  /** Installs the gate every call passes (per-token call rates and concurrency). */
+  setGate(gate: CallGate | null): void {
+    this.#gate = gate;
+  }
+
+  /** Traces every tool call, script run and upstream request from now on (telemetry on). */
+  setTracer(tracer: CallTracer): void {
+    this.#tracer = tracer;
+    this.#gateway.onStop(() => tracer.shutdown());
+  }
+
+  /** Registers an observer told about every finished tool call (metrics, status page). */
+  observeCalls(observer: (call: CallRecord) => void): void {
+    this.#observers.add(observer);
+  }
+
+  /** Registers an observer told about every tool call, prompt get and resource read (audit). */
+  observeOperations(observer: (call: CallRecord) => void): void {
+    this.#observers.addAll(observer);
+  }
+
+  /** Runs a prompt get or resource read under the observers (see `operations.ts`). */
+  observed<R>(
+    kind: Exclude<OperationKind, "tool">,
+    name: string,
+    caller: Caller,
+    context: CallContext,
+    args: unknown,
+    run: (notes: CallNotes) => Promise<R>,
+  ): Promise<R> {
+    return this.#observers.observe(kind, name, caller, context, args, run);
+  }
+
+  /**
+   * Calls a tool. Upstream outages and timeouts become `isError` results (the agent reads them);
+   * unknown or forbidden tools throw, and so does a call the {@link CallGate} refuses.
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallContext,
+  ): Promise<CallToolResult> {
+    return this.#gated(
+      name,
+      caller,
+      options,
+      args,
+      (inner, notes) => this.#route(name, args, caller, inner, notes),
+    );
+  }
+
+  /**
+   * Creates a task upstream for a task-augmented `tools/call` (either era). It is a call like
+   * any other: the same gate (rate, concurrency), call record and span, and the same process
+   * routing; the concurrency slot is held while the task is being created.
+   */
+  createTask(
+    params: CallToolRequest["params"],
+    caller: Caller,
+    options: CallContext,
+  ): Promise<CreateTaskResult> {
+    return this.#gated(
+      params.name,
+      caller,
+      options,
+      params.arguments,
+      (inner, notes) => this.#gateway.tasks.create(params, caller, inner, notes),
+    );
+  }
+
+  /**
+   * The one road of every call, plain or task-augmented: the {@link CallGate} admits it, a span
+   * wraps it when tracing is on, and observers are told how it ended.
+   */
+  async #gated<T extends CallAnswer>(
+    name: string,
+    caller: Caller,
+    options: CallContext,
+    args: unknown,
+    run: (inner: CallContext, notes: CallNotes) => Promise<T>,
+  ): Promise<T> {
+    // Every call passes here once, scripts' calls included: this is where limits count calls.
+    const admitted = this.#gate?.acquire(caller, {
+      tool: name,
+      local: this.#gateway.localByName.has(name),
+    });
+    // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
+    const release = typeof admitted === "object" ? await admitted : admitted;
+    const observed = (inner: CallContext) =>
+      this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
+    try {
+      if (this.#tracer) {
+        const attributes = {
+          "mcp.tool": name,
+          "mcp.token": caller.tokenName ?? "",
+          "mcp.profile": caller.profile ?? "",
+        };
+        return await traced(
+          this.#tracer,
+          "tool",
+          `tools/call ${name}`,
+          attributes,
+          options,
+          observed,
+        );
+      }
+      return await observed(options);
+    } finally {
+      release?.();
+    }
+  }
+
+  /**
+   * Calls a tool and answers its typed outcome: an upstream outage comes back as data (kind and
+   * server) instead of an `isError` text result, so scripts branch on it without reading text.
+   */
+  async callToolOutcome(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallContext,
+  ): Promise<CallOutcome> {
+    try {
+      const result = await this.callTool(name, args, caller, { ...options, outagesThrow: true });
+      return { kind: "result", result };
+    } catch (err) {
+      const outage = outageOf(err);
+      if (outage) return outage;
+      throw err;
+    }
+  }
+
+  async #route(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallContext,
+    notes: CallNotes,
+  ): Promise<CallToolResult> {
+    const view = viewServerOf(options.meta);
+    const target = this.#gateway.resolveTool(name, caller, options.internal, view);
+    if ("call" in target) {
+      if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
+      return await traced(
+        this.#tracer,
+        "script",
+        `script ${name}`,
+        { "mcp.script": target.script },
+        options,
+        (inner) => target.call(args ?? {}, caller, inner),
+      );
+    }
+    notes.server = target.server;
+    if (this.#tracer) {
+      const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
+      return await traced(
+        this.#tracer,
+        "upstream",
+        `${target.server} tools/call`,
+        attributes,
+        options,
+        (inner) => this.#callUpstream(target, args, caller, inner, notes),
+      );
+    }
+    return await this.#callUpstream(target, args, caller, options, notes);
+  }
+
+  async #callUpstream(
+    target: ToolEntry,
+    args: Record<string, unknown> | undefined,
+    caller: Caller,
+    options: CallContext,
+    notes: CallNotes,
+  ): Promise<CallToolResult> {
+    const upstream = this.#gateway.pool.get(target.server);
+    try {
+      if (!upstream) {
+        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
+          data: { server: target.server },
+        });
+      }
+      // Tracked in flight, on the caller's own process of an `isolation: session` server, or
+      // on the caller's own connection of a per-user server (whose connect link the client may
+      // be asked to open within the call).
+      const config = upstream.config;
+      const result = await withConnectRound(
+        this.#gateway.passthrough,
+        upstream,
+        options,
+        caller.tokenName,
+        (identity) =>
+          config.kind === "http" && config.oauth?.mode === "per-user"
+            ? this.#gateway.upstreamAuth.userCredential(config, identity)
+            : undefined,
+        () =>
+          this.#gateway.passthrough.serve(
+            upstream,
+            caller,
+            options,
+            (serving) => {
+              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+              const input = serving.era === "modern"
+                ? this.#gateway.passthrough.inputRelay(serving, options)
+                : undefined;
+              // The context goes on as it came; only a view URI of this server is mapped back.
+              const meta = options.meta && upstreamRequestMeta(options.meta, target.server);
+              const call = meta === options.meta ? options : { ...options, meta };
+              return serving.callTool(target.upstreamName, args, call, input);
+            },
+          ),
+      );
+      const screened = await this.#gateway.filters.run(
+        this.#gateway.config,
+        filterContext("tool", target.server, target.name, caller, options),
+        result,
+      );
+      notes.filters.push(...screened.acted);
+      // Resource links name URIs as the client knows them (`ui://` views especially).
+      return exposeResultUris(
+        screened.value,
+        (uri) => exposeUri(this.#gateway.resources, target.server, uri),
+      );
+    } catch (err) {
+      const outage = options.outagesThrow ? undefined : outageOf(err);
+      if (outage) return outageResult(outage);
+      throw err;
+    }
+  }
+}

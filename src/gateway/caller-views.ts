@@ -1,0 +1,154 @@
+/**
+ * @module What one caller sees and reaches in the core's catalog: the servers its token's globs
+ * and its profile leave it, the tools it is listed, finds and may call, and which tool a name
+ * it calls resolves to. Read from the gateway's current catalog and local tools at each use, so
+ * a reload or a catalog change applies to callers already connected.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayConfig } from "../config/mod.ts";
+import { GatewayError } from "../shared/errors.ts";
+import type { UpstreamPool } from "../upstream/mod.ts";
+import { callerAllows } from "./access.ts";
+import type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
+import { downServerEntry } from "./down-servers.ts";
+import type { Pins } from "./pinning/mod.ts";
+import { profileView } from "./profiles.ts";
+import { ServerScopes } from "./server-scopes.ts";
+import {
+  callableNames,
+  listedTools,
+  reachesUpstream,
+  type Scope,
+  type VisibleTool,
+  visibleTools,
+} from "./tool-views.ts";
+import type { Caller, LocalTool } from "./types.ts";
+import { unprefixedTarget } from "./unprefixed.ts";
+
+/** What the views read of the gateway, each time (the gateway itself). */
+export interface ViewSource {
+  readonly config: GatewayConfig;
+  readonly catalog: Catalog;
+  /** Bumped at each catalog rebuild: the scope cache keys on it. */
+  readonly version: number;
+  readonly localByName: ReadonlyMap<string, LocalTool>;
+  readonly pins: Pins;
+  readonly pool: UpstreamPool;
+}
+
+/** The views of one gateway. */
+export class CallerViews {
+  readonly #source: ViewSource;
+  /** Servers per glob list, valid for one catalog version. */
+  #scopes = new ServerScopes();
+
+  constructor(source: ViewSource) {
+    this.#source = source;
+  }
+
+  /**
+   * The upstream servers this caller reaches: those owning at least one tool its token's globs
+   * allow (hidden tools do not count), within its profile's servers on a profile's endpoint;
+   * `null` = every server (no globs, no profile). `config` (default: the running one) gives the
+   * profile's definition: a re-scope compares the one a reload replaced with the new one.
+   */
+  serversOf(
+    caller: Caller,
+    config: GatewayConfig = this.#source.config,
+  ): ReadonlySet<string> | null {
+    const view = profileView(config, caller.profile);
+    // Cached for the running config only; another one's profile of the same name differs.
+    const scopes = config === this.#source.config ? this.#scopes : new ServerScopes();
+    return scopes.serversOf(caller, view, this.#source.catalog, this.#source.version);
+  }
+
+  /** True when this caller's prompt list holds `entry` (token globs, then profile servers). */
+  reachesPrompt(
+    caller: Caller,
+    entry: PromptEntry,
+    config: GatewayConfig = this.#source.config,
+  ): boolean {
+    if (!callerAllows(caller, entry.name)) return false;
+    if (caller.profile === null) return true;
+    const servers = this.serversOf(caller, config);
+    return servers === null || servers.has(entry.server);
+  }
+
+  /** What narrows this caller's view under `config`: its token, its profile, the exposure. */
+  scope(caller: Caller, config: GatewayConfig = this.#source.config): Scope {
+    const view = profileView(config, caller.profile);
+    return { caller, view, exposure: view?.exposure ?? config.gateway.exposure };
+  }
+
+  /** True when this caller reaches `server` (see {@link serversOf}). */
+  sees(caller: Caller, server: string): boolean {
+    const servers = this.serversOf(caller);
+    return servers === null || servers.has(server);
+  }
+
+  /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
+  listTools(caller: Caller, config: GatewayConfig = this.#source.config): Tool[] {
+    return listedTools(this.#source.localByName, this.#source.catalog, this.scope(caller, config));
+  }
+
+  /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
+  visibleTools(caller: Caller): VisibleTool[] {
+    return visibleTools(this.#source.localByName, this.#source.catalog, this.scope(caller));
+  }
+
+  /** Names a script run for this caller may call (hidden tools included: macros may call them). */
+  callableNames(caller: Caller, internal: boolean): string[] {
+    return callableNames(
+      this.#source.localByName,
+      this.#source.catalog,
+      this.scope(caller),
+      internal,
+    );
+  }
+
+  /**
+   * Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. A name
+   * the gateway does not expose may still reach one upstream tool by its upstream name
+   * (./unprefixed.ts; `view`: the server of the MCP Apps view the call came from).
+   */
+  resolveTool(
+    name: string,
+    caller: Caller,
+    internal = false,
+    view?: string,
+  ): LocalTool | ToolEntry {
+    const local = this.#source.localByName.get(name);
+    let entry = local ? undefined : this.#source.catalog.toolsByName.get(name);
+    // A server that never came up has no catalog: its names answer "down", not "unknown".
+    // Outside the caller's profile a tool does not exist, as for an unknown name.
+    const scope = this.scope(caller);
+    if (!local && !entry) {
+      this.#source.pins.refuseHeld("tool", name, (h) => {
+        const held = h.entry as ToolEntry;
+        return !(held.hidden && !internal) && reachesUpstream(scope, held);
+      });
+      entry = downServerEntry(name, this.#source.pool.all(), this.#source.config.gateway.separator);
+    }
+    if (!local && !entry && !internal && this.#source.config.gateway.unprefixedCalls) {
+      const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
+      const found = unprefixedTarget(this.#source.catalog, name, allowed, view);
+      if (found) return found;
+    }
+    const outside = local
+      ? local.shownWith?.(scope.exposure) === false || (scope.view && !scope.view.local(local))
+      : entry && scope.view && !scope.view.upstream(entry.name, entry.server);
+    if ((!local && (!entry || (entry.hidden && !internal))) || outside) {
+      throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
+    }
+    if (!callerAllows(caller, name)) {
+      throw new GatewayError(
+        "FORBIDDEN",
+        `tool "${name}" is not allowed for token "${caller.tokenName}"`,
+        {
+          data: { tool: name },
+        },
+      );
+    }
+    return local ?? entry!;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * @module The one context of a call, from the door that took the request down to the leg that
+ * moves it upstream. A door builds it once, where the request's identity is known
+ * (`callContext` in `gateway/call-context.ts`); `Gateway.callTool`, `Upstream.request`, the
+ * caller's frame and the leg all read this same object. A layer that must change something
+ * (a span's own `traceparent`, a task result's longer clock, a 2026-07-28 flow's origin) makes
+ * a new context from the old one: nothing is re-assembled field by field on the way down, so a
+ * field added here reaches every layer that reads it.
+ *
+ * It lives in `shared/` because both `gateway/` and `upstream/` read it; its gateway-only
+ * fields are type imports, which leave no import at run time.
+ */
+import type { SessionLink } from "../gateway/passthrough/link.ts";
+
+/** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
+export type Era = "legacy" | "modern" | "local";
+
+/** One progress notification as the call receives it (`progressToken` taken out). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Where a call came from, as far as an upstream's server-to-client requests are concerned: a
+ * 2026-07-28 client's parked call answers them through `input_required` rounds.
+ */
+export interface CallOrigin {
+  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
+}
+
+/** Everything one call carries besides its caller's identity (see `gateway/types.ts`'s `Caller`). */
+export interface CallContext {
+  /** Aborting cancels the call: the upstream is told, the call gets a `cancelled` error. */
+  readonly signal?: AbortSignal;
+  /** Asks the upstream for progress (a `progressToken` is sent) and relays each report. */
+  readonly onprogress?: (progress: Progress) => void;
+  /** Each progress report starts the timeout again (set with `onprogress` for tool calls). */
+  readonly resetTimeoutOnProgress?: boolean;
+  /**
+   * Milliseconds without an answer (or, with `resetTimeoutOnProgress`, without progress);
+   * absent: the server's `timeout`.
+   */
+  readonly timeoutMs?: number;
+  /**
+   * `_meta` of the downstream request minus its progress token (which is mapped), merged into
+   * the upstream request's `_meta`: the trace context (`traceparent`) travels here.
+   */
+  readonly meta?: Record<string, unknown>;
+  /** True for calls made by macros and operator scripts: hidden tools are reachable. */
+  readonly internal?: boolean;
+  /**
+   * The 2025 session whose request this call serves: sampling, elicitation and roots requests
+   * an upstream sends during the call go back to it.
+   */
+  readonly session?: SessionLink;
+  /** Id of that downstream request: routed server requests go out on its stream. */
+  readonly requestId?: string | number;
+  /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
+  readonly origin?: CallOrigin;
+  /**
+   * Set by `CallPath.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
+   * of becoming an `isError` text result.
+   */
+  readonly outagesThrow?: boolean;
+  /** Script runs this call is nested in (0 or absent: a client's own call). */
+  readonly scriptDepth?: number;
+  /** For a call a script makes: the era of the client the script serves (see `eraOf`). */
+  readonly era?: Era;
+}
+
+/** The context of a request no client made (catalog reads, the gateway's own housekeeping). */
+export const NO_CONTEXT: CallContext = Object.freeze({});
