@@ -191,6 +191,10 @@ const server = z.strictObject({
     "With isolation: session, the most session processes one token may hold (default a " +
       "quarter of maxSessions, at least 1).",
   ),
+  spare: z.boolean().optional().describe(
+    "With isolation: session, keep one process started ahead of need, so the next session " +
+      "takes it at once (default true; it counts in maxSessions). false: start each on demand.",
+  ),
   inheritEnv: z.union([
     z.boolean(),
     z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),

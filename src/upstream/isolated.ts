@@ -3,7 +3,9 @@
  * session, started by that session's first call and stopped when it closes. Such a process
  * serves one session only, so it may be given that session's roots and its sampling and
  * elicitation requests have exactly one place to go. The pool's own instance of the server stays
- * the shared definition (its catalog is what sessions list); this class only holds the copies.
+ * the shared definition (its catalog is what sessions list); this class only holds the copies,
+ * and each server's spare (spare.ts): one process started ahead of need, counted in
+ * `maxSessions`, that the next new owner takes at once.
  */
 import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
@@ -11,6 +13,7 @@ import { GatewayError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
+import { Spare } from "./spare.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
@@ -30,11 +33,22 @@ export class SessionUpstreams {
   #setup: SessionSetup;
 
   #onCatalog: ((upstream: Upstream) => void) | undefined;
+  /** server name → its spare process (servers with `spare` only; see {@link prime}). */
+  #spares = new Map<string, Spare>();
+  /** Whether this table keeps spares at all (not for per-user connections: see the pool). */
+  #keepsSpares: boolean;
+  #halted = false;
 
-  constructor(log: Logger, setup: SessionSetup, onCatalog?: (upstream: Upstream) => void) {
+  constructor(
+    log: Logger,
+    setup: SessionSetup,
+    { onCatalog, spares = false }: { onCatalog?: (upstream: Upstream) => void; spares?: boolean } =
+      {},
+  ) {
     this.#log = log;
     this.#setup = setup;
     this.#onCatalog = onCatalog;
+    this.#keepsSpares = spares;
   }
 
   /**
@@ -59,15 +73,6 @@ export class SessionUpstreams {
       instance = undefined;
     }
     if (!instance) {
-      if (owners.size >= config.maxSessions) {
-        throw new GatewayError(
-          "UPSTREAM_UNAVAILABLE",
-          `server "${config.name}" already runs ${owners.size} session processes ` +
-            `(maxSessions: ${config.maxSessions}); close a session or raise ` +
-            `servers.${config.name}.maxSessions`,
-          { data: { server: config.name, maxSessions: config.maxSessions } },
-        );
-      }
       const perToken = config.maxSessionsPerToken;
       let held = 0;
       for (const i of owners.values()) if (tokenName !== null && i.tokenName === tokenName) held++;
@@ -80,17 +85,73 @@ export class SessionUpstreams {
           { data: { server: config.name, maxSessionsPerToken: perToken } },
         );
       }
-      const upstream = new Upstream(config, this.#log, {
-        onCatalog: (u) => this.#onCatalog?.(u),
-        onState: () => {},
-        setup: (u, client) => this.#setup(u, client, owner),
-        ...(credential ? { credential: () => credential } : {}),
-      });
-      instance = { upstream, ready: upstream.start(), tokenName };
+      // A spare that cannot serve now (down, restarting, given up) still holds its slot, but
+      // never makes anyone be refused: it yields when the server is full. A spare taken moves
+      // from spare to owner, so the count stays what it was (within `maxSessions`).
+      const spare = credential ? undefined : this.#takeSpare(config, owners.size);
+      if (!spare && owners.size >= config.maxSessions) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `server "${config.name}" already runs ${owners.size} session processes ` +
+            `(maxSessions: ${config.maxSessions}); close a session or raise ` +
+            `servers.${config.name}.maxSessions`,
+          { data: { server: config.name, maxSessions: config.maxSessions } },
+        );
+      }
+      if (spare) {
+        instance = { upstream: spare.take(owner), ready: spare.upstream.started(), tokenName };
+      } else {
+        const upstream = new Upstream(config, this.#log, {
+          onCatalog: (u) => this.#onCatalog?.(u),
+          onState: () => {},
+          setup: (u, client) => this.#setup(u, client, owner),
+          ...(credential ? { credential: () => credential } : {}),
+        });
+        instance = { upstream, ready: upstream.start(), tokenName };
+      }
       owners.set(owner, instance);
+      this.prime(config);
     }
     await instance.ready;
     return instance.upstream;
+  }
+
+  /**
+   * Starts the server's spare in the background unless it has one, keeps none (`spare:
+   * false`, or this table keeps no spares), or its owners' processes leave no room under
+   * `maxSessions`. The pool primes a server once its shared instance came up (one that
+   * crashes at start never gets a spare); a take or a closed session primes it again. A spare
+   * that dies restarts on the server's own `restart` backoff and gives up like any upstream.
+   */
+  prime(config: ServerConfig): void {
+    if (!this.#keepsSpares || this.#halted || !config.spare || !config.enabled) return;
+    if (this.#spares.has(config.name) || this.count(config.name) >= config.maxSessions) return;
+    this.#spares.set(config.name, new Spare(config, this.#log, this.#setup));
+  }
+
+  /** The server's spare process while nobody has taken it (status, tests). */
+  spareOf(server: string): Upstream | undefined {
+    return this.#spares.get(server)?.upstream;
+  }
+
+  /**
+   * The spare a new owner of `config` takes, removed from the table; `undefined` when there is
+   * none that saves a start. One of an older config is stopped; one that cannot serve now
+   * stays (keeping its backoff) unless the server is full, then it is stopped for its slot.
+   */
+  #takeSpare(config: ServerConfig, owners: number): Spare | undefined {
+    const spare = this.#spares.get(config.name);
+    if (!spare) return undefined;
+    const stale = spare.upstream.config !== config;
+    if (!stale && spare.takeable) {
+      this.#spares.delete(config.name);
+      return spare;
+    }
+    if (stale || owners + 1 >= config.maxSessions) {
+      this.#spares.delete(config.name);
+      void spare.upstream.stop();
+    }
+    return undefined;
   }
 
   /** The owner's running processes (for its `roots/list_changed`). */
@@ -125,6 +186,8 @@ export class SessionUpstreams {
       if (!instance) continue;
       owners.delete(owner);
       stops.push(instance.upstream.stop());
+      // A full server has room again: its spare comes back.
+      this.prime(instance.upstream.config);
     }
     await Promise.all(stops);
   }
@@ -133,11 +196,23 @@ export class SessionUpstreams {
   async drop(server: string): Promise<void> {
     const owners = this.#byServer.get(server);
     this.#byServer.delete(server);
-    await Promise.all([...owners?.values() ?? []].map((i) => i.upstream.stop()));
+    const spare = this.#spares.get(server);
+    this.#spares.delete(server);
+    await Promise.all([
+      ...[...owners?.values() ?? []].map((i) => i.upstream.stop()),
+      spare?.upstream.stop(),
+    ]);
   }
 
-  /** Stops every session process (shutdown). */
+  /** Shutdown began: no spare is started from now on. */
+  halt(): void {
+    this.#halted = true;
+  }
+
+  /** Stops every session process and every spare (shutdown). */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#byServer.keys()].map((s) => this.drop(s)));
+    this.halt();
+    const servers = new Set([...this.#byServer.keys(), ...this.#spares.keys()]);
+    await Promise.all([...servers].map((s) => this.drop(s)));
   }
 }
