@@ -73,6 +73,15 @@ export class SessionUpstreams {
       instance = undefined;
     }
     if (!instance) {
+      if (owners.size >= config.maxSessions) {
+        throw new GatewayError(
+          "UPSTREAM_UNAVAILABLE",
+          `server "${config.name}" already runs ${owners.size} session processes ` +
+            `(maxSessions: ${config.maxSessions}); close a session or raise ` +
+            `servers.${config.name}.maxSessions`,
+          { data: { server: config.name, maxSessions: config.maxSessions } },
+        );
+      }
       const perToken = config.maxSessionsPerToken;
       let held = 0;
       for (const i of owners.values()) if (tokenName !== null && i.tokenName === tokenName) held++;
@@ -85,19 +94,10 @@ export class SessionUpstreams {
           { data: { server: config.name, maxSessionsPerToken: perToken } },
         );
       }
-      // A spare that cannot serve now (down, restarting, given up) still holds its slot, but
-      // never makes anyone be refused: it yields when the server is full. A spare taken moves
-      // from spare to owner, so the count stays what it was (within `maxSessions`).
+      // Only owners count here: a spare exists only while they leave room for it, one taken
+      // moves from spare to owner, and one that cannot serve now (down, restarting, given up)
+      // yields its slot when the server is full — a spare never makes anyone be refused.
       const spare = credential ? undefined : this.#takeSpare(config, owners.size);
-      if (!spare && owners.size >= config.maxSessions) {
-        throw new GatewayError(
-          "UPSTREAM_UNAVAILABLE",
-          `server "${config.name}" already runs ${owners.size} session processes ` +
-            `(maxSessions: ${config.maxSessions}); close a session or raise ` +
-            `servers.${config.name}.maxSessions`,
-          { data: { server: config.name, maxSessions: config.maxSessions } },
-        );
-      }
       if (spare) {
         instance = { upstream: spare.take(owner), ready: spare.upstream.started(), tokenName };
       } else {

@@ -2,10 +2,12 @@
  * @module The spare process of a session-isolated server (`servers.<name>.spare`): one process
  * started and connected before any session needs it, so the next session (or 2026-07-28 request
  * flow) takes it at once instead of waiting for a process start. Until it is taken it belongs
- * to nobody: the handlers that relay its requests are registered only when an owner takes it,
- * and what it asks before that is refused (a `roots/list` so refused is followed, once taken,
- * by `notifications/roots/list_changed`, so it asks again and reaches its owner). Taken once,
- * it is that owner's process like any other and is never handed to anyone else.
+ * to nobody: the handlers that relay its requests are registered only when an owner takes it.
+ * A `roots/list` it sends before that (servers ask right after initialize) waits for the owner
+ * and gets the owner's roots, as if the process had been started for it (one the server gave up
+ * waiting for is followed, once taken, by `notifications/roots/list_changed`); sampling and
+ * elicitation are refused (no call of anybody's is behind them). Taken once, it is that
+ * owner's process like any other and is never handed to anyone else.
  */
 import {
   CreateMessageRequestSchema,
@@ -21,6 +23,13 @@ import { Upstream } from "./upstream.ts";
 /** Registers pass-through handlers on a process for its owner (isolated.ts's `SessionSetup`). */
 type Bind = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
 
+type Handler = (request: unknown, extra: { signal: AbortSignal }) => unknown;
+
+/** A `roots/list` that arrived before the take, waiting for the handler its owner brings. */
+interface Held {
+  answer(handler: Handler | undefined): void;
+}
+
 /** One pre-started process of a server, not yet anybody's. */
 export class Spare {
   readonly upstream: Upstream;
@@ -28,8 +37,10 @@ export class Spare {
   #owner: object | undefined;
   /** The client of its current connection (a restart before the take replaces it). */
   #client: UpstreamClient | undefined;
-  /** It asked for roots while it had no owner: tell it they changed once it has one. */
-  #askedRoots = false;
+  /** The current connection's `roots/list` requests that wait for an owner. */
+  #held: Held[] = [];
+  /** A held `roots/list` was given up (the server's own timeout): tell the owner's roots anew. */
+  #gaveUpRoots = false;
 
   constructor(config: ServerConfig, log: Logger, bind: Bind) {
     this.#bind = bind;
@@ -38,6 +49,7 @@ export class Spare {
       onState: () => {},
       setup: (u, client) => {
         this.#client = client;
+        this.#release(undefined); // those of a connection that is gone have nobody to reach
         if (this.#owner) bind(u, client, this.#owner);
         else this.#refuseAll(client);
       },
@@ -60,30 +72,69 @@ export class Spare {
     this.#owner = owner;
     const client = this.#client;
     if (client) {
-      this.#bind(this.upstream, client, owner);
-      if (this.#askedRoots) void client.sendRootsListChanged().catch(() => {});
+      // The owner's handlers replace the refusals; the held roots/list go to its roots handler.
+      let roots: Handler | undefined;
+      const noting: UpstreamClient = {
+        getServerCapabilities: () => client.getServerCapabilities(),
+        setRequestHandler: ((schema: unknown, handler: Handler) => {
+          if (schema === ListRootsRequestSchema) roots = handler;
+          client.setRequestHandler(schema as never, handler as never);
+        }) as never,
+        setNotificationHandler: ((schema: unknown, handler: unknown) =>
+          client.setNotificationHandler(schema as never, handler as never)) as never,
+        sendRootsListChanged: () =>
+          client.sendRootsListChanged(),
+        close: () => client.close(),
+      };
+      this.#bind(this.upstream, noting, owner);
+      this.#release(roots);
+      if (this.#gaveUpRoots) void client.sendRootsListChanged().catch(() => {});
     }
     return this.upstream;
   }
 
-  /** Until taken, whatever the process asks has nobody to answer it. */
+  /** Answers the held `roots/list` with `handler` (refused without one). */
+  #release(handler: Handler | undefined): void {
+    const held = this.#held;
+    this.#held = [];
+    for (const h of held) h.answer(handler);
+  }
+
+  /** Until taken, sampling and elicitation have nobody to answer them; roots wait. */
   #refuseAll(client: UpstreamClient): void {
-    const name = this.upstream.name;
     const refuse = (req: { method: string }) =>
-      onWire(() => {
-        if (req.method === "roots/list") this.#askedRoots = true;
-        throw new GatewayError(
-          "UNSUPPORTED",
-          `no client session can answer ${req.method} from server "${name}": this process ` +
-            "was started ahead of need and no session has taken it yet",
-          { data: { server: name, method: req.method } },
-        );
-      }) as never;
+      onWire(() => Promise.reject(this.#refusal(req.method))) as never;
     client.setRequestHandler(CreateMessageRequestSchema, refuse);
     client.setRequestHandler(ElicitRequestSchema, refuse);
     // Without `roots:` the capability is not offered (and the SDK would refuse the handler).
-    if (this.upstream.config.roots !== null) {
-      client.setRequestHandler(ListRootsRequestSchema, refuse);
-    }
+    if (this.upstream.config.roots === null) return;
+    const hold: Handler = (req, extra) =>
+      new Promise((resolve) => {
+        // The server gave up on it (its own timeout) or the connection closed: stop waiting.
+        const abandon = () => resolve(onWire(() => Promise.reject(this.#refusal("roots/list"))));
+        const gaveUp = () => {
+          this.#gaveUpRoots = true;
+          abandon();
+        };
+        extra.signal.addEventListener("abort", gaveUp, { once: true });
+        this.#held.push({
+          answer: (handler) => {
+            extra.signal.removeEventListener("abort", gaveUp);
+            if (!handler) return abandon();
+            resolve(onWire(() => handler(req, extra)));
+          },
+        });
+      });
+    client.setRequestHandler(ListRootsRequestSchema, hold as never);
+  }
+
+  #refusal(method: string): GatewayError {
+    const name = this.upstream.name;
+    return new GatewayError(
+      "UNSUPPORTED",
+      `no client session can answer ${method} from server "${name}": this process was ` +
+        "started ahead of need and no session has taken it yet",
+      { data: { server: name, method } },
+    );
   }
 }
