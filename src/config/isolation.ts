@@ -77,8 +77,8 @@ export function isolationOf(
     isolation,
     maxSessions,
     maxSessionsPerToken: Math.min(maxSessions, perToken),
-    // A spare is on unless turned off: it spares each new session the process start.
-    spare: isolation === "session" && (s.spare ?? true),
+    // One spare unless said otherwise: it spares each new session the process start.
+    spare: isolation === "session" ? s.spare ?? 1 : 0,
   };
 }
 

@@ -191,9 +191,9 @@ const server = z.strictObject({
     "With isolation: session, the most session processes one token may hold (default a " +
       "quarter of maxSessions, at least 1).",
   ),
-  spare: z.boolean().optional().describe(
-    "With isolation: session, keep one process started ahead of need, so the next session " +
-      "takes it at once (default true; it counts in maxSessions). false: start each on demand.",
+  spare: z.number().int().nonnegative().max(16).optional().describe(
+    "With isolation: session, how many processes to keep started ahead of need, so a new " +
+      "session takes one at once (default 1; they count in maxSessions). 0: start each on demand.",
   ),
   inheritEnv: z.union([
     z.boolean(),

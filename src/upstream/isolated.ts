@@ -33,8 +33,8 @@ export class SessionUpstreams {
   #setup: SessionSetup;
 
   #onCatalog: ((upstream: Upstream) => void) | undefined;
-  /** server name → its spare process (servers with `spare` only; see {@link prime}). */
-  #spares = new Map<string, Spare>();
+  /** server name → its spare processes (at most its `spare`; see {@link prime}). */
+  #spares = new Map<string, Spare[]>();
   /** Whether this table keeps spares at all (not for per-user connections: see the pool). */
   #keepsSpares: boolean;
   #halted = false;
@@ -117,39 +117,42 @@ export class SessionUpstreams {
   }
 
   /**
-   * Starts the server's spare in the background unless it has one, keeps none (`spare:
-   * false`, or this table keeps no spares), or its owners' processes leave no room under
-   * `maxSessions`. The pool primes a server once its shared instance came up (one that
-   * crashes at start never gets a spare); a take or a closed session primes it again. A spare
-   * that dies restarts on the server's own `restart` backoff and gives up like any upstream.
+   * Starts spares of the server in the background until it has its `spare` of them, unless
+   * this table keeps none or its owners' processes leave no room under `maxSessions`. The
+   * pool primes a server once its shared instance came up (one that crashes at start never
+   * gets a spare); a take or a closed session primes it again. A spare that dies restarts on
+   * the server's own `restart` backoff and gives up like any upstream; it keeps its place, so
+   * a server that cannot start never makes spares loop.
    */
   prime(config: ServerConfig): void {
-    if (!this.#keepsSpares || this.#halted || !config.spare || !config.enabled) return;
-    if (this.#spares.has(config.name) || this.count(config.name) >= config.maxSessions) return;
-    this.#spares.set(config.name, new Spare(config, this.#log, this.#setup));
+    if (!this.#keepsSpares || this.#halted || !config.enabled) return;
+    let spares = this.#spares.get(config.name);
+    if (!spares) this.#spares.set(config.name, spares = []);
+    const owners = this.count(config.name);
+    while (spares.length < config.spare && owners + spares.length < config.maxSessions) {
+      spares.push(new Spare(config, this.#log, this.#setup));
+    }
   }
 
-  /** The server's spare process while nobody has taken it (status, tests). */
-  spareOf(server: string): Upstream | undefined {
-    return this.#spares.get(server)?.upstream;
+  /** The server's spare processes nobody has taken yet (status, tests). */
+  sparesOf(server: string): readonly Upstream[] {
+    return (this.#spares.get(server) ?? []).map((s) => s.upstream);
   }
 
   /**
-   * The spare a new owner of `config` takes, removed from the table; `undefined` when there is
-   * none that saves a start. One of an older config is stopped; one that cannot serve now
-   * stays (keeping its backoff) unless the server is full, then it is stopped for its slot.
+   * The spare a new owner of `config` takes, removed from the table; `undefined` when none
+   * saves a start. Those of an older config are stopped; one that cannot serve now stays
+   * (keeping its backoff) unless the new owner needs its slot, then it is stopped.
    */
   #takeSpare(config: ServerConfig, owners: number): Spare | undefined {
-    const spare = this.#spares.get(config.name);
-    if (!spare) return undefined;
-    const stale = spare.upstream.config !== config;
-    if (!stale && spare.takeable) {
-      this.#spares.delete(config.name);
-      return spare;
-    }
-    if (stale || owners + 1 >= config.maxSessions) {
-      this.#spares.delete(config.name);
-      void spare.upstream.stop();
+    const all = this.#spares.get(config.name) ?? [];
+    const spares = all.filter((s) => s.upstream.config === config);
+    for (const s of all) if (!spares.includes(s)) void s.upstream.stop();
+    this.#spares.set(config.name, spares);
+    const i = spares.findIndex((s) => s.takeable);
+    if (i >= 0) return spares.splice(i, 1)[0];
+    while (spares.length > 0 && owners + 1 + spares.length > config.maxSessions) {
+      void spares.pop()!.upstream.stop();
     }
     return undefined;
   }
@@ -196,12 +199,9 @@ export class SessionUpstreams {
   async drop(server: string): Promise<void> {
     const owners = this.#byServer.get(server);
     this.#byServer.delete(server);
-    const spare = this.#spares.get(server);
+    const spares = this.#spares.get(server) ?? [];
     this.#spares.delete(server);
-    await Promise.all([
-      ...[...owners?.values() ?? []].map((i) => i.upstream.stop()),
-      spare?.upstream.stop(),
-    ]);
+    await Promise.all([...owners?.values() ?? [], ...spares].map((i) => i.upstream.stop()));
   }
 
   /** Shutdown began: no spare is started from now on. */

@@ -91,7 +91,7 @@ describe("a session-isolated server keeps one spare process", () => {
   const { pids, env } = pidsFile();
   let gw: TestGateway;
   const clients: Client[] = [];
-  const spare = () => gw.running.gateway.pool.isolated.spareOf("probe");
+  const spare = () => gw.running.gateway.pool.isolated.sparesOf("probe")[0];
   const open = async (who: string) => {
     const c = await session(gw.url, who);
     clients.push(c);
@@ -183,10 +183,10 @@ servers:
   });
 });
 
-describe("reload and spare: false", () => {
+describe("reload and spare: 0", () => {
   const { dir, pids, env } = pidsFile();
   let gw: TestGateway;
-  const spare = () => gw.running.gateway.pool.isolated.spareOf("probe");
+  const spare = () => gw.running.gateway.pool.isolated.sparesOf("probe")[0];
   const yaml = (extra: string) => `
 servers:
   probe: ${nodeServer("spare-probe.mjs", `isolation: session, ${extra}${env()}`)}
@@ -212,9 +212,31 @@ servers:
     assert.equal(spare()!.config.maxSessions, 5);
   });
 
-  it("spare: false stops it and starts none; a session then waits for its own start", async () => {
+  it("spare: 2 keeps two, within maxSessions", async () => {
+    await reload("maxSessions: 2, spare: 2, ");
+    const spares = () => gw.running.gateway.pool.isolated.sparesOf("probe");
+    await waitFor(
+      () => spares().length === 2 && spares().every((u) => u.state === "up"),
+      30_000,
+      "two spares",
+    );
+    const opened = Date.now();
+    const c = await session(gw.url);
+    try {
+      const got = await whoami(c);
+      assert.ok(got.startedAt < opened, "it took one of the two");
+      await pause(500);
+      // One owner and one spare fill maxSessions: 2, so the taken one is not replaced.
+      assert.equal(spares().length, 1);
+    } finally {
+      await end(c);
+    }
+    await waitFor(() => spares().length === 2, 10_000, "the room given back to a spare");
+  });
+
+  it("spare: 0 stops it and starts none; a session then waits for its own start", async () => {
     const before = recordedPids(pids);
-    await reload("spare: false, ");
+    await reload("spare: 0, ");
     await waitFor(() => before.every((p) => !alive(p.pid)), 10_000, "the old processes to stop");
     assert.equal(spare(), undefined);
     const started = recordedPids(pids).length; // the new shared instance
@@ -222,7 +244,7 @@ servers:
     const c = await session(gw.url);
     try {
       const got = await whoami(c);
-      assert.ok(got.startedAt >= opened, "with spare: false the process starts on demand");
+      assert.ok(got.startedAt >= opened, "with spare: 0 the process starts on demand");
       assert.equal(recordedPids(pids).length, started + 1, "one process for the session, no spare");
     } finally {
       await end(c);
@@ -264,7 +286,7 @@ servers:
   });
 
   it("backs off and gives up; a session does not start another spare", async () => {
-    const spare = () => gw.running.gateway.pool.isolated.spareOf("probe");
+    const spare = () => gw.running.gateway.pool.isolated.sparesOf("probe")[0];
     await waitFor(() => spare()?.gaveUp, 30_000, "the spare to give up");
     // The shared instance's start, the spare's and its two restarts.
     assert.equal(count(), 4);
@@ -298,7 +320,7 @@ servers:
       )
     }
 `);
-    const spare = () => gw.running.gateway.pool.isolated.spareOf("probe");
+    const spare = () => gw.running.gateway.pool.isolated.sparesOf("probe")[0];
     const clients: Client[] = [];
     const seen = async (c: Client) => {
       const r = await c.callTool({ name: "probe__roots_seen", arguments: {} });
@@ -341,9 +363,9 @@ servers:
     const pool = new UpstreamPool([config], createLogger("test"));
     try {
       pool.users.prime(config);
-      assert.equal(pool.users.spareOf("probe"), undefined);
+      assert.equal(pool.users.sparesOf("probe")[0], undefined);
       pool.isolated.prime(config);
-      await waitFor(() => pool.isolated.spareOf("probe")?.state === "up", 30_000);
+      await waitFor(() => pool.isolated.sparesOf("probe")[0]?.state === "up", 30_000);
       assert.equal(recordedPids(pids).length, 1, "only the session table started one");
     } finally {
       await pool.stopAll();
