@@ -26,6 +26,7 @@ import {
   waitFor,
 } from "../_helpers/gateway.ts";
 import { alive, recordedPids } from "../operations/_ops.ts";
+import { problemsOf } from "../config/_problems.ts";
 
 const token = (name: string) => `${name}-spare-token-0123456789abcdef`;
 const AUTH = `auth:
@@ -305,6 +306,25 @@ servers:
     await pause(1500);
     assert.equal(count(), settled, "no start loop");
     assert.equal(spare()?.gaveUp, true);
+  });
+});
+
+describe("the spare key", () => {
+  it("applies with isolation: session only; defaults to 1 there and 0 elsewhere", () => {
+    assert.deepEqual(problemsOf("servers:\n  s: { command: x, spare: 2 }\n"), [
+      "servers.s.spare: spare applies with isolation: session only",
+    ]);
+    assert.match(
+      problemsOf("servers:\n  s: { command: x, isolation: session, spare: -1 }\n")[0]!,
+      /^servers\.s\.spare: /,
+    );
+    const spares = (extra: string) =>
+      parseConfig(`servers:\n  s: { command: x${extra} }\n`).servers[0]!.spare;
+    assert.deepEqual([
+      spares(", isolation: session"),
+      spares(""),
+      spares(", isolation: session, spare: 0"),
+    ], [1, 0, 0]);
   });
 });
 
