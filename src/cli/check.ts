@@ -168,7 +168,9 @@ async function connectEach(
   deadGlobs: (catalog: string[]) => { path: (string | number)[]; message: string }[],
 ): Promise<number> {
   const log = createLogger("check");
-  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), log);
+  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), log, {}, {
+    spares: false,
+  });
   try {
     await pool.startAll();
     const up = pool.all().filter((u) => u.state === "up");

@@ -1,5 +1,5 @@
 /**
- * Per-server `roots`, `isolation`, `maxSessions` and `maxSessionsPerToken`: who may tell an upstream which folders it
+ * Per-server `roots`, `isolation`, `maxSessions`, `maxSessionsPerToken` and `spare`: who may tell an upstream which folders it
  * serves. A shared process serves every session, so it may only ever see roots the operator
  * wrote down; a client's own roots need a process of that session's own (`isolation: session`).
  */
@@ -19,13 +19,16 @@ export const DEFAULT_MAX_SESSIONS = 16;
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
 
-/** Normalises the three keys of one server, reporting misuse at its YAML path. */
+/** Normalises these keys of one server, reporting misuse at its YAML path. */
 export function isolationOf(
   name: string,
   s: RawServer,
   dir: string,
   problems: Problem[],
-): Pick<ServerConfig, "roots" | "isolation" | "maxSessions" | "maxSessionsPerToken"> {
+): Pick<
+  ServerConfig,
+  "roots" | "isolation" | "maxSessions" | "maxSessionsPerToken" | "spare"
+> {
   const path = ["servers", name];
   const isolation = s.isolation ?? "shared";
   if (isolation === "session" && s.command === undefined) {
@@ -34,7 +37,7 @@ export function isolationOf(
       message: "isolation: session applies to command (stdio) servers only",
     });
   }
-  for (const key of ["maxSessions", "maxSessionsPerToken"] as const) {
+  for (const key of ["maxSessions", "maxSessionsPerToken", "spare"] as const) {
     if (s[key] !== undefined && isolation !== "session") {
       problems.push({
         path: [...path, key],
@@ -69,7 +72,14 @@ export function isolationOf(
   const maxSessions = s.maxSessions ?? DEFAULT_MAX_SESSIONS;
   // One token's share, as for the session table: a quarter unless said otherwise.
   const perToken = s.maxSessionsPerToken ?? Math.max(1, Math.floor(maxSessions / 4));
-  return { roots, isolation, maxSessions, maxSessionsPerToken: Math.min(maxSessions, perToken) };
+  return {
+    roots,
+    isolation,
+    maxSessions,
+    maxSessionsPerToken: Math.min(maxSessions, perToken),
+    // One spare unless said otherwise: it spares each new session the process start.
+    spare: isolation === "session" ? s.spare ?? 1 : 0,
+  };
 }
 
 /** A `file://` URI as written, or a path (relative to the config folder) turned into one. */

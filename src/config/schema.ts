@@ -191,6 +191,10 @@ const server = z.strictObject({
     "With isolation: session, the most session processes one token may hold (default a " +
       "quarter of maxSessions, at least 1).",
   ),
+  spare: z.number().int().nonnegative().max(16).optional().describe(
+    "With isolation: session, how many processes to keep started ahead of need, so a new " +
+      "session takes one at once (default 1; they count in maxSessions). 0: start each on demand.",
+  ),
   inheritEnv: z.union([
     z.boolean(),
     z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a variable name" })),

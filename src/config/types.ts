@@ -37,6 +37,8 @@ interface ServerCommon {
   readonly maxSessions: number;
   /** With `isolation: session`, the most session processes one token may hold. */
   readonly maxSessionsPerToken: number;
+  /** With `isolation: session`, how many processes are kept started ahead of need (0: none). */
+  readonly spare: number;
   /**
    * The protocol era spoken to it: `auto` probes with `server/discover` and falls back to
    * `initialize`; `legacy` is the 2025 wire (SDK 1.x client); `modern` is 2026-07-28 only.

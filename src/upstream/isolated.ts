@@ -3,7 +3,9 @@
  * session, started by that session's first call and stopped when it closes. Such a process
  * serves one session only, so it may be given that session's roots and its sampling and
  * elicitation requests have exactly one place to go. The pool's own instance of the server stays
- * the shared definition (its catalog is what sessions list); this class only holds the copies.
+ * the shared definition (its catalog is what sessions list); this class only holds the copies,
+ * and each server's spare (spare.ts): one process started ahead of need, counted in
+ * `maxSessions`, that the next new owner takes at once.
  */
 import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
@@ -11,6 +13,7 @@ import { GatewayError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
+import { Spare } from "./spare.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
@@ -30,11 +33,22 @@ export class SessionUpstreams {
   #setup: SessionSetup;
 
   #onCatalog: ((upstream: Upstream) => void) | undefined;
+  /** server name → its spare processes (at most its `spare`; see {@link prime}). */
+  #spares = new Map<string, Spare[]>();
+  /** Whether this table keeps spares at all (not for per-user connections: see the pool). */
+  #keepsSpares: boolean;
+  #halted = false;
 
-  constructor(log: Logger, setup: SessionSetup, onCatalog?: (upstream: Upstream) => void) {
+  constructor(
+    log: Logger,
+    setup: SessionSetup,
+    { onCatalog, spares = false }: { onCatalog?: (upstream: Upstream) => void; spares?: boolean } =
+      {},
+  ) {
     this.#log = log;
     this.#setup = setup;
     this.#onCatalog = onCatalog;
+    this.#keepsSpares = spares;
   }
 
   /**
@@ -80,17 +94,67 @@ export class SessionUpstreams {
           { data: { server: config.name, maxSessionsPerToken: perToken } },
         );
       }
-      const upstream = new Upstream(config, this.#log, {
-        onCatalog: (u) => this.#onCatalog?.(u),
-        onState: () => {},
-        setup: (u, client) => this.#setup(u, client, owner),
-        ...(credential ? { credential: () => credential } : {}),
-      });
-      instance = { upstream, ready: upstream.start(), tokenName };
+      // Only owners count here: a spare exists only while they leave room for it, one taken
+      // moves from spare to owner, and one that cannot serve now (down, restarting, given up)
+      // yields its slot when the server is full — a spare never makes anyone be refused.
+      const spare = credential ? undefined : this.#takeSpare(config, owners.size);
+      if (spare) {
+        instance = { upstream: spare.take(owner), ready: spare.upstream.started(), tokenName };
+      } else {
+        const upstream = new Upstream(config, this.#log, {
+          onCatalog: (u) => this.#onCatalog?.(u),
+          onState: () => {},
+          setup: (u, client) => this.#setup(u, client, owner),
+          ...(credential ? { credential: () => credential } : {}),
+        });
+        instance = { upstream, ready: upstream.start(), tokenName };
+      }
       owners.set(owner, instance);
+      this.prime(config);
     }
     await instance.ready;
     return instance.upstream;
+  }
+
+  /**
+   * Starts spares of the server in the background until it has its `spare` of them, unless
+   * this table keeps none or its owners' processes leave no room under `maxSessions`. The
+   * pool primes a server once its shared instance came up (one that crashes at start never
+   * gets a spare); a take or a closed session primes it again. A spare that dies restarts on
+   * the server's own `restart` backoff and gives up like any upstream; it keeps its place, so
+   * a server that cannot start never makes spares loop.
+   */
+  prime(config: ServerConfig): void {
+    if (!this.#keepsSpares || this.#halted || !config.enabled) return;
+    let spares = this.#spares.get(config.name);
+    if (!spares) this.#spares.set(config.name, spares = []);
+    const owners = this.count(config.name);
+    while (spares.length < config.spare && owners + spares.length < config.maxSessions) {
+      spares.push(new Spare(config, this.#log, this.#setup));
+    }
+  }
+
+  /** The server's spare processes nobody has taken yet (status, tests). */
+  sparesOf(server: string): readonly Upstream[] {
+    return (this.#spares.get(server) ?? []).map((s) => s.upstream);
+  }
+
+  /**
+   * The spare a new owner of `config` takes, removed from the table; `undefined` when none
+   * saves a start. Those of an older config are stopped; one that cannot serve now stays
+   * (keeping its backoff) unless the new owner needs its slot, then it is stopped.
+   */
+  #takeSpare(config: ServerConfig, owners: number): Spare | undefined {
+    const all = this.#spares.get(config.name) ?? [];
+    const spares = all.filter((s) => s.upstream.config === config);
+    for (const s of all) if (!spares.includes(s)) void s.upstream.stop();
+    this.#spares.set(config.name, spares);
+    const i = spares.findIndex((s) => s.takeable);
+    if (i >= 0) return spares.splice(i, 1)[0];
+    while (spares.length > 0 && owners + 1 + spares.length > config.maxSessions) {
+      void spares.pop()!.upstream.stop();
+    }
+    return undefined;
   }
 
   /** The owner's running processes (for its `roots/list_changed`). */
@@ -125,6 +189,8 @@ export class SessionUpstreams {
       if (!instance) continue;
       owners.delete(owner);
       stops.push(instance.upstream.stop());
+      // A full server has room again: its spare comes back.
+      this.prime(instance.upstream.config);
     }
     await Promise.all(stops);
   }
@@ -133,11 +199,20 @@ export class SessionUpstreams {
   async drop(server: string): Promise<void> {
     const owners = this.#byServer.get(server);
     this.#byServer.delete(server);
-    await Promise.all([...owners?.values() ?? []].map((i) => i.upstream.stop()));
+    const spares = this.#spares.get(server) ?? [];
+    this.#spares.delete(server);
+    await Promise.all([...owners?.values() ?? [], ...spares].map((i) => i.upstream.stop()));
   }
 
-  /** Stops every session process (shutdown). */
+  /** Shutdown began: no spare is started from now on. */
+  halt(): void {
+    this.#halted = true;
+  }
+
+  /** Stops every session process and every spare (shutdown). */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.#byServer.keys()].map((s) => this.drop(s)));
+    this.halt();
+    const servers = new Set([...this.#byServer.keys(), ...this.#spares.keys()]);
+    await Promise.all([...servers].map((s) => this.drop(s)));
   }
 }

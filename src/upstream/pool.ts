@@ -1,6 +1,7 @@
 /**
  * All upstreams of a config: started concurrently (one slow or broken server never holds up
- * the others), replaced as a diff on reload, stopped together on shutdown.
+ * the others), replaced as a diff on reload, stopped together on shutdown. A session-isolated
+ * server whose shared instance came up gets its spare process (spare.ts) right after.
  */
 import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
@@ -39,18 +40,29 @@ export class UpstreamPool {
   #userKeys = new Map<string, object>();
   #halted = false;
 
-  constructor(servers: readonly ServerConfig[], log: Logger, events: PoolEvents = {}) {
+  /**
+   * `spares: false` starts no spare processes (`check` starts each server once, to look at it).
+   */
+  constructor(
+    servers: readonly ServerConfig[],
+    log: Logger,
+    events: PoolEvents = {},
+    { spares = true }: { spares?: boolean } = {},
+  ) {
     this.#log = log;
     this.#events = events;
     this.isolated = new SessionUpstreams(
       log.child("session"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
+      { spares },
     );
+    // No spares here: a per-user connection is made with its identity's own credential, so
+    // one started before its identity is known would have nobody's (or the wrong) credential.
     this.users = new SessionUpstreams(
       log.child("user"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
       // A user's connection read the server's catalog: it is what every client lists.
-      (u) => this.#upstreams.get(u.name)?.adoptCatalog(u.catalog),
+      { onCatalog: (u) => this.#upstreams.get(u.name)?.adoptCatalog(u.catalog) },
     );
     for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
   }
@@ -87,8 +99,14 @@ export class UpstreamPool {
   async startAll(onEach?: (u: Upstream) => void): Promise<void> {
     await Promise.all([...this.#upstreams.values()].map(async (u) => {
       await u.start();
+      this.#primeSpare(u);
       onEach?.(u);
     }));
+  }
+
+  /** Starts the spare of a session-isolated server whose shared instance just came up. */
+  #primeSpare(u: Upstream): void {
+    if (u.state === "up" && this.#upstreams.get(u.name) === u) this.isolated.prime(u.config);
   }
 
   /** The upstream with this name. */
@@ -139,7 +157,10 @@ export class UpstreamPool {
     // Keep config order so listings stay stable.
     this.#upstreams = new Map(servers.map((s) => [s.name, this.#upstreams.get(s.name)!]));
     await Promise.all(stops);
-    await Promise.all(starts.map((u) => u.start()));
+    await Promise.all(starts.map(async (u) => {
+      await u.start();
+      this.#primeSpare(u);
+    }));
     return { added, removed, changed };
   }
 
@@ -157,6 +178,7 @@ export class UpstreamPool {
   halt(): void {
     this.#halted = true;
     for (const u of this.#upstreams.values()) u.halt();
+    this.isolated.halt();
   }
 
   /** Stops every upstream, in any state, and resolves once each process tree is killed. */

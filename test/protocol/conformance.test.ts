@@ -102,13 +102,16 @@ describe("the official conformance suite through the gateway", () => {
     // session (2025) or request flow (2026-07-28) gets its own process of it, with its own roots.
     // The list-change triggers live on a shared instance, whose list_changed every client hears;
     // so do the task tools, since a task outlives the request flow that created it.
+    // Three spare processes: the suite's client sends one request flow after another and aborts
+    // some after 500 ms, less than a node process start takes on a loaded machine; a scenario
+    // (server-stateless) runs three flows within a second, so each must find one already up.
     const taskTools = JSON.stringify(TASK_TOOLS);
     gw = await startTestGateway(`
 servers:
   conformance: ${
       nodeServer(
         "conformance.mjs",
-        "prefix: false, isolation: session, roots: client, maxSessions: 64, " +
+        "prefix: false, isolation: session, roots: client, maxSessions: 64, spare: 3, " +
           `tools: { deny: ["test_trigger_*", ${taskTools.slice(1, -1)}] }`,
       )
     }
