@@ -206,6 +206,18 @@ const ROWS: Row[] = [
     body: rpc("server/discover", { _meta: ENVELOPE }),
     headers: { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" },
   },
+  {
+    name: "2025 batch, modern header",
+    body: [rpc("tools/list", {}, 1)],
+    headers: { "mcp-protocol-version": MODERN },
+  },
+  {
+    name: "posted result, modern header",
+    body: { jsonrpc: "2.0", id: 1, result: {} },
+    headers: { "mcp-protocol-version": MODERN },
+  },
+  { name: "not JSON, modern header", body: "{not", headers: { "mcp-protocol-version": MODERN } },
+  { name: "empty body, modern header", body: "", headers: { "mcp-protocol-version": MODERN } },
   { name: "2025 batch", body: [rpc("tools/list", {}, 1), rpc("tools/list", {}, 2)] },
   { name: "batch with a claim", body: [rpc("tools/list", { _meta: ENVELOPE })] },
   { name: "empty batch", body: [] },
@@ -228,15 +240,18 @@ function headerFields(headers: Record<string, string>) {
   };
 }
 
+/** The request as an HTTP client sends it (with its length, as the server then sees it). */
 function requestOf(row: Row): Request {
+  const body = typeof row.body === "string" ? row.body : JSON.stringify(row.body);
   return new Request("http://127.0.0.1/mcp", {
     method: "POST",
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
+      "content-length": String(new TextEncoder().encode(body).length),
       ...row.headers,
     },
-    body: typeof row.body === "string" ? row.body : JSON.stringify(row.body),
+    body,
   });
 }
 
@@ -262,8 +277,21 @@ describe("door classification", () => {
         const again = await classify(requestOf(row), MAX);
         assert.deepEqual(again.modern && again.route, sdk, "a reused verdict is the SDK's");
       }
-      // The legacy door reads the body itself: classify must leave it readable.
-      if (!door.modern) assert.equal(request.bodyUsed, false);
+      // The legacy door reads the body itself: classify leaves it readable, or hands on a copy.
+      if (!door.modern) {
+        const sent = door.request ?? request;
+        assert.equal(sent.bodyUsed, false);
+        const raw = typeof row.body === "string" ? row.body : JSON.stringify(row.body);
+        assert.equal(await sent.text(), raw);
+        assert.equal(
+          sent.headers.get("mcp-protocol-version"),
+          request.headers.get("mcp-protocol-version"),
+        );
+      }
+      // A request naming a 2026 revision is read once, with no clone: the original's body.
+      if (row.headers?.["mcp-protocol-version"]?.trim().startsWith("2026")) {
+        assert.equal(request.bodyUsed, true, "read without a clone");
+      }
       if (typeof row.body !== "string") {
         const header = row.headers?.["mcp-protocol-version"] ?? null;
         const pre = plainlyLegacy(row.body, header);

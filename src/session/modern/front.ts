@@ -10,7 +10,7 @@
 import { createMcpHandler, type InboundClassificationOutcome } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
-import { jsonOf } from "./classify.ts";
+import { copyOf, jsonOf } from "./classify.ts";
 import { Continuations } from "./continuations.ts";
 import { isListen, listenedUris, ListenFeed } from "./listen.ts";
 import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
@@ -185,7 +185,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   return {
     fetch: relay
       ? async (request, identity, body, route) =>
-        (continues(body) ? await relay.forward(request, identity) : null) ??
+        (continues(body) ? await relay.forward(readable(request, body), identity) : null) ??
           local(request, identity, body, route)
       : local,
     parked: () => continuations.size,
@@ -197,6 +197,14 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
       await handler.close();
     },
   };
+}
+
+/**
+ * `request` with a body the relay can read: the door's classifier may have read it already
+ * (./classify.ts), and then a copy holding `body` stands in.
+ */
+function readable(request: Request, body: unknown): Request {
+  return request.bodyUsed && body !== undefined ? copyOf(request, JSON.stringify(body)) : request;
 }
 
 /**
