@@ -31,6 +31,10 @@ export function malformed(request: Request): string | null {
   const host = request.headers.get("host");
   if (host === null) return null;
   if (host.length > MAX_HOST || !HOST.test(host)) return "the Host header is not a valid host";
+  // The common case, without a second parse: `Host` is the http target's host exactly as the URL
+  // parser writes it, and parsing `http://` + that gives it back unchanged. (Not for https:
+  // there `a:80` keeps its port, and `http://a:80` would not.)
+  if (url.protocol === "http:" && host === url.host) return null;
   let hostUrl: URL;
   try {
     hostUrl = new URL(`http://${host}`);

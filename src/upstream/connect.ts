@@ -8,6 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig, StdioServerConfig } from "../config/mod.ts";
@@ -21,15 +22,10 @@ import type { ProtocolEra, UpstreamClient } from "./client.ts";
 import { unavailable } from "./failure.ts";
 import { framed } from "./frame.ts";
 import { LeanLeg } from "./lean-leg.ts";
-import {
-  connectModern,
-  forget,
-  knownEra,
-  modernHttpTransport,
-  notModern,
-  ProbeTransport,
-  remember,
-} from "./modern/mod.ts";
+import { notModern } from "./modern/era.ts";
+import { preProbe } from "./modern/pre-probe.ts";
+import { ProbeTransport } from "./modern/probe-transport.ts";
+import { forget, knownEra, remember } from "./modern/verdicts.ts";
 import { spawnSpec } from "./sandbox/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
@@ -160,11 +156,23 @@ async function connectStdio(
   const known = knownEra(server);
   if (known?.kind !== "legacy") {
     const probe = new ProbeTransport(transport);
-    const modern = await connectModern(server, probe, capabilitiesFor(server), setup, {
-      probeTimeoutMs: probeTimeoutMs(server),
-      log,
-      ...(known ? { prior: known } : {}),
-    });
+    // The SDK v2 client is loaded only when the server may offer 2026-07-28 (./modern/pre-probe.ts).
+    const found = known ??
+      await preProbe(server, probe, capabilitiesFor(server), probeTimeoutMs(server), log);
+    const prior = found.kind === "result"
+      ? { kind: "modern", discover: found.result } as PriorDiscovery
+      : found.kind === "modern"
+      ? found
+      : undefined;
+    const modern = found.kind === "legacy"
+      ? null
+      : await (await import("./modern/negotiate.ts")).connectModern(
+        server,
+        probe,
+        capabilitiesFor(server),
+        setup,
+        { probeTimeoutMs: probeTimeoutMs(server), log, ...(prior ? { prior } : {}) },
+      );
     if (modern) {
       probe.keep();
       if (modern.discover) remember(server, { kind: "modern", discover: modern.discover });
@@ -198,6 +206,8 @@ async function connectHttp(
 ): Promise<Connection> {
   const known = knownEra(server);
   if (known?.kind !== "legacy" && server.transport !== "sse") {
+    // An HTTP upstream's era probe is the SDK v2 client's, which is loaded for it.
+    const { connectModern, modernHttpTransport } = await import("./modern/negotiate.ts");
     const transport = modernHttpTransport(server, attempt.fetch);
     opened.add(transport);
     const modern = await connectModern(server, transport, capabilitiesFor(server), setup, {

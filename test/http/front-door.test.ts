@@ -20,6 +20,18 @@ describe("front door", () => {
     assert.equal(await res.text(), "ok");
   });
 
+  it("judges a Host equal to the target's host as a second parse would", () => {
+    // Unchanged by the shortcut for an http target: an https target's `a:80` keeps its port,
+    // which `http://a:80` does not.
+    assert.match(malformed(withHost("https://a:80/mcp", "a:80")) ?? "", /another host/);
+    assert.equal(
+      malformed(withHost("https://a/mcp", "a:443")),
+      "the request target names another host than Host",
+    );
+    assert.equal(malformed(withHost("http://a:8080/mcp", "a:8080")), null);
+    assert.match(malformed(withHost("http://a:8080/mcp", "a:8081")) ?? "", /another host/);
+  });
+
   it("names what is wrong with a Host that is not a host", () => {
     for (const host of ["", "a b", "[::1", "x".repeat(300), "h\u00e9llo", "a/b", "u@h"]) {
       assert.match(malformed(withHost("http://127.0.0.1/mcp", host)) ?? "", /Host/, host);

@@ -1,19 +1,16 @@
 /**
  * The 2026-07-28 front door: the SDK v2's `createMcpHandler` in strict mode (`legacy:
- * 'reject'`), beside the 2025 session front door on the same `/mcp`. {@link isModernRequest}
+ * 'reject'`), beside the 2025 session front door on the same `/mcp`. `classify` (./classify.ts)
  * decides which door a request takes, with the SDK's own classification, so the two can never
  * disagree; requests that carry a session id skip it (the modern revision has no sessions).
+ * This module and the SDK it builds on are loaded at the first modern request (./lazy.ts).
  * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first;
  * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
  */
-import {
-  classifyInboundRequest,
-  createMcpHandler,
-  type InboundClassificationOutcome,
-  isLegacyRequest,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, type InboundClassificationOutcome } from "@modelcontextprotocol/server";
 import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
+import { copyOf, jsonOf } from "./classify.ts";
 import { Continuations } from "./continuations.ts";
 import { isListen, listenedUris, ListenFeed } from "./listen.ts";
 import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
@@ -188,7 +185,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   return {
     fetch: relay
       ? async (request, identity, body, route) =>
-        (continues(body) ? await relay.forward(request, identity) : null) ??
+        (continues(body) ? await relay.forward(readable(request, body), identity) : null) ??
           local(request, identity, body, route)
       : local,
     parked: () => continuations.size,
@@ -203,6 +200,14 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
 }
 
 /**
+ * `request` with a body the relay can read: the door's classifier may have read it already
+ * (./classify.ts), and then a copy holding `body` stands in.
+ */
+function readable(request: Request, body: unknown): Request {
+  return request.bodyUsed && body !== undefined ? copyOf(request, JSON.stringify(body)) : request;
+}
+
+/**
  * False when `body` (already read) is plainly not the retry of a parked call — it has no
  * `requestState` — so the cluster relay need not read the request again to find out.
  */
@@ -210,59 +215,6 @@ function continues(body: unknown): boolean {
   if (body === undefined) return true;
   const params = (body as { params?: unknown } | null)?.params;
   return typeof params === "object" && params !== null && "requestState" in params;
-}
-
-/**
- * Which door a request takes, with its JSON body and the SDK's classification of it when reading
- * it was needed to decide.
- */
-export type Door =
-  | { modern: false }
-  | { modern: true; body?: unknown; route?: InboundClassificationOutcome };
-
-/**
- * Which door `request` belongs to: the 2026-07-28 one when it has no session id and the SDK
- * classifies it as modern (a per-request `_meta` envelope, or a body only the modern path may
- * answer). A POST's body is read here once and handed on, so neither the SDK's classifier nor
- * the modern door parses it again; a body that is not JSON is left to the SDK to answer. A JSON
- * body is classified with the SDK's `classifyInboundRequest` — what `isLegacyRequest` runs for a
- * parsed body — so that the outcome can be handed on too.
- */
-export async function classify(request: Request, maxBodyBytes: number): Promise<Door> {
-  if (request.headers.has("mcp-session-id")) return { modern: false };
-  if (request.method !== "POST") return { modern: !request.headers.has("last-event-id") };
-  const body = await jsonOf(request);
-  if (body === undefined) {
-    const legacy = await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes });
-    return { modern: !legacy };
-  }
-  const route = classifyInboundRequest({
-    httpMethod: "POST",
-    ...headerOf(request, "mcp-protocol-version", "protocolVersionHeader"),
-    ...headerOf(request, "mcp-method", "mcpMethodHeader"),
-    ...headerOf(request, "mcp-name", "mcpNameHeader"),
-    body,
-  });
-  return route.kind === "legacy" ? { modern: false } : { modern: true, body, route };
-}
-
-/** `{ [key]: value }` of a header that is present, else `{}` (the SDK's shape for absent). */
-function headerOf<K extends string>(
-  request: Request,
-  name: string,
-  key: K,
-): { [k in K]?: string } {
-  const value = request.headers.get(name);
-  return (value === null ? {} : { [key]: value }) as { [k in K]?: string };
-}
-
-/** The JSON body of `request` read from a clone (the request stays readable), if it parses. */
-async function jsonOf(request: Request): Promise<unknown> {
-  try {
-    return await request.clone().json();
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * @module The 2026-07-28 (stateless) front door: SDK v2 per-request servers over the gateway
- * core, with multi round-trip requests for upstreams that ask the client for input.
+ * core, with multi round-trip requests for upstreams that ask the client for input. Loaded at
+ * the first request that could be modern (./classify.ts, ./lazy.ts).
  */
-export { classify, createModernFront } from "./front.ts";
-export type { Door } from "./front.ts";
+export { classify } from "./classify.ts";
+export { createModernFront } from "./lazy.ts";
+export type { Door } from "./classify.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
 export type { ModernIdentity } from "./server.ts";

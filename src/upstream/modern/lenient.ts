@@ -36,7 +36,11 @@ export function lenientResults(transport: Transport, server: ServerConfig, log?:
 }
 
 /** `message` itself, or a copy of a result lacking `resultType` with it set to `complete`. */
-function completed(message: JSONRPCMessage, server: ServerConfig, log?: Logger): JSONRPCMessage {
+export function completed(
+  message: JSONRPCMessage,
+  server: ServerConfig,
+  log?: Logger,
+): JSONRPCMessage {
   const result = (message as { result?: unknown }).result;
   if (result === null || typeof result !== "object" || Array.isArray(result)) return message;
   if ("resultType" in result) return message;

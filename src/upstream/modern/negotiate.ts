@@ -13,20 +13,19 @@ import {
 } from "@modelcontextprotocol/client";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
-import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { UpstreamClient } from "../client.ts";
 import type { UpstreamCaller } from "../caller.ts";
 import { framed } from "../frame.ts";
 import { ModernClient } from "./client.ts";
+import { MODERN_REVISION } from "./era.ts";
 import { isEraMismatch, startError } from "./errors.ts";
 import { lenientResults } from "./lenient.ts";
 import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
 
-/** The revision a modern upstream is pinned to. */
-export const MODERN_REVISION = "2026-07-28";
+export { MODERN_REVISION, notModern } from "./era.ts";
 
 /** A modern connection, or the verdict that the server is not one (`null`). */
 export type ModernOutcome =
@@ -94,16 +93,4 @@ export function modernHttpTransport(server: HttpServerConfig, viaFetch?: FetchLi
     requestInit: { headers: { ...server.headers } },
     ...(viaFetch ? { fetch: viaFetch } : {}),
   }) as unknown as Transport;
-}
-
-/** The error of `protocol: modern` against a server that does not offer 2026-07-28. */
-export function notModern(server: ServerConfig, why?: unknown): GatewayError {
-  const detail = why === undefined ? "" : `: ${messageOf(why)}`;
-  return new GatewayError(
-    "UPSTREAM_UNAVAILABLE",
-    `server "${server.name}" does not offer protocol revision ${MODERN_REVISION} via ` +
-      `server/discover, but servers.${server.name}.protocol is modern (use auto or legacy ` +
-      `for a 2025-era server)${detail}`,
-    { data: { server: server.name, protocol: server.protocol } },
-  );
 }

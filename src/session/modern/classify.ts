@@ -1,0 +1,206 @@
+/**
+ * @module Which door a request to `/mcp` takes: the 2025 sessions or the 2026-07-28 stateless
+ * door. The SDK v2's classification decides, so the two doors can never disagree; but the SDK
+ * package (~6 MiB of schemas and code, ~50 ms of CPU to load) is imported only when a request
+ * could be modern. A 2025 client's session-less requests — its `initialize` above all — are
+ * recognised by {@link plainlyLegacy}, a strict subset of what the SDK itself calls legacy, so a
+ * 2025-only gateway never loads the v2 server.
+ */
+import type { InboundClassificationOutcome } from "@modelcontextprotocol/server";
+
+/**
+ * Which door a request takes, with its JSON body and the SDK's classification of it when reading
+ * it was needed to decide. A legacy request whose body was read here (see {@link classify})
+ * comes with `request`: a copy holding that body, for the 2025 door to read.
+ */
+export type Door =
+  | { modern: false; request?: Request }
+  | { modern: true; body?: unknown; route?: InboundClassificationOutcome };
+
+/** The first revision of the modern era; the SDK compares revisions as strings, as here. */
+const FIRST_MODERN = "2026-07-28";
+/** The only keys a JSON-RPC request or notification may have (the SDK's schemas are strict). */
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+let sdk: Promise<typeof import("@modelcontextprotocol/server")> | undefined;
+/** The SDK v2 server package, imported at the first request that needs it. */
+export function serverSdk(): Promise<typeof import("@modelcontextprotocol/server")> {
+  return sdk ??= import("@modelcontextprotocol/server");
+}
+
+/**
+ * Which door `request` belongs to: the 2026-07-28 one when it has no session id and the SDK
+ * classifies it as modern (a per-request `_meta` envelope, or a body only the modern path may
+ * answer). A POST's body is read here once and handed on, so neither the SDK's classifier nor
+ * the modern door parses it again; a body that is not JSON is left to the SDK to answer. A JSON
+ * body is classified with the SDK's `classifyInboundRequest` — what `isLegacyRequest` runs for a
+ * parsed body — so that the outcome can be handed on too; unless it is {@link plainlyLegacy}.
+ */
+export async function classify(request: Request, maxBodyBytes: number): Promise<Door> {
+  if (request.headers.has("mcp-session-id")) return { modern: false };
+  if (request.method !== "POST") return { modern: !request.headers.has("last-event-id") };
+  const version = request.headers.get("mcp-protocol-version");
+  // A request that names a 2026 revision is read once, not through a clone: the clone tees the
+  // body into JavaScript streams, which cost a 2026-07-28 call ~15% of its CPU. The SDK sends
+  // such a request to the 2025 door only when it is a batch, a posted response or not JSON;
+  // that door then gets a copy of the body read here.
+  const text = isModern(version) && declaredWithin(request, maxBodyBytes)
+    ? await request.text().catch(() => undefined)
+    : undefined;
+  const read = text !== undefined;
+  const body = read ? parsed(text) : await jsonOf(request);
+  const legacy = (): Door =>
+    read ? { modern: false, request: copyOf(request, text) } : { modern: false };
+  if (body !== undefined && plainlyLegacy(body, version)) return legacy();
+  const { classifyInboundRequest, isLegacyRequest } = await serverSdk();
+  if (body === undefined) {
+    const judged = read ? copyOf(request, text) : request;
+    if (await isLegacyRequest(judged, body, { maxRequestBodySize: maxBodyBytes })) return legacy();
+    return { modern: true };
+  }
+  const inbound = {
+    httpMethod: "POST",
+    ...(version === null ? {} : { protocolVersionHeader: version }),
+    ...headerOf(request, "mcp-method", "mcpMethodHeader"),
+    ...headerOf(request, "mcp-name", "mcpNameHeader"),
+  };
+  const route = envelopeRoute(classifyInboundRequest, inbound, body) ??
+    classifyInboundRequest({ ...inbound, body });
+  return route.kind === "legacy" ? legacy() : { modern: true, body, route };
+}
+
+/** True when an `MCP-Protocol-Version` header names a 2026-07-28 or later revision. */
+function isModern(version: string | null): boolean {
+  return version !== null && stripOws(version) >= FIRST_MODERN;
+}
+
+/**
+ * True when the body's length is declared and within the limit, so reading it whole here cannot
+ * change the SDK's verdict (it routes an oversized body to the modern door, for a 413).
+ */
+function declaredWithin(request: Request, maxBodyBytes: number): boolean {
+  const declared = request.headers.get("content-length");
+  return declared !== null && /^\d{1,15}$/.test(declared) && Number(declared) <= maxBodyBytes;
+}
+
+/** `text` parsed as JSON, or undefined when it is empty or not JSON (as the SDK reads it). */
+function parsed(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `request` again, holding `text` as its body (the original's was read). */
+export function copyOf(request: Request, text: string): Request {
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: text,
+    signal: request.signal,
+  });
+}
+
+type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
+type Inbound = Omit<Parameters<Classifier>[0], "body">;
+
+/** The SDK's verdicts on envelopes seen recently, by {@link envelopeKey}; bounded. */
+const verdicts = new Map<string, InboundClassificationOutcome>();
+const MAX_VERDICTS = 256;
+
+/**
+ * The SDK's classification of a well-formed JSON-RPC request, from a verdict the SDK gave on
+ * the same envelope before. Its classifier reads of a request only its top-level shape (which
+ * is checked here first, as strictly as its schema), its method, its params' `_meta` (envelope
+ * claim, envelope, progress token) and the three headers; the rest of the params is loose. So
+ * the SDK is asked once per distinct (method, `_meta`, headers) — on a request carrying just
+ * those — and a modern verdict is reused with the real message; a 2026-07-28 client sends the
+ * same envelope with every call, and the zod parse of it was most of a call's classifying.
+ * Undefined when the request is of another shape or the verdict was not modern: then the SDK
+ * classifies the request itself.
+ */
+function envelopeRoute(
+  classifier: Classifier,
+  inbound: Inbound,
+  body: unknown,
+): InboundClassificationOutcome | undefined {
+  if (!isPlain(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") return;
+  if (body.method === "initialize") return;
+  for (const key in body) if (!MESSAGE_KEYS.has(key)) return;
+  if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return;
+  const params = body.params;
+  if (!isPlain(params) || !isPlain(params._meta)) return;
+  const key = envelopeKey(body.method, params._meta, inbound);
+  let verdict = verdicts.get(key);
+  if (!verdict) {
+    verdict = classifier({
+      ...inbound,
+      body: { jsonrpc: "2.0", id: 0, method: body.method, params: { _meta: params._meta } },
+    });
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict.kind === "modern" && verdict.messageKind === "request"
+    ? { ...verdict, message: body as typeof verdict.message }
+    : undefined;
+}
+
+/** What the SDK's classification of a well-formed request depends on, as one string. */
+function envelopeKey(method: string, meta: Record<string, unknown>, inbound: Inbound): string {
+  // JSON keeps an absent header (null) apart from any header value.
+  const { protocolVersionHeader: v, mcpMethodHeader: m, mcpNameHeader: n } = inbound;
+  return JSON.stringify([method, v ?? null, m ?? null, n ?? null, meta]);
+}
+
+/**
+ * True when the SDK's classifier would call this JSON body legacy, by its own rules, for a
+ * message that plainly is one: a well-formed JSON-RPC request or notification (`initialize`
+ * included) whose params carry no `_meta` at all — so no envelope claim — sent without an
+ * `MCP-Protocol-Version` header naming a modern revision. False means "ask the SDK", never
+ * "modern": a batch, a posted response, any `_meta`, or a shape the SDK's schemas might refuse
+ * all go to it.
+ */
+export function plainlyLegacy(body: unknown, protocolVersionHeader: string | null): boolean {
+  if (protocolVersionHeader !== null && stripOws(protocolVersionHeader) >= FIRST_MODERN) {
+    return false;
+  }
+  if (!isPlain(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") return false;
+  for (const key in body) if (!MESSAGE_KEYS.has(key)) return false;
+  if ("id" in body && typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return false;
+  if (!("params" in body)) return true;
+  return isPlain(body.params) && !("_meta" in body.params);
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** RFC 9110 optional whitespace (SP, HTAB) stripped from both ends, as the SDK strips it. */
+function stripOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value[start] === " " || value[start] === "\t")) start++;
+  while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
+  return value.slice(start, end);
+}
+
+/** `{ [key]: value }` of a header that is present, else `{}` (the SDK's shape for absent). */
+function headerOf<K extends string>(
+  request: Request,
+  name: string,
+  key: K,
+): { [k in K]?: string } {
+  const value = request.headers.get(name);
+  return (value === null ? {} : { [key]: value }) as { [k in K]?: string };
+}
+
+/** The JSON body of `request` read from a clone (the request stays readable), if it parses. */
+export async function jsonOf(request: Request): Promise<unknown> {
+  try {
+    return await request.clone().json();
+  } catch {
+    return undefined;
+  }
+}

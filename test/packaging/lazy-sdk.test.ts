@@ -1,0 +1,59 @@
+/**
+ * The SDK v2 packages (server and client, ~9 MiB of RSS together with their schemas) are loaded
+ * only when 2026-07-28 traffic needs them: the door's classifier answers a 2025 client without
+ * them (test/protocol/classify.test.ts), a stdio upstream's era probe is sent without them
+ * (`src/upstream/modern/pre-probe.ts`), and — checked here — no module that the `serve`
+ * command imports statically imports either; they come in through `import()` only.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../src");
+
+/** Specifiers a module imports for its values at load time (not `import type`, not `import()`). */
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const out: string[] = [];
+  const re = /^(?:import|export)\s+(?!type\s)(?:[^;"']*?\sfrom\s*)?["']([^"']+)["']/gm;
+  for (const m of text.matchAll(re)) out.push(m[1]!);
+  return out;
+}
+
+/** Every package reached from `entry` through static imports of `src/` modules. */
+function packagesReached(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const spec of staticImports(file)) {
+      if (spec.startsWith(".")) walk(join(dirname(file), spec));
+      else packages.add(spec);
+    }
+  };
+  walk(entry);
+  return packages;
+}
+
+describe("the SDK v2 packages load only for 2026-07-28 traffic", () => {
+  it("the door's own module imports it (the walk sees static imports)", () => {
+    const reached = packagesReached(join(SRC, "session/modern/front.ts"));
+    assert.ok(reached.has("@modelcontextprotocol/server"), [...reached].join(", "));
+  });
+
+  it("the upstream negotiation imports the v2 client", () => {
+    const reached = packagesReached(join(SRC, "upstream/modern/negotiate.ts"));
+    assert.ok(reached.has("@modelcontextprotocol/client"), [...reached].join(", "));
+  });
+
+  it("nothing the serve command imports statically reaches either", () => {
+    const reached = packagesReached(join(SRC, "cli/serve.ts"));
+    // The walk goes deep: the 2025 door's SDK 1.x server is reached.
+    assert.ok(reached.has("@modelcontextprotocol/sdk/server/index.js"), [...reached].join(", "));
+    assert.equal(reached.has("@modelcontextprotocol/server"), false, "the v2 server");
+    assert.equal(reached.has("@modelcontextprotocol/client"), false, "the v2 client");
+  });
+});
