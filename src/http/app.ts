@@ -113,6 +113,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     if (modern) {
       const door = await classify(request, maxBody);
       if (door.modern) return modern.fetch(request, identity, door.body, door.route);
+      // A body the classifier already read comes back as a readable copy.
+      if (door.request) return sessions.handleMcp(door.request, identity);
     }
     return sessions.handleMcp(request, identity);
   };
