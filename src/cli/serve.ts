@@ -5,14 +5,13 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, LOCAL_CALLER, profileConfig } from "../gateway/mod.ts";
-import { createSessionServer } from "../session/legacy/mod.ts";
+import { createSessionServer, SessionRegistry } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
   createApp,
   frontDoor,
   oauthRoutes,
   securityChain,
-  SessionRegistry,
   statusRoutes,
   StatusSessions,
   TokenCallLimits,

@@ -11,7 +11,8 @@ import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { classify, type ModernFront } from "../session/modern/mod.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
-import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
+import type { RequestIdentity } from "../session/mod.ts";
+import type { SessionRegistry } from "../session/legacy/mod.ts";
 
 /** Variables middleware sets on the hono context. */
 export type AppEnv = { Variables: { identity: RequestIdentity } };

@@ -6,16 +6,18 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { GatewayConfig } from "../config/mod.ts";
+import type { GatewayConfig } from "../../config/mod.ts";
 import {
   type Caller,
   configuredToken,
   type Gateway,
   liveCaller,
   profileConfig,
-} from "../gateway/mod.ts";
-import type { SessionLink } from "../gateway/passthrough/mod.ts";
-import { authInfoOf, createSessionServer } from "../session/legacy/mod.ts";
+} from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import { authInfoOf } from "./request-caller.ts";
+import { createSessionServer } from "./server.ts";
+import type { RequestIdentity } from "../door.ts";
 import { type Activity, isIdle, newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { MemoryEventStore, REPLAY_MAX_BYTES } from "./event-store.ts";
@@ -29,7 +31,7 @@ import {
   type StreamGuardOptions,
   type StreamKind,
   type StreamReport,
-} from "../shared/stream-guard.ts";
+} from "../../shared/stream-guard.ts";
 
 interface Session {
   readonly id: string;
@@ -50,33 +52,6 @@ interface Session {
   readonly activity: Activity;
   /** `tools/call` requests answered on the fast path (streamable HTTP only). */
   readonly fast: FastCalls | null;
-}
-
-/** Identity of the request's caller, resolved by auth middleware (or none). */
-export interface RequestIdentity {
-  tokenName: string | null;
-  toolGlobs: readonly string[] | null;
-  /**
-   * The profiles the token may use (`gateway.auth.tokens[].profiles`); absent or `null` = every
-   * endpoint. Checked by the app's router before the request reaches a door.
-   */
-  profiles?: readonly string[] | null;
-  /** The profile whose endpoint (`/mcp/<profile>`, `/sse/<profile>`) the request came to. */
-  profile?: string | null;
-  /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
-  admin?: boolean;
-  /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
-  browser?: boolean;
-  /**
-   * When the presented token expires (epoch ms: an OAuth access token's `exp` plus the clock
-   * tolerance); absent for configured tokens. Streams it opens are closed then.
-   */
-  expiresAt?: number;
-  /**
-   * The presented OAuth access token itself, for `oauth: mode: exchange` upstreams (RFC 8693
-   * subject token). Never logged, never forwarded: only exchanged at the issuer.
-   */
-  subjectToken?: string;
 }
 
 /** Options for {@link SessionRegistry}. */
@@ -347,7 +322,7 @@ export class SessionRegistry {
    * with another value (rotated: the old secret must not keep an open stream); their next request
    * with the old value gets 401. Identities that were never in the token list are left alone.
    * Sessions of a profile the reload removed, or that their token may no longer use, are closed
-   * too (a narrowed profile re-scopes its sessions instead: `session/legacy/rescope.ts`).
+   * too (a narrowed profile re-scopes its sessions instead: `./rescope.ts`).
    */
   #closeRemoved(prev: GatewayConfig, next: GatewayConfig): void {
     for (const s of [...this.#sessions.values()]) {

@@ -1,0 +1,31 @@
+/**
+ * The seam between the HTTP layer and the front doors: who presents a request, resolved by the
+ * HTTP layer's auth (`src/http/security/`) and handed to the door that serves the request.
+ */
+
+/** Identity of the request's caller, resolved by auth middleware (or none). */
+export interface RequestIdentity {
+  tokenName: string | null;
+  toolGlobs: readonly string[] | null;
+  /**
+   * The profiles the token may use (`gateway.auth.tokens[].profiles`); absent or `null` = every
+   * endpoint. Checked by the app's router before the request reaches a door.
+   */
+  profiles?: readonly string[] | null;
+  /** The profile whose endpoint (`/mcp/<profile>`, `/sse/<profile>`) the request came to. */
+  profile?: string | null;
+  /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
+  admin?: boolean;
+  /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
+  browser?: boolean;
+  /**
+   * When the presented token expires (epoch ms: an OAuth access token's `exp` plus the clock
+   * tolerance); absent for configured tokens. Streams it opens are closed then.
+   */
+  expiresAt?: number;
+  /**
+   * The presented OAuth access token itself, for `oauth: mode: exchange` upstreams (RFC 8693
+   * subject token). Never logged, never forwarded: only exchanged at the issuer.
+   */
+  subjectToken?: string;
+}
