@@ -29,3 +29,23 @@ export interface RequestIdentity {
    */
   subjectToken?: string;
 }
+
+/**
+ * A front door: one protocol revision's (or transport's) way into the gateway core. The app
+ * routes `/mcp` and `/mcp/<profile>` by asking its doors in order (`src/cli/serve.ts` lists
+ * them); the first that accepts a request serves it. A new door is a folder of its own under
+ * `src/session/` whose object has this shape, and one more entry in that list.
+ */
+export interface Door<Ticket = unknown> {
+  /** What the door speaks, for docs and logs: a protocol revision, or a transport. */
+  readonly name: string;
+  /**
+   * Whether `request` is this door's: `false` when it is not, else a ticket — what the door
+   * learnt deciding (a body it read, a classification), handed to {@link Door.fetch} so that
+   * nothing is read twice. Must leave the request readable (read a clone). Answered without a
+   * promise when the headers decide, so a request another door takes costs no wait here.
+   */
+  accepts(request: Request): Ticket | false | Promise<Ticket | false>;
+  /** Serves `request`, accepted with `ticket`, for `identity`. */
+  fetch(request: Request, identity: RequestIdentity, ticket: Ticket): Promise<Response>;
+}

@@ -1,22 +1,29 @@
 /**
- * The 2025 door's sessions over HTTP: streamable HTTP (`/mcp`, ./streamable.ts) and legacy SSE
- * (`/sse`, ./sse-sessions.ts), each a transport connected to its own session server. The
- * registry owns their table: it expires idle sessions, closes those a reload takes the right
- * from, and closes everything on shutdown.
+ * The 2025 door's object: its sessions over HTTP — streamable HTTP (`/mcp`, ./streamable.ts) and
+ * legacy SSE (`/sse`, ./sse-sessions.ts), each a transport connected to its own session server —
+ * and the one `--stdio` client. As a {@link Door} it is the last one asked: it answers what no
+ * other door takes (an `initialize`, a request on one of its sessions, and the errors). The
+ * registry owns the session table: it expires idle sessions, closes those a reload takes the
+ * right from, and closes everything on shutdown.
  */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GatewayConfig } from "../../config/mod.ts";
-import { configuredToken, type Gateway, profileConfig } from "../../gateway/mod.ts";
-import type { RequestIdentity } from "../door.ts";
+import { configuredToken, type Gateway, LOCAL_CALLER, profileConfig } from "../../gateway/mod.ts";
+import type { Door, RequestIdentity } from "../door.ts";
 import { isIdle } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
+import { createSessionServer } from "./server.ts";
 import { SessionShares } from "./session-share.ts";
 import { type SessionRegistryOptions, type SessionTable, shareRefusal } from "./session-table.ts";
 import { handleSseMessage, openSse } from "./sse-sessions.ts";
 import { handleMcp } from "./streamable.ts";
 
-/** All HTTP sessions of the gateway. */
-export class SessionRegistry {
+/** The 2025 door: all its sessions (see the module comment). */
+export class SessionRegistry implements Door<true> {
+  readonly name = "2025-11-25";
   readonly #table: SessionTable;
+  #stdio: Server | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #unobserve: () => void;
 
@@ -52,8 +59,13 @@ export class SessionRegistry {
     return out;
   }
 
-  /** Handles `POST|GET|DELETE /mcp`. */
-  handleMcp(req: Request, who: RequestIdentity): Promise<Response> {
+  /** Takes every request: the doors asked before it decline what is theirs to decline. */
+  accepts(): true {
+    return true;
+  }
+
+  /** Serves `POST|GET|DELETE /mcp` for `who`. */
+  fetch(req: Request, who: RequestIdentity): Promise<Response> {
     return handleMcp(this.#table, req, who);
   }
 
@@ -77,6 +89,18 @@ export class SessionRegistry {
     who: RequestIdentity,
   ): Promise<Response> | Response {
     return handleSseMessage(this.#table, req, sessionId, who);
+  }
+
+  /**
+   * Serves the one `--stdio` client over `transport`, as the local caller narrowed to `profile`.
+   * Its session is not in the table (it never idles out, and a reload cannot close it: the
+   * client owns the pipe); {@link closeAll} closes it.
+   */
+  async serveStdio(transport: Transport, profile: string | null): Promise<void> {
+    const caller = { ...LOCAL_CALLER, profile };
+    const { server } = createSessionServer(this.#table.gateway, () => caller);
+    this.#stdio = server;
+    await server.connect(transport);
   }
 
   /**
@@ -126,7 +150,9 @@ export class SessionRegistry {
     const sessions = this.#table.sessions;
     const all = [...sessions.values()];
     sessions.clear();
-    await Promise.all(all.map((s) => s.server.close().catch(() => {})));
+    const servers = all.map((s) => s.server);
+    if (this.#stdio) servers.push(this.#stdio);
+    await Promise.all(servers.map((server) => server.close().catch(() => {})));
   }
 }
 

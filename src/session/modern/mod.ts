@@ -3,6 +3,8 @@
  * core, with multi round-trip requests for upstreams that ask the client for input.
  */
 export { classify, createModernFront } from "./front.ts";
-export type { Door } from "./front.ts";
+export { modernDoor } from "./door.ts";
+export type { ModernTicket } from "./door.ts";
+export type { Door as Classification } from "./front.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
 export type { ModernIdentity } from "./server.ts";
