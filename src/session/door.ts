@@ -37,8 +37,6 @@ export interface RequestIdentity {
  * `src/session/` whose object has this shape, and one more entry in that list.
  */
 export interface Door<Ticket = unknown> {
-  /** What the door speaks, for docs and logs: a protocol revision, or a transport. */
-  readonly name: string;
   /**
    * Whether `request` is this door's: `false` when it is not, else a ticket — what the door
    * learnt deciding (a body it read, a classification), handed to {@link Door.fetch} so that

@@ -7,6 +7,7 @@
  * pre-dispatch takes a stated length, hono's router a chunked body).
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";

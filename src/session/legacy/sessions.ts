@@ -21,7 +21,6 @@ import { handleMcp } from "./streamable.ts";
 
 /** The 2025 door: all its sessions (see the module comment). */
 export class SessionRegistry implements Door<true> {
-  readonly name = "2025-11-25";
   readonly #table: SessionTable;
   #stdio: Server | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;

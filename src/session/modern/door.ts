@@ -14,7 +14,6 @@ export type ModernTicket = Extract<Classification, { modern: true }>;
 /** The 2026-07-28 door over `front`; bodies over `maxBodyBytes` are left to the SDK to refuse. */
 export function modernDoor(front: ModernFront, maxBodyBytes: number): Door<ModernTicket> {
   return {
-    name: "2026-07-28",
     accepts: (request) =>
       request.headers.has("mcp-session-id")
         ? false
