@@ -4,15 +4,14 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
-import { type Gateway, LOCAL_CALLER, profileConfig } from "../gateway/mod.ts";
-import { createSessionServer } from "../session/legacy/mod.ts";
+import { type Gateway, profileConfig } from "../gateway/mod.ts";
+import { SessionRegistry } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
   createApp,
   frontDoor,
   oauthRoutes,
   securityChain,
-  SessionRegistry,
   statusRoutes,
   StatusSessions,
   TokenCallLimits,
@@ -33,7 +32,7 @@ import {
   watchConfigFile,
 } from "../ops/mod.ts";
 import { type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
-import { createModernFront } from "../session/modern/mod.ts";
+import { createModernFront, modernDoor } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
@@ -186,11 +185,9 @@ export async function startGateway(
   };
 
   if (options.stdio) {
-    // A reload that removes the profile leaves this caller reaching nothing (it cannot be
-    // closed like an HTTP session: the client owns the pipe).
-    const caller = { ...LOCAL_CALLER, profile };
-    const { server } = createSessionServer(gateway, () => caller);
-    await server.connect(new StdioServerTransport());
+    // The 2025 door serves the pipe. A reload that removes the profile leaves this caller
+    // reaching nothing (it cannot be closed like an HTTP session: the client owns the pipe).
+    await sessions.serveStdio(new StdioServerTransport(), profile);
     lifecycle.ready(() => new Response(null, { status: 404 }));
     setJitPolicy(1);
     let stopping: Promise<void> | undefined;
@@ -203,7 +200,7 @@ export async function startGateway(
       stop: () =>
         stopping ??= (async () => {
           await drain();
-          await server.close().catch(() => {});
+          await sessions.closeAll();
           await gateway.stop();
           lifecycle.stopped();
         })(),
@@ -256,7 +253,9 @@ export async function startGateway(
   const app = createApp({
     gateway,
     sessions,
-    modern,
+    // The doors of `/mcp`, asked in this order: the 2026-07-28 door takes what the SDK
+    // classifies as its revision (never a request on a session), the 2025 door the rest.
+    doors: [modernDoor(modern, config.gateway.requestBodyBytes), sessions],
     // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
     chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: (app) => {

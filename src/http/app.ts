@@ -1,17 +1,18 @@
 /**
- * The HTTP surface on hono: `/mcp` (streamable HTTP), `/sse` + `/message` (legacy SSE), and
- * health endpoints. Errors that end a request before the MCP layer are answered in one
- * `onError`, mapped from the gateway's string codes.
+ * The HTTP surface on hono: `/mcp` (the front doors, asked in order), `/sse` + `/message`
+ * (legacy SSE, the 2025 door's), and health endpoints. Errors that end a request before the MCP
+ * layer are answered in one `onError`, mapped from the gateway's string codes.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
 import { errorResponse } from "./error-answer.ts";
+import { plainError } from "./front-door.ts";
 import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
-import { classify, type ModernFront } from "../session/modern/mod.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
-import type { RequestIdentity, SessionRegistry } from "./sessions.ts";
+import type { Door, RequestIdentity } from "../session/mod.ts";
+import type { SessionRegistry } from "../session/legacy/mod.ts";
 
 /** Variables middleware sets on the hono context. */
 export type AppEnv = { Variables: { identity: RequestIdentity } };
@@ -19,7 +20,13 @@ export type AppEnv = { Variables: { identity: RequestIdentity } };
 /** What the app needs. */
 export interface AppDeps {
   gateway: Gateway;
+  /** The 2025 door: it serves `/sse` and `/message`, and `/mcp` when `doors` is absent. */
   sessions: SessionRegistry;
+  /**
+   * The doors of `/mcp` and `/mcp/<profile>`, asked in this order: the first that accepts a
+   * request serves it. Absent: `[sessions]`, the 2025 revisions only.
+   */
+  doors?: readonly Door[];
   /**
    * The security chain (`security/chain.ts`): its middleware guards every route but the health
    * probes, and a `POST /mcp` of stated length runs the same chain without hono's router (see
@@ -28,8 +35,6 @@ export interface AppDeps {
   chain?: RequestChain;
   /** Further middleware, after the chain (tests). */
   middleware?: MiddlewareHandler<AppEnv>[];
-  /** The 2026-07-28 front door; without it `/mcp` speaks the 2025 revisions only. */
-  modern?: ModernFront;
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
 }
@@ -52,7 +57,7 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set([
  * The hono app, with one pre-dispatch in front of its router: a `POST /mcp` (or
  * `/mcp/<profile>`) that states its length (every call of either era: the hot path — a 2025
  * session's, or a stateless 2026-07-28 request) is judged by the one security chain, then the
- * declared body size, then goes to the door its classification names; its refusals are answered
+ * declared body size, then goes to the first door that accepts it; its refusals are answered
  * by the chain, so it gets exactly what hono's middleware (the same chain) would give it, at the
  * cost of a few header reads. Everything else goes through hono.
  */
@@ -96,27 +101,40 @@ function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
+/**
+ * Serves `request` by the first of `doors` that accepts it. Indexed, and awaiting only a door
+ * that answers with a promise, so asking costs no allocation of its own.
+ */
+async function enter(
+  doors: readonly Door[],
+  request: Request,
+  identity: RequestIdentity,
+): Promise<Response> {
+  for (let i = 0; i < doors.length; i++) {
+    const door = doors[i]!;
+    let ticket = door.accepts(request);
+    if (ticket instanceof Promise) ticket = await ticket;
+    if (ticket === false) continue;
+    // A door that read the body to decide, and declined, hands on a readable copy.
+    if (ticket instanceof Request) request = ticket;
+    else return door.fetch(request, identity, ticket);
+  }
+  return plainError(404, -32000, "Not Found: no front door serves this request");
+}
+
 /** Builds the hono app. */
 export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
   const app = new GatewayApp();
   const chain = deps.chain;
   const maxBody = gateway.config.gateway.requestBodyBytes;
+  const doors = deps.doors ?? [sessions];
   // One router for `/mcp` and `/mcp/<profile>`, from the pre-dispatch and from hono: the
-  // endpoint's profile joins the identity (or the token is refused there); then a request with
-  // no session that the SDK classifies as 2026-07-28 takes the stateless door, everything else
-  // the sessions.
-  const route = async (request: Request, who: RequestIdentity, path: string) => {
+  // endpoint's profile joins the identity (or the token is refused there); then the doors are
+  // asked in order.
+  const route = (request: Request, who: RequestIdentity, path: string) => {
     const identity = admitProfile(gateway, who, profileOfPath(path));
-    if (identity instanceof Response) return identity;
-    const modern = deps.modern;
-    if (modern) {
-      const door = await classify(request, maxBody);
-      if (door.modern) return modern.fetch(request, identity, door.body, door.route);
-      // A body the classifier already read comes back as a readable copy.
-      if (door.request) return sessions.handleMcp(door.request, identity);
-    }
-    return sessions.handleMcp(request, identity);
+    return identity instanceof Response ? identity : enter(doors, request, identity);
   };
   if (chain) {
     app.preDispatch(async function postMcp(request) {

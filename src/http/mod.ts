@@ -1,14 +1,11 @@
 /**
- * @module The HTTP surface: hono app, streamable HTTP and legacy SSE sessions, event store,
- * security middleware (auth, origin/host checks, rate limits) and the exposure check.
+ * @module The HTTP surface: hono app and its router to the front doors, security middleware
+ * (auth, origin/host checks, rate limits), the exposure check, status and OAuth routes.
  */
 export { createApp, GatewayApp } from "./app.ts";
 export type { AppDeps, AppEnv } from "./app.ts";
 export { frontDoor, malformed } from "./front-door.ts";
-export { MemoryEventStore } from "./event-store.ts";
-export { SessionRegistry } from "./sessions.ts";
-export type { RequestIdentity, SessionRegistryOptions } from "./sessions.ts";
-export { jsonError, SseSessionTransport } from "./sse.ts";
+export type { RequestIdentity } from "../session/mod.ts";
 export {
   assertSafeExposure,
   securityChain,

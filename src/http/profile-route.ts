@@ -7,7 +7,7 @@
  */
 import { type Gateway, profileConfig } from "../gateway/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { RequestIdentity } from "./sessions.ts";
+import type { RequestIdentity } from "../session/mod.ts";
 
 /** True when `path` is `/mcp` or `/mcp/<one segment>` (the pre-dispatch takes both). */
 export function isMcpPath(path: string): boolean {

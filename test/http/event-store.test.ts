@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { describe, it } from "node:test";
-import { MemoryEventStore } from "../../src/http/mod.ts";
+import { MemoryEventStore } from "../../src/session/legacy/mod.ts";
 
 const big = (id: number, kb: number) => ({
   jsonrpc: "2.0" as const,

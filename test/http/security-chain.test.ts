@@ -14,7 +14,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Gateway } from "../../src/gateway/mod.ts";
 import { createApp, type GatewayApp } from "../../src/http/app.ts";
 import { securityChain } from "../../src/http/security/mod.ts";
-import { SessionRegistry } from "../../src/http/sessions.ts";
+import { SessionRegistry } from "../../src/session/legacy/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
 
 const TOKEN = "pre-dispatch-token-0123456789";

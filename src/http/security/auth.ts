@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { TokenConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { RequestIdentity } from "../sessions.ts";
+import type { RequestIdentity } from "../../session/mod.ts";
 
 const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { parse } from "hono/utils/cookie";
 import type { TokenConfig } from "../../config/mod.ts";
 import type { AppEnv } from "../app.ts";
-import type { RequestIdentity } from "../sessions.ts";
+import type { RequestIdentity } from "../../session/mod.ts";
 import { STATUS_COOKIE, type StatusSessions } from "./status-session.ts";
 
 /** Paths served by the status routes; the cookie counts here and nowhere else. */

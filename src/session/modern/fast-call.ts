@@ -2,7 +2,7 @@
  * The 2026-07-28 `tools/call` fast path. Served by the SDK, every modern request builds a fresh
  * `Server` with its handlers and a per-request transport, and the era codec validates request
  * and result again with zod: together about twice the gateway CPU of a 2025 session call (whose
- * own fast path is `src/http/fast-call.ts`). A plain call is served here instead, straight
+ * own fast path is `../legacy/fast-call.ts`). A plain call is served here instead, straight
  * through the gateway core and its MRTR continuations, and answered the way the SDK answers it
  * (`resultType` and `serverInfo` stamped into the result, errors as JSON-RPC errors), by the
  * answer writer the 2025 fast path uses too (`../answers.ts`). A tool that may run as a task is

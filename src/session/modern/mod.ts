@@ -5,6 +5,8 @@
  */
 export { classify } from "./classify.ts";
 export { createModernFront } from "./lazy.ts";
-export type { Door } from "./classify.ts";
+export { modernDoor } from "./door.ts";
+export type { ModernTicket } from "./door.ts";
+export type { Door as Classification } from "./classify.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
 export type { ModernIdentity } from "./server.ts";

@@ -5,7 +5,7 @@
  * through `onmessage`, its answer leaves through `send`), so answer streams are never wrapped on
  * the hot path.
  */
-import { guardStream, type StreamGuardOptions } from "../shared/stream-guard.ts";
+import { guardStream, type StreamGuardOptions } from "../../shared/stream-guard.ts";
 
 type RequestId = string | number;
 

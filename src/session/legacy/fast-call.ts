@@ -10,11 +10,11 @@ import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { callContext, type Caller, type Gateway } from "../gateway/mod.ts";
-import type { SessionLink } from "../gateway/passthrough/link.ts";
-import { toJsonRpcError } from "../shared/errors.ts";
+import { callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/link.ts";
+import { toJsonRpcError } from "../../shared/errors.ts";
 import type { Activity } from "./activity.ts";
-import { errorAnswer, resultAnswer } from "../session/answers.ts";
+import { errorAnswer, resultAnswer } from "../answers.ts";
 
 type RequestId = string | number;
 

@@ -1,0 +1,51 @@
+/**
+ * The seam between the HTTP layer and the front doors: who presents a request, resolved by the
+ * HTTP layer's auth (`src/http/security/`) and handed to the door that serves the request.
+ */
+
+/** Identity of the request's caller, resolved by auth middleware (or none). */
+export interface RequestIdentity {
+  tokenName: string | null;
+  toolGlobs: readonly string[] | null;
+  /**
+   * The profiles the token may use (`gateway.auth.tokens[].profiles`); absent or `null` = every
+   * endpoint. Checked by the app's router before the request reaches a door.
+   */
+  profiles?: readonly string[] | null;
+  /** The profile whose endpoint (`/mcp/<profile>`, `/sse/<profile>`) the request came to. */
+  profile?: string | null;
+  /** An admin token (`gateway.auth.tokens[].admin`): may read metrics and the status page. */
+  admin?: boolean;
+  /** Signed in through the status page's cookie: serves the status routes only, never `/mcp`. */
+  browser?: boolean;
+  /**
+   * When the presented token expires (epoch ms: an OAuth access token's `exp` plus the clock
+   * tolerance); absent for configured tokens. Streams it opens are closed then.
+   */
+  expiresAt?: number;
+  /**
+   * The presented OAuth access token itself, for `oauth: mode: exchange` upstreams (RFC 8693
+   * subject token). Never logged, never forwarded: only exchanged at the issuer.
+   */
+  subjectToken?: string;
+}
+
+/**
+ * A front door: one protocol revision's (or transport's) way into the gateway core. The app
+ * routes `/mcp` and `/mcp/<profile>` by asking its doors in order (`src/cli/serve.ts` lists
+ * them); the first that accepts a request serves it. A new door is a folder of its own under
+ * `src/session/` whose object has this shape, and one more entry in that list.
+ */
+export interface Door<Ticket = unknown> {
+  /**
+   * Whether `request` is this door's: `false` when it is not, else a ticket — what the door
+   * learnt deciding (a body it read, a classification), handed to {@link Door.fetch} so that
+   * nothing is read twice. A door that read the body to decide (without a clone: the hot path)
+   * and declines returns a readable copy of the request instead, which the doors after it get.
+   * Answered without a promise when the headers decide, so a request another door takes costs
+   * no wait here. A ticket is never a `Request`.
+   */
+  accepts(request: Request): Ticket | Request | false | Promise<Ticket | Request | false>;
+  /** Serves `request`, accepted with `ticket`, for `identity`. */
+  fetch(request: Request, identity: RequestIdentity, ticket: Ticket): Promise<Response>;
+}

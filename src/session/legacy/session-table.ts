@@ -1,0 +1,118 @@
+/**
+ * The table of a gateway's 2025 sessions (streamable HTTP and legacy SSE) and what every
+ * handler of the door shares about it: one {@link SessionTable} per registry, built once, so a
+ * request allocates nothing to reach it. The handlers are `./streamable.ts` and
+ * `./sse-sessions.ts`; the registry (`./sessions.ts`) owns the table's lifecycle.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { type Caller, type Gateway, liveCaller } from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { RequestIdentity } from "../door.ts";
+import type { Activity } from "./activity.ts";
+import type { MemoryEventStore } from "./event-store.ts";
+import type { FastCalls } from "./fast-call.ts";
+import type { SessionShares } from "./session-share.ts";
+import { createSessionServer, type SessionOptions, type SessionServer } from "./server.ts";
+import type { SseSessionTransport } from "./sse.ts";
+import {
+  guardOptions,
+  type StreamGuardOptions,
+  type StreamKind,
+  type StreamReport,
+} from "../../shared/stream-guard.ts";
+
+/** One open session. */
+export interface Session {
+  readonly id: string;
+  readonly kind: "streamable-http" | "sse";
+  readonly server: Server;
+  readonly link: SessionLink;
+  readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
+  readonly tokenName: string | null;
+  /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
+  readonly profile: string | null;
+  /**
+   * Who last presented a request on the session (same token name, perhaps another OAuth token
+   * of the subject): the session's standing caller follows it. Each request itself is judged by
+   * its own token (`authInfoOf`).
+   */
+  readonly standing: { who: RequestIdentity };
+  /** Requests in flight and open streams; a session is never idle while any remain. */
+  readonly activity: Activity;
+  /** `tools/call` requests answered on the fast path (streamable HTTP only). */
+  readonly fast: FastCalls | null;
+}
+
+/** Options for the session registry (`./sessions.ts`). */
+export interface SessionRegistryOptions {
+  maxSessions: number;
+  maxBodyBytes: number;
+  pageSize?: number;
+  /** Close sessions idle this long (default: the config's `limits.sessionIdle`; 0 = never). */
+  idleMs?: number;
+  /** Where event streams report drops, closures and the bytes they hold (metrics). */
+  streams?: StreamReport;
+}
+
+/** The open sessions and what their handlers share. */
+export interface SessionTable {
+  readonly gateway: Gateway;
+  readonly opts: SessionRegistryOptions;
+  /** Open sessions by id. */
+  readonly sessions: Map<string, Session>;
+  /** One replay store for every session, each seeing only its own events. */
+  readonly events: MemoryEventStore;
+  /** The listen streams counted beside the sessions, and each token's share. */
+  readonly shares: SessionShares;
+}
+
+/**
+ * How an event stream opened by `who` is guarded: the live `limits.streamBuffer` bound (plus
+ * `room`, a resume's replay), and closed when `who`'s token expires.
+ */
+export function streamGuard(
+  table: SessionTable,
+  stream: StreamKind,
+  who: RequestIdentity,
+  room = 0,
+): Omit<StreamGuardOptions, "onEnd"> {
+  const max = table.gateway.config.gateway.streamBufferBytes + room;
+  return guardOptions(stream, max, who.expiresAt, table.opts.streams);
+}
+
+/** The refusal of a new session or listen stream for `who`, or `null` (./session-share.ts). */
+export function shareRefusal(
+  table: SessionTable,
+  who: { readonly tokenName: string | null },
+): Response | null {
+  const perToken = table.gateway.config.gateway.maxSessionsPerToken;
+  const limits = { maxSessions: table.opts.maxSessions, perToken };
+  return table.shares.refusal(table.sessions, who.tokenName, limits);
+}
+
+/**
+ * A caller on a session, as `who`: a configured token's globs are read from the running config
+ * at every check, an OAuth token's are its own.
+ */
+export function callerOf(
+  gateway: Gateway,
+  sessionId: () => string | null,
+  who: RequestIdentity,
+): Caller {
+  return liveCaller(() => gateway.config, sessionId, who);
+}
+
+/**
+ * The server of a new session: its standing caller is the one who last presented a request on
+ * it (`standing.who`), on the session `sessionId()` names once it has an id.
+ */
+export function sessionServer(
+  table: SessionTable,
+  sessionId: () => string | null,
+  standing: { readonly who: RequestIdentity },
+  options?: SessionOptions,
+): SessionServer {
+  const gateway = table.gateway;
+  return createSessionServer(gateway, () => callerOf(gateway, sessionId, standing.who), options);
+}
