@@ -5,8 +5,8 @@
  * each item of a batch too — reaches only what its own token's scopes allow. The HTTP layer hands
  * the SDK transport one `authInfo` object per request, which the SDK passes to every handler of
  * every message of that request by reference; the request's caller is that object's private
- * field (nothing rides in `authInfo.extra`). A request that carries none (the `--stdio` door, which has one caller for
- * its whole life) is judged as the session's standing caller.
+ * field (nothing rides in `authInfo.extra`). A request that carries none (the `--stdio` door,
+ * which has one caller for its whole life) is judged as the session's standing caller.
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Caller } from "../../gateway/types.ts";
