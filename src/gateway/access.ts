@@ -1,8 +1,9 @@
 /**
  * What a caller may reach, from its token's globs — always the token's CURRENT globs. A caller
- * built by {@link liveCaller} carries the token's name and reads its globs from the running
- * config at every check, so a reload that narrows a token applies to every open session, every
- * transport and every script already running on its behalf, from the next check on.
+ * built by the doors (`callerOf` in `src/session/door.ts`) carries the token's name and reads its
+ * globs from the running config at every check ({@link configuredToken}), so a reload that
+ * narrows a token applies to every open session, every transport and every script already
+ * running on its behalf, from the next check on.
  *
  * A token's servers are the upstream servers owning at least one tool its globs allow (tools a
  * config hides from clients do not count); a token without globs sees every server. Resources,
@@ -15,16 +16,6 @@ import type { Caller } from "./types.ts";
 /** True when the caller's token allows `name` (no globs = everything). */
 export function callerAllows(caller: Caller, name: string): boolean {
   return caller.toolGlobs === null || matchesAny(name, caller.toolGlobs);
-}
-
-/** Who a request authenticated as (the shape auth middleware produces), and on which endpoint. */
-export interface Identity {
-  readonly tokenName: string | null;
-  readonly toolGlobs: readonly string[] | null;
-  /** The profile whose endpoint the request came to; absent or `null` = the whole catalog. */
-  readonly profile?: string | null;
-  /** An OAuth access token as presented (for `oauth: mode: exchange`). */
-  readonly subjectToken?: string;
 }
 
 const byName = new WeakMap<readonly TokenConfig[], ReadonlyMap<string, TokenConfig>>();
@@ -45,31 +36,6 @@ export function configuredToken(
     byName.set(tokens, map);
   }
   return map.get(name);
-}
-
-/**
- * A caller whose globs are looked up in the running config on every read: a configured token's
- * current globs. An identity the config does not list (anonymous, or issued by something other
- * than `gateway.auth.tokens`) keeps the globs it came with; sessions of a token a reload removes
- * are closed by the HTTP layer, which aborts their calls and scripts.
- */
-export function liveCaller(
-  config: () => GatewayConfig,
-  sessionId: () => string | null,
-  who: Identity,
-): Caller {
-  return {
-    get sessionId() {
-      return sessionId();
-    },
-    tokenName: who.tokenName,
-    profile: who.profile ?? null,
-    ...(who.subjectToken !== undefined ? { subjectToken: who.subjectToken } : {}),
-    get toolGlobs() {
-      const token = configuredToken(config(), who.tokenName);
-      return token ? token.tools : who.toolGlobs;
-    },
-  };
 }
 
 /** True when two glob lists allow the same (both `null`, or equal in order and content). */

@@ -2,8 +2,7 @@
  * @module The gateway core: aggregated catalog and naming, routing of calls, the upstream pool and
  * the pass-through state. The front doors in `src/session/` sit on it; it never imports them.
  */
-export { callerAllows, configuredToken, liveCaller, sameGlobs } from "./access.ts";
-export type { Identity } from "./access.ts";
+export { callerAllows, configuredToken, sameGlobs } from "./access.ts";
 export type { CallGate, GatedCall } from "./call-gate.ts";
 export { callContext } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";

@@ -9,8 +9,9 @@ export interface Caller {
   /** Token name (never its value); `null` without auth. */
   readonly tokenName: string | null;
   /**
-   * The token's tool globs; `null` = every tool. Callers built by `liveCaller` read them from the
-   * running config at each access, so a reload applies to sessions and scripts already running.
+   * The token's tool globs; `null` = every tool. Callers the doors build (`callerOf` in
+   * `src/session/door.ts`) read them from the running config at each access, so a reload applies
+   * to sessions and scripts already running.
    */
   readonly toolGlobs: readonly string[] | null;
   /**

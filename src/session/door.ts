@@ -1,9 +1,17 @@
 /**
  * The seam between the HTTP layer and the front doors: who presents a request, resolved by the
- * HTTP layer's auth (`src/http/security/`) and handed to the door that serves the request.
+ * HTTP layer's auth (`src/http/security/`) and handed to the door that serves the request, and
+ * the one way that identity becomes the gateway core's `Caller` ({@link callerOf}) — for every
+ * door, `--stdio` included.
  */
+import type { GatewayConfig } from "../config/mod.ts";
+import { type Caller, configuredToken } from "../gateway/mod.ts";
 
-/** Identity of the request's caller, resolved by auth middleware (or none). */
+/**
+ * Identity of the request's caller, resolved by auth middleware (or none). The one identity type
+ * from the HTTP layer down: each door takes it as it is, and {@link callerOf} turns it into the
+ * gateway's `Caller`.
+ */
 export interface RequestIdentity {
   tokenName: string | null;
   toolGlobs: readonly string[] | null;
@@ -48,4 +56,34 @@ export interface Door<Ticket = unknown> {
   accepts(request: Request): Ticket | Request | false | Promise<Ticket | Request | false>;
   /** Serves `request`, accepted with `ticket`, for `identity`. */
   fetch(request: Request, identity: RequestIdentity, ticket: Ticket): Promise<Response>;
+}
+
+const NO_SESSION = () => null;
+
+/**
+ * The gateway caller of `who`, on the session `sessionId()` names (read per use: a 2025 session's
+ * id arrives late; none by default, as on the 2026-07-28 door and `--stdio`). Its globs are read
+ * from the running config (`gateway.config`) at every check, so a reload that narrows a
+ * configured token applies to every open session, every transport and every script already
+ * running on its behalf; an identity the config does not list (anonymous, an OAuth token) keeps
+ * the globs it came with. The profile and the OAuth subject token travel as they came; the HTTP
+ * layer's own fields (admin, profiles, browser, expiry) stay there.
+ */
+export function callerOf(
+  gateway: { readonly config: GatewayConfig },
+  who: RequestIdentity,
+  sessionId: () => string | null = NO_SESSION,
+): Caller {
+  return {
+    get sessionId() {
+      return sessionId();
+    },
+    tokenName: who.tokenName,
+    profile: who.profile ?? null,
+    ...(who.subjectToken !== undefined ? { subjectToken: who.subjectToken } : {}),
+    get toolGlobs() {
+      const token = configuredToken(gateway.config, who.tokenName);
+      return token ? token.tools : who.toolGlobs;
+    },
+  };
 }

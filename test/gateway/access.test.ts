@@ -1,8 +1,12 @@
-/** The scope resolver, in process: a live caller reads its token's globs from the running config. */
+/**
+ * The scope resolver, in process: the caller a door makes (`callerOf`) reads its token's globs
+ * from the running config.
+ */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type GatewayConfig, parseConfig } from "../../src/config/mod.ts";
-import { callerAllows, configuredToken, liveCaller, sameGlobs } from "../../src/gateway/mod.ts";
+import { callerAllows, configuredToken, sameGlobs } from "../../src/gateway/mod.ts";
+import { callerOf } from "../../src/session/door.ts";
 
 const withGlobs = (globs: string) =>
   parseConfig(`
@@ -16,7 +20,12 @@ gateway:
 describe("live callers", () => {
   it("read the token's globs from whichever config is running at each check", () => {
     let running: GatewayConfig = withGlobs(`["echo__*"]`);
-    const caller = liveCaller(() => running, () => "s1", { tokenName: "ci", toolGlobs: ["*"] });
+    const gateway = {
+      get config() {
+        return running;
+      },
+    };
+    const caller = callerOf(gateway, { tokenName: "ci", toolGlobs: ["*"] }, () => "s1");
     assert.equal(callerAllows(caller, "echo__pid"), true);
     running = withGlobs(`["echo__echo"]`);
     assert.equal(callerAllows(caller, "echo__pid"), false);
@@ -25,7 +34,7 @@ describe("live callers", () => {
   });
 
   it("give a token without globs every tool", () => {
-    const caller = liveCaller(() => withGlobs(`["x"]`), () => null, {
+    const caller = callerOf({ config: withGlobs(`["x"]`) }, {
       tokenName: "admin",
       toolGlobs: null,
     });
@@ -35,12 +44,10 @@ describe("live callers", () => {
 
   it("keep the globs an identity came with when the config does not list its name", () => {
     const config = withGlobs(`["echo__*"]`);
-    const anonymous = liveCaller(() => config, () => null, { tokenName: null, toolGlobs: null });
+    const anonymous = callerOf({ config }, { tokenName: null, toolGlobs: null });
     assert.equal(anonymous.toolGlobs, null);
-    const other = liveCaller(() => config, () => null, {
-      tokenName: "elsewhere",
-      toolGlobs: ["a"],
-    });
+    assert.equal(anonymous.sessionId, null);
+    const other = callerOf({ config }, { tokenName: "elsewhere", toolGlobs: ["a"] });
     assert.deepEqual(other.toolGlobs, ["a"]);
   });
 });

@@ -6,12 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ModernIdentity, ModernRelay } from "../../src/session/modern/mod.ts";
+import type { ModernRelay } from "../../src/session/modern/mod.ts";
+import type { RequestIdentity } from "../../src/session/mod.ts";
 import { createModernFront } from "../../src/session/modern/mod.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { MODERN } from "./_modern.ts";
 
-const WHO: ModernIdentity = { tokenName: null, toolGlobs: null };
+const WHO: RequestIdentity = { tokenName: null, toolGlobs: null };
 
 /** A raw 2026-07-28 `tools/list`, as a client sends it. */
 function toolsList(): Request {
@@ -69,7 +70,7 @@ describe("the modern door, built on demand", () => {
   });
 
   it("serves a continuation the cluster relays here before any local request", async () => {
-    let serve: ((request: Request, identity: ModernIdentity) => Promise<Response>) | undefined;
+    let serve: ((request: Request, identity: RequestIdentity) => Promise<Response>) | undefined;
     const relay: ModernRelay = {
       owner: "self",
       forward: () => Promise.resolve(null),

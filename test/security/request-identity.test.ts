@@ -18,7 +18,7 @@ describe("a request's caller as the SDK's handlers find it", () => {
     const a = authInfoOf(narrow);
     const b = authInfoOf(wide);
     assert.equal(a.extra, undefined);
-    assert.equal(modernAuthInfoOf({ tokenName: "t", toolGlobs: null }).extra, undefined);
+    assert.equal(modernAuthInfoOf(caller("t", null)).extra, undefined);
     const standing = () => wide;
     // Two requests in flight at once each resolve to their own token.
     assert.equal(callerOfRequest({ authInfo: a }, standing), narrow);

@@ -2,7 +2,8 @@
  * `oauth: mode: exchange`: a client comes with an OAuth access token for the gateway (from
  * `gateway.auth.oauth`'s issuer); the gateway exchanges it (RFC 8693, a grant the test's
  * oidc-provider registers) for a token whose audience is the upstream, and the upstream —
- * which records every bearer token it is shown — never sees the client's own token.
+ * which records every bearer token it is shown — never sees the client's own token. Both doors:
+ * a 2026-07-28 request's token is exchanged as a 2025 session's is.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RunningGateway } from "../../src/cli/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
 import { clientCredentialsToken } from "../_helpers/oauth.ts";
+import { postModern } from "../protocol/_modern.ts";
 import { authedHttpClient } from "../security/_http.ts";
 import { configFile, type Parties, seenTokens, startFromFile, startParties } from "./_setup.ts";
 
@@ -18,6 +20,8 @@ const GATEWAY_CLIENT = { id: "the-gateway", secret: "gateway-secret-0123456789" 
 const APPS = [
   { id: "app-one", secret: "app-one-secret-0123456789" },
   { id: "app-two", secret: "app-two-secret-0123456789" },
+  // Seen on the 2026-07-28 door only: nothing a 2025 session presented is cached for it.
+  { id: "app-three", secret: "app-three-secret-0123456789" },
 ];
 
 describe("upstream OAuth, exchange mode", { timeout: 120_000 }, () => {
@@ -78,5 +82,17 @@ describe("upstream OAuth, exchange mode", { timeout: 120_000 }, () => {
     const fresh = (await seenTokens(parties.upstream.base)).slice(before);
     assert.ok(fresh.length > 0);
     assert.equal(new Set(fresh).size, 1, "one exchanged token served the subject's requests");
+  });
+
+  it("exchanges the token of a 2026-07-28 request too, never passing it on", async () => {
+    const token = await tokenOf(APPS[2]!);
+    const res = await postModern(base, token, "tools/call", {
+      name: "tracker__whoami",
+      arguments: {},
+    });
+    assert.equal(res.status, 200);
+    const body = await res.json() as { result?: { content?: { text?: string }[] } };
+    assert.equal(body.result?.content?.[0]?.text, "app-three", JSON.stringify(body));
+    assert.ok(!(await seenTokens(parties.upstream.base)).includes(token));
   });
 });

@@ -44,7 +44,7 @@ export interface SessionServer {
  * A server for one session. `caller()` is the session's standing caller — what its stream is
  * judged by (list changes, log messages, resource updates) and what a request without its own
  * caller is judged as (see ./request-caller.ts); it is read per use (the session id arrives
- * late), and its globs should be the token's current ones (see `liveCaller`), so a reload
+ * late), and its globs should be the token's current ones (see `callerOf` in ../door.ts), so a reload
  * re-scopes it.
  */
 export function createSessionServer(
@@ -77,12 +77,13 @@ export function createSessionServer(
   server.oninitialized = () => hub.touch(link);
 
   // Each request is judged by the token that presented it (./request-caller.ts).
-  const callerOf = (extra: { authInfo?: AuthInfo | undefined }) => callerOfRequest(extra, caller);
+  const requestCaller = (extra: { authInfo?: AuthInfo | undefined }) =>
+    callerOfRequest(extra, caller);
 
   server.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
     onWire(() => {
       const { items, nextCursor } = page(
-        gateway.listTools(callerOf(extra)),
+        gateway.listTools(requestCaller(extra)),
         req.params?.cursor,
         options.pageSize,
       );
@@ -95,7 +96,7 @@ export function createSessionServer(
       if (req.params.task) {
         return gateway.createTask(
           req.params,
-          callerOf(extra),
+          requestCaller(extra),
           callContext({
             meta: req.params._meta,
             signal: extra.signal,
@@ -115,13 +116,18 @@ export function createSessionServer(
             () => {},
           ),
       });
-      return gateway.callTool(req.params.name, req.params.arguments, callerOf(extra), callOptions);
+      return gateway.callTool(
+        req.params.name,
+        req.params.arguments,
+        requestCaller(extra),
+        callOptions,
+      );
     }));
 
   server.setRequestHandler(ListPromptsRequestSchema, (req, extra) =>
     onWire(() => {
       const { items, nextCursor } = page(
-        listPrompts(gateway, callerOf(extra)),
+        listPrompts(gateway, requestCaller(extra)),
         req.params?.cursor,
         options.pageSize,
       );
@@ -132,7 +138,7 @@ export function createSessionServer(
     GetPromptRequestSchema,
     (req, extra) =>
       onWire(() =>
-        getPrompt(gateway, callerOf(extra), req.params, {
+        getPrompt(gateway, requestCaller(extra), req.params, {
           signal: extra.signal,
           session: link,
           requestId: extra.requestId,

@@ -6,9 +6,9 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type Caller, type Gateway, liveCaller } from "../../gateway/mod.ts";
+import type { Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
-import type { RequestIdentity } from "../door.ts";
+import { callerOf, type RequestIdentity } from "../door.ts";
 import type { Activity } from "./activity.ts";
 import type { MemoryEventStore } from "./event-store.ts";
 import type { FastCalls } from "./fast-call.ts";
@@ -92,18 +92,6 @@ export function shareRefusal(
 }
 
 /**
- * A caller on a session, as `who`: a configured token's globs are read from the running config
- * at every check, an OAuth token's are its own.
- */
-export function callerOf(
-  gateway: Gateway,
-  sessionId: () => string | null,
-  who: RequestIdentity,
-): Caller {
-  return liveCaller(() => gateway.config, sessionId, who);
-}
-
-/**
  * The server of a new session: its standing caller is the one who last presented a request on
  * it (`standing.who`), on the session `sessionId()` names once it has an id.
  */
@@ -114,5 +102,5 @@ export function sessionServer(
   options?: SessionOptions,
 ): SessionServer {
   const gateway = table.gateway;
-  return createSessionServer(gateway, () => callerOf(gateway, sessionId, standing.who), options);
+  return createSessionServer(gateway, () => callerOf(gateway, standing.who, sessionId), options);
 }

@@ -9,8 +9,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GatewayConfig } from "../../config/mod.ts";
-import { configuredToken, type Gateway, LOCAL_CALLER, profileConfig } from "../../gateway/mod.ts";
-import type { Door, RequestIdentity } from "../door.ts";
+import { configuredToken, type Gateway, profileConfig } from "../../gateway/mod.ts";
+import { callerOf, type Door, type RequestIdentity } from "../door.ts";
 import { isIdle } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { createSessionServer } from "./server.ts";
@@ -96,8 +96,10 @@ export class SessionRegistry implements Door<true> {
    * client owns the pipe); {@link closeAll} closes it.
    */
   async serveStdio(transport: Transport, profile: string | null): Promise<void> {
-    const caller = { ...LOCAL_CALLER, profile };
-    const { server } = createSessionServer(this.#table.gateway, () => caller);
+    const gateway = this.#table.gateway;
+    // The parent process, unauthenticated: no token, every tool the profile offers.
+    const caller = callerOf(gateway, { tokenName: null, toolGlobs: null, profile });
+    const { server } = createSessionServer(gateway, () => caller);
     this.#stdio = server;
     await server.connect(transport);
   }

@@ -2,12 +2,11 @@
  * Legacy SSE sessions (protocol 2024-11-05): `GET /sse` opens one, with its one event stream,
  * and `POST /message?sessionId=…` carries its client's messages (transport: `./sse.ts`).
  */
-import type { RequestIdentity } from "../door.ts";
+import { callerOf, type RequestIdentity } from "../door.ts";
 import { newActivity } from "./activity.ts";
 import { authInfoOf } from "./request-caller.ts";
 import { SessionTransport } from "./session-transport.ts";
 import {
-  callerOf,
   type Session,
   sessionServer,
   type SessionTable,
@@ -75,7 +74,7 @@ export function handleSseMessage(
   return (s.transport as SseSessionTransport).handlePost(
     req,
     gateway.config.gateway.maxBatch,
-    authInfoOf(callerOf(gateway, () => s.id, asSession)),
+    authInfoOf(callerOf(gateway, asSession, () => s.id)),
   );
 }
 

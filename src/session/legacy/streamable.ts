@@ -5,7 +5,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { RequestIdentity } from "../door.ts";
+import { callerOf, type RequestIdentity } from "../door.ts";
 import { newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
@@ -13,7 +13,6 @@ import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { authInfoOf } from "./request-caller.ts";
 import { SessionTransport } from "./session-transport.ts";
 import {
-  callerOf,
   type Session,
   sessionServer,
   type SessionTable,
@@ -64,7 +63,7 @@ async function onSession(
   req: Request,
   who: RequestIdentity,
 ): Promise<Response> {
-  const authInfo = authInfoOf(callerOf(table.gateway, () => s.id, who));
+  const authInfo = authInfoOf(callerOf(table.gateway, who, () => s.id));
   const transport = s.transport as WebStandardStreamableHTTPServerTransport;
   const response = await transport.handleRequest(req, { authInfo });
   // A GET is a stream held open for server messages; POST answers are counted per request.
@@ -85,7 +84,7 @@ function postOnSession(
 ): Promise<Response> {
   const gateway = table.gateway;
   const fast = s.fast!;
-  const caller = callerOf(gateway, () => s.id, who);
+  const caller = callerOf(gateway, who, () => s.id);
   if (isFastCall(req, body)) {
     const link = s.link;
     gateway.passthrough.touch(link);
@@ -163,6 +162,6 @@ async function initialize(
     if (transport.sessionId) table.sessions.delete(transport.sessionId);
   };
   await server.connect(wire);
-  const authInfo = authInfoOf(callerOf(gateway, sessionId, who));
+  const authInfo = authInfoOf(callerOf(gateway, who, sessionId));
   return await transport.handleRequest(req, { parsedBody: body, authInfo });
 }

@@ -33,7 +33,8 @@ import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations, FlowContext } from "./continuations.ts";
 import { decodeHeaderValue } from "./param-headers.ts";
-import { authInfoOf, callerOf, type ModernIdentity } from "./server.ts";
+import type { Caller } from "../../gateway/types.ts";
+import { authInfoOf } from "./server.ts";
 
 /** The revision this path serves; another one is the SDK's to answer. */
 const REVISION = "2026-07-28";
@@ -102,17 +103,16 @@ export function plainCallOf(
 export type FastAnswer = { response: Response } | { ready: unknown };
 
 /**
- * Serves `call` for `identity` through the gateway core. An `input_required` answer comes back
+ * Serves `call` for `caller` through the gateway core. An `input_required` answer comes back
  * as `ready`, for the SDK to check and encode.
  */
 export async function serveCall(
   gateway: Gateway,
   continuations: Continuations,
   call: PlainCall,
-  identity: ModernIdentity,
+  caller: Caller,
   signal: AbortSignal,
 ): Promise<FastAnswer> {
-  const caller = callerOf(identity);
   const ctx: FlowContext = {
     mcpReq: {
       method: "tools/call",
@@ -123,7 +123,7 @@ export async function serveCall(
       // Never called: a call that asks for progress takes the SDK's path, which can stream.
       notify: () => Promise.resolve(),
     },
-    http: { authInfo: authInfoOf(identity) },
+    http: { authInfo: authInfoOf(caller) },
   };
   try {
     const result = await continuations.call(

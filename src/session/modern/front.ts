@@ -8,7 +8,7 @@
  * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
  */
 import { createMcpHandler, type InboundClassificationOutcome } from "@modelcontextprotocol/server";
-import type { Gateway } from "../../gateway/mod.ts";
+import type { Caller, Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
 import { copyOf, jsonOf } from "./classify.ts";
 import { Continuations } from "./continuations.ts";
@@ -19,7 +19,8 @@ import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
 import { ScopedBus } from "./scoped-bus.ts";
 import { mayRunAsTask } from "./tasks.ts";
-import { authInfoOf, callerOf, createModernServer, type ModernIdentity } from "./server.ts";
+import { authInfoOf, createModernServer } from "./server.ts";
+import { callerOf, type RequestIdentity } from "../door.ts";
 
 /** Options of {@link createModernFront}. */
 export interface ModernFrontOptions {
@@ -37,7 +38,7 @@ export interface ModernFrontOptions {
    * Admits one `subscriptions/listen` stream of `identity` as a session of its token (the
    * session table's share): what ends its hold, or the answer refusing it. Absent: no limit.
    */
-  admitStream?: (identity: ModernIdentity) => (() => void) | Response;
+  admitStream?: (identity: RequestIdentity) => (() => void) | Response;
 }
 
 /** What the cluster offers the modern door (see `src/cluster/relay.ts`). */
@@ -45,9 +46,9 @@ export interface ModernRelay {
   /** This instance's id, written in front of every `requestState` minted here. */
   readonly owner: string;
   /** Serves `request` through its owner when it continues a call held elsewhere, else null. */
-  forward(request: Request, identity: ModernIdentity): Promise<Response | null>;
+  forward(request: Request, identity: RequestIdentity): Promise<Response | null>;
   /** Serves continuations other instances forward here. */
-  attach(serve: (request: Request, identity: ModernIdentity) => Promise<Response>): void;
+  attach(serve: (request: Request, identity: RequestIdentity) => Promise<Response>): void;
 }
 
 /** The modern door: serves one request, and stops. */
@@ -58,7 +59,7 @@ export interface ModernFront {
    */
   fetch(
     request: Request,
-    identity: ModernIdentity,
+    identity: RequestIdentity,
     body?: unknown,
     route?: InboundClassificationOutcome,
   ): Promise<Response>;
@@ -126,7 +127,7 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   });
   const local = async (
     request: Request,
-    identity: ModernIdentity,
+    identity: RequestIdentity,
     parsed?: unknown,
     route?: InboundClassificationOutcome,
   ): Promise<Response> => {
@@ -136,16 +137,18 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     if (refused) return refused;
     // After close() the SDK's handler refuses every request; the fast path does not outlive it.
     const plain = closed ? undefined : plainCallOf(request, route);
+    // The request's one caller: every check and handler below judges it as this.
+    const caller = callerOf(gateway, identity);
     let ready: unknown;
-    if (plain && !mayRunAsTask(gateway, plain.name, callerOf(identity))) {
-      const answer = await serveCall(gateway, continuations, plain, identity, request.signal);
+    if (plain && !mayRunAsTask(gateway, plain.name, caller)) {
+      const answer = await serveCall(gateway, continuations, plain, caller, request.signal);
       if ("response" in answer) return answer.response;
       ready = answer.ready;
     }
     const uris = listenedUris(request, body);
     // The listen router fans an update out to every stream that named its URI, so a stream
     // may name only resources of the servers its token reaches: otherwise it is refused whole.
-    const hidden = uris.find((uri) => !visibleUri(gateway, identity, uri));
+    const hidden = uris.find((uri) => !visibleUri(gateway, caller, uri));
     if (hidden !== undefined) return unknownResource(body, hidden);
     // A listen stream holds its place in the session table until it ends.
     const listen = isListen(request, body);
@@ -157,9 +160,9 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     try {
       // Subscribed before the stream is acknowledged, so no update falls in between.
       if (uris.length > 0) ends.push(await feed.open(uris));
-      const response = await bus.as(callerOf(identity), () =>
+      const response = await bus.as(caller, () =>
         handler.fetch(request, {
-          authInfo: authInfoOf(identity, ready),
+          authInfo: authInfoOf(caller, ready),
           ...(body === undefined ? {} : { parsedBody: body }),
         }));
       if (!listen || !response.body) {
@@ -243,10 +246,10 @@ function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Res
   return Response.json({ jsonrpc: "2.0", id: body.id ?? null, error }, { status });
 }
 
-/** True when `uri` is a resource of a server this identity's token reaches. */
-function visibleUri(gateway: Gateway, identity: ModernIdentity, uri: string): boolean {
+/** True when `uri` is a resource of a server `caller`'s token reaches. */
+function visibleUri(gateway: Gateway, caller: Caller, uri: string): boolean {
   try {
-    resourceTarget(gateway, uri, callerOf(identity));
+    resourceTarget(gateway, uri, caller);
     return true;
   } catch {
     return false;

@@ -6,9 +6,9 @@
  */
 import type { Gateway } from "../../gateway/mod.ts";
 import type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
-import type { ModernIdentity } from "./server.ts";
+import type { RequestIdentity } from "../door.ts";
 
-type Serve = (request: Request, identity: ModernIdentity) => Promise<Response>;
+type Serve = (request: Request, identity: RequestIdentity) => Promise<Response>;
 
 /**
  * The modern door for `gateway`, whose module is imported and whose SDK handler is built at the

@@ -9,4 +9,3 @@ export { modernDoor } from "./door.ts";
 export type { ModernTicket } from "./door.ts";
 export type { Door as Classification } from "./classify.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
-export type { ModernIdentity } from "./server.ts";

@@ -5,11 +5,12 @@
  * checks the per-request `_meta` envelope and the `Mcp-Method` / `Mcp-Name` headers against
  * the body, stamps `resultType`, and adds the cache fields from `cacheHints`. `tools/call`,
  * `prompts/get` and `resources/read` may answer `input_required` (see `./continuations.ts`).
- * A plain `tools/call` usually skips this server altogether (./fast-call.ts); both build the
- * call's caller here and its options with the core's `callContext`.
+ * A plain `tools/call` usually skips this server altogether (./fast-call.ts); both judge the
+ * call as the caller the door made for the request (`callerOf` of ../door.ts) and build its
+ * options with the core's `callContext`.
  */
 import { type AuthInfo, Server } from "@modelcontextprotocol/server";
-import { callContext, type Gateway } from "../../gateway/mod.ts";
+import { callContext, type Gateway, LOCAL_CALLER } from "../../gateway/mod.ts";
 import type { Caller } from "../../gateway/types.ts";
 import {
   complete,
@@ -25,36 +26,27 @@ import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { registerModernTasks } from "./tasks.ts";
 
-/** The identity auth put on the request (carried by its `authInfo`: see {@link authInfoOf}). */
-export interface ModernIdentity {
-  readonly tokenName: string | null;
-  readonly toolGlobs: readonly string[] | null;
-  /** The profile whose endpoint (`/mcp/<profile>`) the request came to; absent = none. */
-  readonly profile?: string | null;
-  /** When the access token presented expires (epoch ms); absent for tokens that do not. */
-  readonly expiresAt?: number;
-}
-
 /**
  * The `authInfo` of one request (the SDK hands it to every handler by reference, untouched):
- * who sent it and an answer the fast path already has are private fields, read only here —
- * not `extra`, which anything could fill; a copy is a plain object without them.
+ * its caller (`callerOf` of ../door.ts, made once by the door from the request's identity) and
+ * an answer the fast path already has are private fields, read only here — not `extra`, which
+ * anything could fill; a copy is a plain object without them.
  */
 class ModernAuth implements AuthInfo {
   readonly token = "";
   readonly clientId: string;
   readonly scopes: string[] = [];
-  readonly #identity: ModernIdentity;
+  readonly #caller: Caller;
   readonly #ready: unknown;
 
-  constructor(identity: ModernIdentity, ready: unknown) {
-    this.clientId = identity.tokenName ?? "";
-    this.#identity = identity;
+  constructor(caller: Caller, ready: unknown) {
+    this.clientId = caller.tokenName ?? "";
+    this.#caller = caller;
     this.#ready = ready;
   }
 
-  static identityOf(info: AuthInfo | undefined): ModernIdentity | undefined {
-    return info instanceof ModernAuth ? info.#identity : undefined;
+  static callerOf(info: AuthInfo | undefined): Caller | undefined {
+    return info instanceof ModernAuth ? info.#caller : undefined;
   }
 
   static readyOf(info: AuthInfo | undefined): unknown {
@@ -63,26 +55,17 @@ class ModernAuth implements AuthInfo {
 }
 
 /**
- * A fresh `authInfo` for one request of `identity`. `ready` is a `tools/call` answer the fast
+ * A fresh `authInfo` for one request of `caller`. `ready` is a `tools/call` answer the fast
  * path already has (a first `input_required` round), which the server's handler returns as it
  * is, so that the SDK checks and encodes it.
  */
-export function authInfoOf(identity: ModernIdentity, ready?: unknown): AuthInfo {
-  return new ModernAuth(identity, ready);
+export function authInfoOf(caller: Caller, ready?: unknown): AuthInfo {
+  return new ModernAuth(caller, ready);
 }
 
-/** The gateway caller of a modern request (no session: identity is all there is). */
-export function callerOf(identity: ModernIdentity | undefined): Caller {
-  return {
-    sessionId: null,
-    tokenName: identity?.tokenName ?? null,
-    toolGlobs: identity?.toolGlobs ?? null,
-    profile: identity?.profile ?? null,
-  };
-}
-
+/** The caller of a request: its `authInfo`'s (the door always makes one; else no token). */
 function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
-  return callerOf(ModernAuth.identityOf(authInfo));
+  return ModernAuth.callerOf(authInfo) ?? LOCAL_CALLER;
 }
 
 /** Options of {@link createModernServer}. */

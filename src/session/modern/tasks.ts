@@ -54,12 +54,12 @@ export interface ModernTasks {
 
 /**
  * Installs `tasks/get`, `tasks/update` and `tasks/cancel` on a modern server (and advertises the
- * extension when some upstream supports tasks); `callerOf` reads the caller from a request.
+ * extension when some upstream supports tasks); `requestCaller` reads the caller from a request.
  */
 export function registerModernTasks(
   server: Server,
   gateway: Gateway,
-  callerOf: (ctx: ServerContext) => Caller,
+  requestCaller: (ctx: ServerContext) => Caller,
 ): ModernTasks {
   if (gateway.pool.all().some((u) => u.client?.getServerCapabilities()?.tasks)) {
     server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
@@ -68,12 +68,12 @@ export function registerModernTasks(
   server.setRequestHandler("tasks/get", { params: TaskParams }, (params, ctx) =>
     onWire(() => {
       requireExtension(ctx, "tasks/get");
-      return detail(gateway, params.taskId, callerOf(ctx), ctx.mcpReq.signal);
+      return detail(gateway, params.taskId, requestCaller(ctx), ctx.mcpReq.signal);
     }));
   server.setRequestHandler("tasks/update", { params: UpdateParams }, (params, ctx) =>
     onWire(() => {
       requireExtension(ctx, "tasks/update");
-      const follower = followerOf(gateway, params.taskId, callerOf(ctx));
+      const follower = followerOf(gateway, params.taskId, requestCaller(ctx));
       const responses = params.inputResponses ?? ctx.mcpReq.inputResponses ?? {};
       follower?.answer(responses as Record<string, unknown>);
       return {};
@@ -84,7 +84,7 @@ export function registerModernTasks(
     (params, ctx) =>
       onWire(async () => {
         requireExtension(ctx, "tasks/cancel");
-        const caller = callerOf(ctx);
+        const caller = requestCaller(ctx);
         const follower = followerOf(gateway, params.taskId, caller);
         if (follower?.final) return {};
         try {
