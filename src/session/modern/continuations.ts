@@ -16,10 +16,13 @@
  * the method and the caller's token (and profile endpoint), and it names one round of one parked call: a tampered,
  * expired, foreign or replayed state is refused. A parked call nobody continues is cancelled
  * upstream after `ttlMs`.
+ *
+ * A call whose client declared none of sampling, elicitation and roots can never be asked
+ * anything, so it is never parked: it runs on its own request's signal, and an upstream request
+ * during it is refused at once. That is the common call, and it pays for no parking.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
   type InputRequest,
   inputRequired,
@@ -27,21 +30,19 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import {
-  type ClientCapabilities,
   CreateMessageResultSchema,
   ElicitResultSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { missingCapability } from "../../gateway/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../../gateway/types.ts";
-import { GatewayError, WireError } from "../../shared/errors.ts";
+import type { Progress } from "../../shared/call-context.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import { askable, direct, type FlowRequest, refusal } from "./flow-request.ts";
 
 /** The `_meta` key an upstream names its input with. */
 export const INPUT_KEY_META = "mcp-gateway/inputKey";
 /** How long the gateway waits for more requests of the same round once one arrived. */
 const GATHER_MS = 15;
-/** The JSON-RPC code of MissingRequiredClientCapabilityError. */
-const MISSING_CAPABILITY = -32021;
 
 const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean } }> = {
   "sampling/createMessage": CreateMessageResultSchema,
@@ -52,11 +53,6 @@ const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean
 /** True when `response` fits the result schema of `method`. */
 function fits(method: string, response: unknown): boolean {
   return RESULT_SCHEMAS[method]?.safeParse(response).success ?? true;
-}
-
-/** `"elicitation.url"` → `{ elicitation: { url: {} } }`. */
-function capabilityObject(path: string): Record<string, unknown> {
-  return path.split(".").reduceRight<Record<string, unknown>>((inner, k) => ({ [k]: inner }), {});
 }
 
 interface StatePayload {
@@ -72,16 +68,9 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/**
- * What a flow reads of the request serving it right now. The SDK's `ServerContext` has it all;
- * the `tools/call` fast path (./fast-call.ts) builds just this much for a call it serves alone.
- */
-export interface FlowContext {
-  readonly mcpReq: Pick<
-    ServerContext["mcpReq"],
-    "method" | "_meta" | "envelope" | "inputResponses" | "requestState" | "signal" | "notify"
-  >;
-  readonly http?: ServerContext["http"];
+/** The binding of a `requestState`: the method and the caller's token. */
+function binding(method: string, tokenName: string): string {
+  return `${method}\0${tokenName}`;
 }
 
 /** One call in flight whose upstream may ask the client for input. */
@@ -99,32 +88,22 @@ class Parked implements CallOrigin {
   early: Record<string, unknown>;
   #wake: (() => void) | undefined;
   /** The request serving the client right now; progress goes out on it. */
-  ctx: FlowContext;
+  serving: FlowRequest;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** The last progress notification sent: the answer waits for it, so it is never overtaken. */
   lastNotify: Promise<void> = Promise.resolve();
 
-  constructor(ctx: FlowContext, caller: Caller) {
-    this.ctx = ctx;
+  constructor(request: FlowRequest, caller: Caller) {
+    this.serving = request;
     this.tokenName = caller.tokenName;
     this.profile = caller.profile;
-    this.early = { ...ctx.mcpReq.inputResponses };
+    this.early = { ...request.inputResponses };
   }
 
   /** Called by the pass-through relay for a server request the upstream sends during the call. */
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
-    const envelope = this.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-    const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
-    const missing = missingCapability(caps, { method, ...(params ? { params } : {}) });
-    if (missing) {
-      return Promise.reject(
-        new WireError({
-          code: MISSING_CAPABILITY,
-          message: `the client did not declare ${missing}, so it cannot answer ${method}`,
-          data: { requiredCapabilities: capabilityObject(missing) },
-        }),
-      );
-    }
+    const refused = refusal(this.serving.capabilities, method, params);
+    if (refused) return Promise.reject(refused);
     const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
     const wanted = typeof hint === "string" && hint !== "" ? hint : undefined;
     const key = wanted && !this.pending.has(wanted) ? wanted : `input-${++this.#next}`;
@@ -180,7 +159,7 @@ export class Continuations {
     this.#codec = createRequestStateCodec<StatePayload>({
       key: options.key ?? randomBytes(32),
       ttlSeconds: Math.max(1, Math.ceil(options.ttlMs / 1000)),
-      bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
+      bind: (ctx) => binding(ctx.mcpReq.method, ctx.http?.authInfo?.clientId ?? ""),
     });
   }
 
@@ -201,35 +180,38 @@ export class Continuations {
    * with `input_required` while the upstream waits for the client.
    */
   async call<R>(
-    ctx: FlowContext,
+    request: FlowRequest,
     caller: Caller,
     options: CallContext,
     run: (options: CallContext) => Promise<R>,
   ): Promise<R | ReturnType<typeof inputRequired>> {
-    const state = ctx.mcpReq.requestState<StatePayload>();
+    const state = request.state as StatePayload | undefined;
     let parked: Parked;
     if (state && typeof state === "object") {
-      parked = this.#resume(state, caller, ctx);
+      parked = this.#resume(state, caller, request);
+    } else if (!askable(request.capabilities)) {
+      // Nothing to continue: no parking, no controller of its own, no wait on the signal —
+      // the request's own signal cancels the call (the client went away).
+      return await direct(request, options, run);
     } else {
-      parked = new Parked(ctx, caller);
+      parked = new Parked(request, caller);
       this.#parked.set(parked.id, parked);
       // A client that asked for progress gets it on whichever request of the flow is serving
       // it now (each retry carries its own progress token).
-      const wantsProgress = ctx.mcpReq._meta?.progressToken !== undefined;
       parked.result = run({
         ...options,
         signal: parked.abort.signal,
         origin: parked,
-        ...(wantsProgress
+        ...(request.progress
           ? { onprogress: (p) => this.#progress(parked, p), resetTimeoutOnProgress: true }
           : {}),
       });
       parked.result.then(() => parked.wake(), () => parked.wake());
     }
-    return await this.#answer(parked, ctx);
+    return await this.#answer(parked, request, options.signal);
   }
 
-  #resume(state: StatePayload, caller: Caller, ctx: FlowContext): Parked {
+  #resume(state: StatePayload, caller: Caller, request: FlowRequest): Parked {
     const parked = this.#parked.get(state.c);
     if (!parked) {
       throw new GatewayError(
@@ -244,8 +226,8 @@ export class Continuations {
     ) {
       throw new GatewayError("INVALID_ARGUMENTS", "requestState does not continue this call");
     }
-    parked.ctx = ctx;
-    const responses = ctx.mcpReq.inputResponses ?? {};
+    parked.serving = request;
+    const responses = request.inputResponses ?? {};
     for (const [key, pending] of parked.pending) {
       // A missing or malformed answer leaves the request pending: the next round asks again.
       if (!(key in responses) || !fits(pending.request.method, responses[key])) continue;
@@ -257,7 +239,8 @@ export class Continuations {
 
   async #answer<R>(
     parked: Parked,
-    ctx: FlowContext,
+    request: FlowRequest,
+    signal: AbortSignal | undefined,
   ): Promise<R | ReturnType<typeof inputRequired>> {
     clearTimeout(parked.timer);
     let settled = false;
@@ -265,18 +248,17 @@ export class Continuations {
     // Let answers just handed over reach the upstream before deciding what comes next.
     if (!settled && parked.pending.size === 0) {
       // One abort listener for the whole wait, removed after it (calls are many; aborts rare).
-      const signal = ctx.mcpReq.signal;
       let onAbort!: () => void;
       const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-      signal.addEventListener("abort", onAbort, { once: true });
+      signal?.addEventListener("abort", onAbort, { once: true });
       const finished = parked.result!.then(() => {}, () => {});
       try {
         while (!settled && parked.pending.size === 0) {
           await Promise.race([parked.changed(), finished, aborted]);
-          if (signal.aborted) break;
+          if (signal?.aborted) break;
         }
       } finally {
-        signal.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", onAbort);
       }
     }
     // An upstream often asks several things at once: let the rest of the burst arrive.
@@ -295,20 +277,17 @@ export class Continuations {
     parked.timer = setTimeout(() => this.#expire(parked), this.#ttlMs);
     const inputRequests: Record<string, InputRequest> = {};
     for (const [key, p] of parked.pending) inputRequests[key] = p.request;
-    // The codec's `bind` reads only the method and the token (`clientId`), which every
-    // FlowContext carries: the SDK types the argument as its whole context.
-    const sealed = await this.#codec.mint({ c: parked.id, r: parked.round }, ctx as ServerContext);
+    const sealed = await this.#codec.mint(
+      { c: parked.id, r: parked.round },
+      bindingContext(request.method, parked.tokenName ?? ""),
+    );
     const requestState = this.#owner ? `${this.#owner}~${sealed}` : sealed;
     return inputRequired({ inputRequests, requestState });
   }
 
-  #progress(parked: Parked, p: { progress: number; total?: number; message?: string }): void {
-    const token = parked.ctx.mcpReq._meta?.progressToken;
-    if (token === undefined) return;
-    parked.lastNotify = parked.ctx.mcpReq.notify({
-      method: "notifications/progress",
-      params: { ...p, progressToken: token as string | number },
-    }).catch(() => {});
+  #progress(parked: Parked, p: Progress): void {
+    const send = parked.serving.progress;
+    if (send) parked.lastNotify = send(p).catch(() => {});
   }
 
   #expire(parked: Parked): void {
@@ -323,4 +302,13 @@ export class Continuations {
   close(): void {
     for (const parked of [...this.#parked.values()]) this.#expire(parked);
   }
+}
+
+/**
+ * What the codec's `bind` reads at mint time (it is ours, above): the method and the token, as
+ * the SDK's context carries them at verify time.
+ */
+function bindingContext(method: string, tokenName: string): ServerContext {
+  // as never: the codec hands it only to `bind`, which reads these two fields
+  return { mcpReq: { method }, http: { authInfo: { clientId: tokenName } } } as never;
 }

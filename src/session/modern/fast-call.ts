@@ -31,10 +31,10 @@ import { callContext, type Gateway } from "../../gateway/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
-import type { Continuations, FlowContext } from "./continuations.ts";
+import type { Continuations } from "./continuations.ts";
+import { envelopeCapabilities } from "./flow-request.ts";
 import { decodeHeaderValue } from "./param-headers.ts";
 import type { Caller } from "../../gateway/types.ts";
-import { authInfoOf } from "./server.ts";
 
 /** The revision this path serves; another one is the SDK's to answer. */
 const REVISION = "2026-07-28";
@@ -113,21 +113,11 @@ export async function serveCall(
   caller: Caller,
   signal: AbortSignal,
 ): Promise<FastAnswer> {
-  const ctx: FlowContext = {
-    mcpReq: {
-      method: "tools/call",
-      ...(call.meta ? { _meta: call.meta } : {}),
-      envelope: call.envelope,
-      requestState: () => undefined,
-      signal,
-      // Never called: a call that asks for progress takes the SDK's path, which can stream.
-      notify: () => Promise.resolve(),
-    },
-    http: { authInfo: authInfoOf(caller) },
-  };
+  // No progress sink: a call that asks for progress takes the SDK's path, which can stream.
+  const request = { method: "tools/call", capabilities: envelopeCapabilities(call.envelope) };
   try {
     const result = await continuations.call(
-      ctx,
+      request,
       caller,
       callContext({ meta: call.meta, signal }),
       (options) => gateway.callTool(call.name, call.arguments, caller, options),

@@ -24,6 +24,7 @@ import { page } from "../../gateway/paging.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
+import { flowRequest } from "./flow-request.ts";
 import { registerModernTasks } from "./tasks.ts";
 
 /**
@@ -114,7 +115,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       const caller = callerOfAuth(ctx.http?.authInfo);
       // Progress is relayed by the continuation, on whichever request of the flow is current.
       const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
-      return options.continuations.call(ctx, caller, call, (withOrigin) =>
+      return options.continuations.call(flowRequest(ctx), caller, call, (withOrigin) =>
         tasks.callTool(req.params, ctx, caller, withOrigin));
       // as never: 1.x-typed result, v2's own types
     }) as never);
@@ -132,8 +133,12 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     (req, ctx) =>
       onWire(() => {
         const caller = callerOfAuth(ctx.http?.authInfo);
-        return options.continuations.call(ctx, caller, { signal: ctx.mcpReq.signal }, (call) =>
-          getPrompt(gateway, caller, req.params, call));
+        return options.continuations.call(
+          flowRequest(ctx),
+          caller,
+          { signal: ctx.mcpReq.signal },
+          (call) => getPrompt(gateway, caller, req.params, call),
+        );
         // as never: 1.x-typed result, v2's own types
       }) as never,
   );
@@ -159,7 +164,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     (req, ctx) =>
       onWire(() =>
         options.continuations.call(
-          ctx,
+          flowRequest(ctx),
           callerOfAuth(ctx.http?.authInfo),
           { signal: ctx.mcpReq.signal },
           (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
