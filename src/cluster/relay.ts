@@ -54,6 +54,12 @@ export interface RelayOptions {
 }
 
 const HOP_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding"]);
+/**
+ * Credentials never cross Redis: the owner serves a relayed request under the identity this
+ * instance decided (which is all it needs), so anyone who can read the Redis channels learns no
+ * bearer token, cookie or OAuth subject token from them.
+ */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
 
 /** Both ends of the relay for one instance. */
 export class Relay {
@@ -130,9 +136,13 @@ export class Relay {
       id: randomUUID(),
       from: this.#o.self,
       url: request.url,
-      headers: [...request.headers].filter(([k]) => !HOP_HEADERS.has(k)),
+      headers: [...request.headers].filter(([k]) =>
+        !HOP_HEADERS.has(k) && !CREDENTIAL_HEADERS.has(k)
+      ),
       body,
-      identity,
+      // Only the fields the owner serves by: a request identity may also hold the presented
+      // token itself (for `oauth: mode: exchange`), which must not leave this instance.
+      identity: relayIdentity(identity),
     };
     const answered = new Promise<Answer>((resolve) => this.#waiting.set(message.id, resolve));
     try {
@@ -201,4 +211,14 @@ export class Relay {
 
 function errorResponse(id: string | number | null, err: unknown): Response {
   return Response.json({ jsonrpc: "2.0", id, error: toJsonRpcError(err) });
+}
+
+/** The part of an identity a relayed request carries (see {@link RelayIdentity}). */
+function relayIdentity(identity: RelayIdentity): RelayIdentity {
+  const out: { -readonly [K in keyof RelayIdentity]: RelayIdentity[K] } = {
+    tokenName: identity.tokenName,
+    toolGlobs: identity.toolGlobs,
+  };
+  if (identity.profile !== undefined) out.profile = identity.profile;
+  return out;
 }

@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Redis } from "ioredis";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
@@ -159,6 +160,14 @@ servers:
   });
 
   it("an MRTR continuation sent to another instance completes there", async () => {
+    // Everything published on the shared Redis while the continuations are relayed: no
+    // credential may be in it (the owner serves by the identity the sender decided).
+    const spy = new Redis(`redis://127.0.0.1:${redisPort}`);
+    const published: string[] = [];
+    spy.on("pmessage", (_pattern: string, _channel: string, message: string) => {
+      published.push(message);
+    });
+    await spy.psubscribe("*");
     const first = await rawCall(gws[0]!.url, {
       name: "everything__trigger-sampling-request",
       arguments: { prompt: "hi", maxTokens: 5 },
@@ -209,6 +218,14 @@ servers:
         (await metric(gw.url, 'mcp_gateway_cluster_relayed_total{side="forwarded"}', AUTH))!;
     }
     assert.ok(forwarded >= 2, `${forwarded} continuations relayed`);
+    await spy.quit();
+    // A relayed request names the instance it came from; an answer does not.
+    const relayed = published.filter((m) => m.includes('"from":'));
+    assert.ok(relayed.length >= 2, `${relayed.length} relayed requests seen on Redis`);
+    for (const message of published) {
+      assert.ok(!message.includes(TOKEN), "a relayed request carries no bearer token");
+      assert.ok(!/"authorization"/i.test(message), "nor an Authorization header");
+    }
   });
 
   it("40 clients through HAProxy survive one instance killed with SIGKILL", async () => {
