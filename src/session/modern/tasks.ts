@@ -16,7 +16,6 @@
  * - The extension is advertised in `server/discover` only while some upstream supports tasks.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
   type Server,
   type ServerContext,
@@ -27,6 +26,7 @@ import type { Gateway } from "../../gateway/mod.ts";
 import type { CallContext, Caller } from "../../gateway/types.ts";
 import { TASK_TTL_MS } from "../../gateway/passthrough/mod.ts";
 import { onWire, toJsonRpcError } from "../../shared/errors.ts";
+import { envelopeCapabilities } from "./flow-request.ts";
 import { cleanResult, TaskFollower } from "./tasks-follower.ts";
 import {
   createTaskResult,
@@ -204,8 +204,7 @@ function taskSupportOf(gateway: Gateway, name: string, caller: Caller): string |
 }
 
 function capabilitiesOf(ctx: ServerContext): ClientCapabilities {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+  return envelopeCapabilities(ctx.mcpReq.envelope as Record<string, unknown> | undefined) ?? {};
 }
 
 function hasExtension(ctx: ServerContext): boolean {
