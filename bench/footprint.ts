@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig, type StdioServerConfig } from "../src/config/mod.ts";
-import { runCell } from "./load.ts";
+import { type Era, runCell } from "./load.ts";
 import { cpuMs, type GatewayMode, memBytes, ROOT, startGatewayProcess } from "./procs.ts";
 import { median, sleep } from "./stats.ts";
 
@@ -150,9 +150,14 @@ export async function benchFootprint(opts: FootprintOptions): Promise<FootprintR
 
 /** Runs `fn` with extra environment variables set, then puts the old values back. */
 /** The load the footprint puts on a gateway: 8 sessions calling `everything`'s echo for `ms`. */
-function loadCell(url: string, separator: string, ms: number): Parameters<typeof runCell>[0] {
+function loadCell(
+  url: string,
+  separator: string,
+  ms: number,
+  era?: Era,
+): Parameters<typeof runCell>[0] {
   return {
-    target: { kind: "http", url: `${url}/mcp` },
+    target: { kind: "http", url: `${url}/mcp`, era },
     tool: `everything${separator}echo`,
     argName: "message",
     verify: false,
@@ -222,7 +227,7 @@ export interface BuildFigures {
  */
 export async function compareBuilds(
   commands: readonly string[],
-  opts: { reps: number; workDir: string; settleMs: number; loadMs: number },
+  opts: { reps: number; workDir: string; settleMs: number; loadMs: number; era?: Era },
 ): Promise<BuildFigures[]> {
   const env = { MEMORY_FILE_PATH: join(opts.workDir, "memory.jsonl") };
   const config = withEnv(env, () => loadConfig(SHIPPED_CONFIG));
@@ -243,7 +248,7 @@ export async function compareBuilds(
         const workersCpuMs = childrenCpuMs(gateway.pid, (comm) => comm !== "node");
         await sleep(opts.settleMs);
         const idleRssBytes = memBytes(gateway.pid, "VmRSS");
-        const run = await runCell(loadCell(gateway.url, sep, opts.loadMs), gateway.pid);
+        const run = await runCell(loadCell(gateway.url, sep, opts.loadMs, opts.era), gateway.pid);
         await sleep(opts.settleMs);
         runs.set(command, [...runs.get(command) ?? [], {
           coldStartMs: gateway.readyMs,
@@ -299,7 +304,8 @@ function readText(file: string): string {
 
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
   // `bun bench/footprint.ts [--reps=N] [--gateway=binary|source|deno] [--load-ms=N]`: this part
-  // alone. `--compare=dist/a,dist/b` runs those builds side by side instead (see compareBuilds).
+  // alone. `--compare=dist/a,dist/b [--era=2026-07-28]` runs those builds side by side instead
+  // (see compareBuilds); the loaded phase speaks the era named (2025-11-25 by default).
   const arg = (name: string) =>
     process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const { mkdtempSync, rmSync } = await import("node:fs");
@@ -316,6 +322,7 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
         workDir,
         settleMs: 1000,
         loadMs: Number(arg("load-ms") ?? 3000),
+        era: arg("era") as Era | undefined,
       });
       console.log(JSON.stringify({ figures, loadBefore, loadAfter: load() }, null, 2));
     } else {
