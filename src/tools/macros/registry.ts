@@ -65,17 +65,17 @@ export async function loadMacros(
   const files = luaFiles(dir);
   const libs = dir ? readLibs(dir, files) : {};
   const problems: string[] = [];
-  const perFile = await Promise.all(
-    files.filter((f) => !f.startsWith("_")).map(async (f) => {
-      try {
-        return await registerFile(host, join(dir!, f), libs);
-      } catch (err) {
-        problems.push((err as Error).message);
-        return [];
-      }
-    }),
-  );
-  const defs: MacroDef[] = perFile.flat();
+  // One file after another: each registration is a short run, and run side by side they would
+  // start a script worker each (a ~55 MiB process and ~150 ms of CPU) while the upstreams start.
+  const defs: MacroDef[] = [];
+  for (const f of files) {
+    if (f.startsWith("_")) continue;
+    try {
+      defs.push(...await registerFile(host, join(dir!, f), libs));
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
   for (const t of inline) {
     try {
       defs.push(inlineDef(t, configFile));
