@@ -34,9 +34,13 @@ let nodeCrypto: NodeCrypto | undefined;
 
 /** `node:crypto`, loaded at first use (off Bun only). */
 function node(): NodeCrypto {
-  return nodeCrypto ??= (process as unknown as {
-    getBuiltinModule(id: string): NodeCrypto;
-  }).getBuiltinModule("node:crypto");
+  if (nodeCrypto) return nodeCrypto;
+  const load = (process as unknown as { getBuiltinModule?(id: string): NodeCrypto })
+    .getBuiltinModule;
+  if (!load) {
+    throw new Error("hashing needs Bun, Deno 2 or Node 22.3+ (no process.getBuiltinModule)");
+  }
+  return nodeCrypto = load.call(process, "node:crypto");
 }
 
 /** One SHA-256 (or, with a key, HMAC-SHA-256) digest of `parts` in order. */
