@@ -2,7 +2,6 @@
  * `mcp-gateway [--listen] [--stdio]`: serve the aggregated endpoint until SIGTERM/SIGINT (drain,
  * then stop); SIGHUP or an edit of the config file reloads it.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, profileConfig } from "../gateway/mod.ts";
 import { SessionRegistry } from "../session/legacy/mod.ts";
@@ -187,6 +186,8 @@ export async function startGateway(
   if (options.stdio) {
     // The 2025 door serves the pipe. A reload that removes the profile leaves this caller
     // reaching nothing (it cannot be closed like an HTTP session: the client owns the pipe).
+    // Imported here: an HTTP gateway never loads the SDK's stdio server (nor `node:process`).
+    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
     await sessions.serveStdio(new StdioServerTransport(), profile);
     lifecycle.ready(() => new Response(null, { status: 404 }));
     setJitPolicy(1);

@@ -3,9 +3,9 @@
  * relay and the heartbeat, started and stopped together. Nothing here blocks start-up on
  * Redis: an instance whose Redis is down starts degraded and joins when Redis answers.
  */
-import { createHmac, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { ClusterConfig } from "../config/mod.ts";
+import { hmacSha256, randomBytes, toHex } from "../runtime/hash.ts";
 import type { Logger } from "../shared/log.ts";
 import { SharedRateLimiter } from "./limits.ts";
 import { type InstanceCard, Membership } from "./membership.ts";
@@ -113,10 +113,10 @@ export class Cluster {
 /** Host name and process id, plus a few random characters so a restart is a new member. */
 function defaultInstanceId(): string {
   const host = hostname().replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 40) || "host";
-  return `${host}-${process.pid}-${randomBytes(2).toString("hex")}`;
+  return `${host}-${process.pid}-${toHex(randomBytes(2))}`;
 }
 
 /** A key every instance derives alike from the Redis URL (which carries its password). */
 function deriveStateKey(url: string): string {
-  return createHmac("sha256", "mcp-gateway requestState").update(url).digest("hex");
+  return toHex(hmacSha256("mcp-gateway requestState", url));
 }

@@ -9,7 +9,6 @@
  * error at once; while waiting, the owner's membership card is checked every second and its
  * expiry ends the wait with the same error. The client may then send the call again.
  */
-import { randomUUID } from "node:crypto";
 import { GatewayError, toJsonRpcError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import type { Membership } from "./membership.ts";
@@ -133,7 +132,7 @@ export class Relay {
     };
     if (this.#o.link.degraded) return gone("cannot be reached (shared state store unreachable)");
     const message: Forwarded = {
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       from: this.#o.self,
       url: request.url,
       headers: [...request.headers].filter(([k]) =>

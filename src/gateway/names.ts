@@ -3,7 +3,7 @@
  * Foreign characters become `_`; names over 64 characters keep a readable head and end in a
  * stable hash of the full original, so the same upstream name always maps to the same name.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../runtime/hash.ts";
 
 /** The pattern every exposed tool and prompt name matches. */
 export const EXPOSED_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -12,7 +12,7 @@ const HASH_LEN = 8;
 
 /** A short stable hash (hex) of a string. */
 export function stableHash(text: string, length = HASH_LEN): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, length);
+  return sha256Hex(text).slice(0, length);
 }
 
 /** Replaces every character outside `[a-zA-Z0-9_-]` with `_`. */

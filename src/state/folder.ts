@@ -5,8 +5,8 @@
  * the `approve` command) never sees half a file; the folder is created private (0700).
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
+import { randomBytes } from "../runtime/hash.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 
 /**
@@ -100,7 +100,7 @@ export function stateSecret(dir: string, name: string): Buffer {
   if (typeof existing?.key === "string" && existing.key.length >= 64) {
     return Buffer.from(existing.key, "hex");
   }
-  const key = randomBytes(32);
+  const key = Buffer.from(randomBytes(32));
   // Another process may have made it first: its key counts.
   if (!writeStateFile(path, { key: key.toString("hex") }, { exclusive: true })) {
     return stateSecret(dir, name);

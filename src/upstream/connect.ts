@@ -6,8 +6,6 @@
  * the SDK 1.x client runs the 2025 `initialize` handshake (on the same stdio process).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -224,8 +222,13 @@ async function connectHttp(
     remember(server, { kind: "legacy" });
     log.debug("no 2026-07-28 offer; speaking the 2025 protocol");
   }
+  // The SDK's HTTP transports are imported for the first HTTP upstream: they bring its OAuth
+  // client (and its OAuth schemas), which a gateway of stdio upstreams never needs.
   if (server.transport !== "sse") {
     try {
+      const { StreamableHTTPClientTransport } = await import(
+        "@modelcontextprotocol/sdk/client/streamableHttp.js"
+      );
       const transport = new StreamableHTTPClientTransport(
         new URL(server.url),
         httpOptions(server, attempt.fetch),
@@ -245,6 +248,7 @@ async function connectHttp(
     }
   }
   const viaFetch = attempt.fetch ?? fetch;
+  const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
   const transport = new SSEClientTransport(new URL(server.url), {
     ...httpOptions(server, attempt.fetch),
     eventSourceInit: {

@@ -3,7 +3,9 @@
  * only when 2026-07-28 traffic needs them: the door's classifier answers a 2025 client without
  * them (test/protocol/classify.test.ts), a stdio upstream's era probe is sent without them
  * (`src/upstream/modern/pre-probe.ts`), and — checked here — no module that the `serve`
- * command imports statically imports either; they come in through `import()` only.
+ * command imports statically imports either; they come in through `import()` only. The same
+ * walk holds `node:crypto` (hashes come from `src/runtime/hash.ts`), the SDK 1.x OAuth client
+ * with its HTTP transports, and the SDK's stdio server out of the start-up graph.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -55,5 +57,35 @@ describe("the SDK v2 packages load only for 2026-07-28 traffic", () => {
     assert.ok(reached.has("@modelcontextprotocol/sdk/server/index.js"), [...reached].join(", "));
     assert.equal(reached.has("@modelcontextprotocol/server"), false, "the v2 server");
     assert.equal(reached.has("@modelcontextprotocol/client"), false, "the v2 client");
+  });
+});
+
+describe("what one stdio upstream does not need is not imported at start", () => {
+  it("the OAuth credential imports the SDK's OAuth client through import() (sdk-auth.ts)", () => {
+    const text = readFileSync(join(SRC, "upstream/oauth/sdk-auth.ts"), "utf8");
+    assert.match(text, /import\("@modelcontextprotocol\/sdk\/client\/auth\.js"\)/);
+  });
+
+  it("nothing the serve command imports statically reaches node:crypto or the SDK's OAuth client", () => {
+    const reached = packagesReached(join(SRC, "cli/serve.ts"));
+    // The walk does see the upstream clients: the SDK 1.x client is reached.
+    assert.ok(reached.has("@modelcontextprotocol/sdk/client/index.js"), [...reached].join(", "));
+    for (
+      const lazy of [
+        "node:crypto",
+        "crypto",
+        // The OAuth client, and the HTTP transports that import it, load for HTTP upstreams.
+        "@modelcontextprotocol/sdk/client/auth.js",
+        "@modelcontextprotocol/sdk/client/streamableHttp.js",
+        "@modelcontextprotocol/sdk/client/sse.js",
+        // The stdio server loads only for `--stdio`.
+        "@modelcontextprotocol/sdk/server/stdio.js",
+      ]
+    ) assert.equal(reached.has(lazy), false, lazy);
+  });
+
+  it("the runtime's hash room takes node:crypto only at first use, off Bun", () => {
+    const reached = packagesReached(join(SRC, "runtime/hash.ts"));
+    assert.equal(reached.has("node:crypto"), false, [...reached].join(", "));
   });
 });

@@ -4,7 +4,7 @@
  * from an upstream and is data, not instructions. The markers carry an id random per call, so
  * an upstream cannot end the data early by writing a closing marker of its own.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, toHex } from "../../runtime/hash.ts";
 import type { FilterContext, JsonObject, ResultFilter } from "./types.ts";
 
 /** The opening and closing marker for one call. */
@@ -23,7 +23,7 @@ export const spotlightFilter: ResultFilter = {
   apply(value, ctx) {
     let markers: [string, string] | undefined;
     const wrap = (text: string) => {
-      markers ??= spotlightMarkers(ctx, randomBytes(6).toString("hex"));
+      markers ??= spotlightMarkers(ctx, toHex(randomBytes(6)));
       return `${markers[0]}\n${text}\n${markers[1]}`;
     };
     const key = ctx.kind === "tool" ? "content" : "contents";

@@ -8,7 +8,6 @@
  * session that created the task. A task may have a follower (a
  * 2026-07-28 client's task): the server requests the upstream sends about it go there.
  */
-import { randomUUID } from "node:crypto";
 import {
   type CallToolRequest,
   CancelTaskResultSchema,
@@ -235,7 +234,7 @@ export class TaskRouter {
     session: SessionLink | undefined,
   ): string {
     // Room was reserved before the upstream was asked (TaskShares): nobody's task is evicted.
-    const id = randomUUID();
+    const id = crypto.randomUUID();
     const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
     this.#byId.set(id, {
       server,

@@ -3,7 +3,7 @@
  * with object keys sorted at every depth, so the same definition always hashes the same
  * whatever order the server wrote its keys in; and a path-by-path diff of two definitions.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../runtime/hash.ts";
 
 /** JSON text of `value` with keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
@@ -31,7 +31,7 @@ const hashes = new WeakMap<object, string>();
 export function canonicalHash(value: unknown): string {
   const cached = value !== null && typeof value === "object" ? hashes.get(value) : undefined;
   if (cached) return cached;
-  const hash = createHash("sha256").update(canonicalJson(value)).digest("hex");
+  const hash = sha256Hex(canonicalJson(value));
   if (value !== null && typeof value === "object") hashes.set(value, hash);
   return hash;
 }

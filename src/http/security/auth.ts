@@ -1,10 +1,10 @@
 /**
  * Bearer-token auth. Presented tokens are compared in constant time against every configured
- * token (SHA-256 digests of equal length through `timingSafeEqual`), so neither the length nor
+ * token (SHA-256 digests of equal length through `sameBytes`), so neither the length nor
  * the position of a match leaks through timing. The token's name, tool globs and profiles become
  * the request's identity; the value is never logged.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { sameBytes, sha256 } from "../../runtime/hash.ts";
 import type { TokenConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -40,7 +40,7 @@ export interface BearerAuthOptions {
 
 interface Known {
   readonly name: string;
-  readonly digest: Buffer;
+  readonly digest: Uint8Array;
   readonly globs: readonly string[] | null;
   readonly admin: boolean;
   readonly profiles: readonly string[] | null;
@@ -63,10 +63,6 @@ function known(tokens: readonly TokenConfig[]): readonly Known[] {
   return out;
 }
 
-function sha256(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
-}
-
 /** The token of an `Authorization: Bearer …` header, or `null`. */
 export function bearerToken(header: string | undefined): string | null {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
@@ -87,7 +83,7 @@ export function matchToken(
   let hit: Known | null = null;
   // Every token is compared, so the time taken does not depend on which one matched.
   for (const k of known(tokens)) {
-    if (timingSafeEqual(k.digest, probe) && hit === null) hit = k;
+    if (sameBytes(k.digest, probe) && hit === null) hit = k;
   }
   return hit && { name: hit.name, globs: hit.globs, admin: hit.admin, profiles: hit.profiles };
 }

@@ -4,7 +4,7 @@
  * process (a restart signs everyone out) and covers a digest of the token's value, so rotating or
  * removing the token, or taking away its `admin` flag, ends the session at the next request.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { hmacSha256, randomBytes, sameBytes, sha256 } from "../../runtime/hash.ts";
 import type { TokenConfig } from "../../config/mod.ts";
 
 /** The cookie's name. */
@@ -53,16 +53,13 @@ export class StatusSessions {
     if (expires * 1000 <= this.#now()) return null;
     const token = tokens.find((t) => t.name === m[1]);
     if (!token?.admin) return null;
-    const expected = Buffer.from(this.#mac(token, expires));
-    const given = Buffer.from(m[3]!);
-    return expected.length === given.length && timingSafeEqual(expected, given) ? token : null;
+    const expected = new TextEncoder().encode(this.#mac(token, expires));
+    const given = new TextEncoder().encode(m[3]!);
+    return sameBytes(expected, given) ? token : null;
   }
 
   #mac(token: TokenConfig, expires: number): string {
-    const digest = createHash("sha256").update(token.token, "utf8").digest();
-    return createHmac("sha256", this.#key)
-      .update(`${token.name}\n${expires}\n`)
-      .update(digest)
-      .digest("base64url");
+    const mac = hmacSha256(this.#key, `${token.name}\n${expires}\n`, sha256(token.token));
+    return Buffer.from(mac).toString("base64url");
   }
 }

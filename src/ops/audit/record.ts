@@ -4,7 +4,7 @@
  * `gateway.audit.args` says. Token values never reach a record: every configured token is cut
  * out of the finished line, whatever the arguments or an error message carried.
  */
-import { createHash, createHmac } from "node:crypto";
+import { hmacSha256, sha256Hex, toHex } from "../../runtime/hash.ts";
 import type { AuditConfig } from "../../config/mod.ts";
 import { type CallRecord, canonicalJson } from "../../gateway/mod.ts";
 import { rawJsonOf } from "../../shared/raw-json.ts";
@@ -53,9 +53,7 @@ function argsOf(args: unknown, ctx: RecordContext): Record<string, unknown> {
     case "hash":
       // Keyed: a plain hash of a short argument could be found by trying candidates.
       return {
-        argsHash: `hmac-sha256:${
-          createHmac("sha256", ctx.key()).update(canonicalJson(args)).digest("hex")
-        }`,
+        argsHash: `hmac-sha256:${toHex(hmacSha256(ctx.key(), canonicalJson(args)))}`,
       };
     case "redacted":
       return { args: redact(args, 0) };
@@ -88,7 +86,7 @@ function bytesOf(result: unknown): number | null {
 }
 
 function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return sha256Hex(text).slice(0, 16);
 }
 
 /** `line` with every secret (as written, and as escaped inside JSON strings) cut out. */

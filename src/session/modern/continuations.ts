@@ -21,7 +21,7 @@
  * anything, so it is never parked: it runs on its own request's signal, and an upstream request
  * during it is refused at once. That is the common call, and it pays for no parking.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "../../runtime/hash.ts";
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -75,7 +75,7 @@ function binding(method: string, tokenName: string): string {
 
 /** One call in flight whose upstream may ask the client for input. */
 class Parked implements CallOrigin {
-  readonly id = randomUUID();
+  readonly id = crypto.randomUUID();
   readonly tokenName: string | null;
   /** The profile endpoint the call came to: a continuation must come to the same one. */
   readonly profile: string | null;

@@ -6,15 +6,12 @@
  * sent, a 403 `insufficient_scope` (whose scope is asked for at the next login). A server that
  * needs a login is never "down": nothing restarts it until a login stores a new credential.
  */
-import {
-  extractWWWAuthenticateParams,
-  refreshAuthorization,
-} from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
+import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore, StoredCredential } from "./store.ts";
 
 /** Refresh when less than this share of the token's life is left (and at most 60 s before). */
@@ -205,6 +202,7 @@ export class UpstreamCredential {
   async #refreshNow(cred: StoredCredential): Promise<string> {
     const discovery = cred.discovery;
     if (!discovery || !cred.client || !cred.tokens?.refresh_token) throw this.loginError();
+    const { refreshAuthorization } = await sdkAuth();
     let tokens: OAuthTokens;
     try {
       tokens = await refreshAuthorization(discovery.authorizationServerUrl, {
@@ -235,7 +233,7 @@ export class UpstreamCredential {
   }
 
   async #challenged(res: Response): Promise<void> {
-    const { scope, error } = extractWWWAuthenticateParams(res);
+    const { scope, error } = (await sdkAuth()).extractWWWAuthenticateParams(res);
     if (res.status === 403 && error === "insufficient_scope") {
       const had = this.#cred?.tokens?.scope ?? this.server.oauth?.scopes?.join(" ") ?? "";
       const wanted = [...new Set(`${had} ${scope ?? ""}`.split(" ").filter(Boolean))].join(" ");

@@ -4,11 +4,11 @@
  * `audience` and `resource` = the upstream), cached per subject until it expires. The client's
  * token goes to the issuer's token endpoint only; the upstream never sees it.
  */
-import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
+import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore } from "./store.ts";
 
 const GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -114,6 +114,7 @@ export class ExchangeCredential extends UpstreamCredential {
 
   #tokenEndpoint(): Promise<string> {
     return this.#endpoint ??= (async () => {
+      const { discoverAuthorizationServerMetadata } = await sdkAuth();
       const metadata = await discoverAuthorizationServerMetadata(this.#issuer);
       if (!metadata?.token_endpoint) {
         this.#endpoint = undefined;

@@ -4,15 +4,11 @@
  * is 256 random bits, used once, and expires after {@link LOGIN_TTL_MS}; only the login that
  * made it can complete with it, and only for the server it was made for.
  */
-import {
-  auth,
-  extractWWWAuthenticateParams,
-  UnauthorizedError,
-} from "@modelcontextprotocol/sdk/client/auth.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { expiry, type UpstreamCredential } from "./credential.ts";
 import { LoginProvider } from "./provider.ts";
+import { sdkAuth } from "./sdk-auth.ts";
 
 /** How long a begun login waits for its callback. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -68,6 +64,7 @@ export class LoginFlows {
       scope,
       credential.stored,
     );
+    const { auth } = await sdkAuth();
     let result;
     try {
       result = await auth(provider, {
@@ -123,6 +120,7 @@ export class LoginFlows {
       return new GatewayError("UPSTREAM_UNAVAILABLE", `login to server ${name} failed: ${why}`);
     };
     if (code === null) throw fail(error ?? "the authorization server sent no code");
+    const { auth, UnauthorizedError } = await sdkAuth();
     try {
       await auth(provider, {
         serverUrl: credential.server.url,
@@ -199,7 +197,7 @@ async function probe(
   }
   await res.body?.cancel().catch(() => {});
   if (res.status !== 401) return { resourceMetadataUrl: undefined, scope: undefined };
-  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
+  const { resourceMetadataUrl, scope } = (await sdkAuth()).extractWWWAuthenticateParams(res);
   return { resourceMetadataUrl, scope };
 }
 

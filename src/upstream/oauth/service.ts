@@ -3,7 +3,7 @@
  * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
  * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../runtime/hash.ts";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -118,7 +118,7 @@ export class UpstreamAuth {
     const key = `${server.name}\u0000${identity}`;
     const known = this.#users.get(key);
     if (known?.server === server) return known;
-    const hash = createHash("sha256").update(identity).digest("hex").slice(0, 32);
+    const hash = sha256Hex(identity).slice(0, 32);
     const slot = `${server.name}/${hash}`;
     const log = this.#log.child(server.name);
     if (server.oauth?.mode === "exchange") {

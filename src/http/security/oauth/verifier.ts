@@ -10,11 +10,11 @@
  * 0.2 ms on Bun and several ms on Deno, so accepted tokens are remembered (by SHA-256 digest,
  * at most {@link REMEMBERED} of them) for up to a minute, never past their expiry.
  */
-import { createHash } from "node:crypto";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import type { OAuthConfig } from "../../../config/mod.ts";
 import { GatewayError } from "../../../shared/errors.ts";
 import type { Logger } from "../../../shared/log.ts";
+import { sha256 } from "../../../runtime/hash.ts";
 import { discoverJwksUri } from "./discovery.ts";
 import { globsOf } from "./scopes.ts";
 
@@ -67,7 +67,7 @@ export class OAuthVerifier {
    * `UPSTREAM_UNAVAILABLE` when the keys cannot be fetched.
    */
   async verify(token: string): Promise<OAuthIdentity> {
-    const digest = createHash("sha256").update(token, "utf8").digest("base64");
+    const digest = Buffer.from(sha256(token)).toString("base64");
     const known = this.#accepted.get(digest);
     if (known && known.until > Date.now()) return known.identity;
     this.#accepted.delete(digest);
