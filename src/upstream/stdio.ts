@@ -5,11 +5,12 @@
  * flood neither blocks the child nor the gateway. The last stderr lines and how the process
  * exited are kept: they are the reason an operator needs when a server dies at start.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type ChildExit, spawnChild, type SpawnedChild } from "../runtime/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import type { LineTap } from "./lean-leg.ts";
+import { LineReader } from "./line-reader.ts";
 import { release, track } from "./reaper.ts";
 import { StderrTail } from "./stderr-tail.ts";
 
@@ -28,12 +29,14 @@ export interface StdioTransportOptions {
 const STDERR_LINES_PER_SEC = 20;
 /** After an exit, how long the last stderr bytes may take to arrive before the loss is told. */
 const STDERR_SETTLE_MS = 200;
+/** How long a child whose stdout ended may take to exit on its own before it is killed. */
+const LINGER_MS = 200;
+const STREAM = { stream: true } as const;
+/** What `send` returns when the message went to the pipe at once. */
+const WRITTEN: Promise<void> = Promise.resolve();
 
 /** How a server process ended on its own (not because the gateway closed it). */
-export interface ProcessExit {
-  code: number | null;
-  signal: string | null;
-}
+export type ProcessExit = ChildExit;
 
 /** Spawns the child on `start()`; `close()` ends its whole process group. */
 export class StdioTransport implements Transport {
@@ -44,12 +47,11 @@ export class StdioTransport implements Transport {
   /** Takes the lean caller's answers and progress off the line first (see lean-leg.ts). */
   tap: LineTap | undefined;
   readonly #opts: StdioTransportOptions;
-  #child: ChildProcess | undefined;
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  #child: SpawnedChild | undefined;
   #closed = false;
   #stderrBudget = { windowStart: 0, count: 0, dropped: 0 };
   #tail = new StderrTail();
+  #stderrText = new TextDecoder();
   #exit: ProcessExit | null = null;
 
   constructor(opts: StdioTransportOptions) {
@@ -80,96 +82,68 @@ export class StdioTransport implements Transport {
   start(): Promise<void> {
     // Already running: the era probe started it, and the 1.x client takes it over.
     if (this.#child && !this.#closed) return Promise.resolve();
+    // Closed before it started (a stop during connect): never spawn.
+    if (this.#closed) {
+      return Promise.reject(new Error("the transport was closed before it started"));
+    }
     const { command, args, env, cwd, log } = this.#opts;
-    return new Promise((resolve, reject) => {
-      // Closed before it started (a stop during connect): never spawn.
-      if (this.#closed) {
-        reject(new Error("the transport was closed before it started"));
-        return;
+    const lines = new LineReader(
+      this.#opts.maxLineBytes ?? 64 * 1024 ** 2,
+      (line) => this.#onLine(line),
+      (bytes) => log.warn("dropped an over-long stdout line", { bytes }),
+    );
+    const child = spawnChild({
+      command,
+      args,
+      cwd,
+      env, // the whole environment: built by child-env.ts, nothing inherited
+      onStdout: (chunk) => lines.push(chunk),
+      onStderr: (chunk) => this.#onStderr(chunk, log),
+      onStdoutEnd: () => this.#onStdoutEnd(child),
+    });
+    this.#child = child;
+    if (child.pid !== undefined) track(child.pid);
+    void child.exited.then((exit) => this.#onExit(child, exit));
+    return child.started.catch((err) => {
+      if (!this.#closed) {
+        this.#closed = true;
+        this.onerror?.(err);
+        this.#ended();
       }
-      let child: ChildProcess;
-      try {
-        child = spawn(command, [...args], {
-          cwd,
-          env: { ...env }, // the whole environment: built by child-env.ts, nothing inherited
-          stdio: ["pipe", "pipe", "pipe"],
-          detached: true, // own process group: close() kills grandchildren too
-          shell: false,
-          windowsHide: true,
-        });
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      this.#child = child;
-      child.once("error", (err) => {
-        if (!this.#closed) {
-          this.#closed = true;
-          reject(err);
-          this.onerror?.(err);
-          this.#ended();
-        }
-      });
-      if (child.pid !== undefined) track(child.pid);
-      const stderrDone = new Promise<void>((r) => {
-        child.stderr!.once("end", r);
-        child.stderr!.once("close", r);
-      });
-      child.once("spawn", () => resolve());
-      child.once("exit", (code, signal) => {
-        // Children the server left behind would outlive it: sweep its process group now.
-        if (child.pid !== undefined) {
-          signalGroup(child, "SIGKILL");
-          release(child.pid);
-        }
-        if (this.#closed) return;
-        this.#exit = { code, signal };
-        // Its last words (why it exited) may still be in the pipe: wait for them, briefly.
-        void settle(stderrDone, STDERR_SETTLE_MS).then(() => {
-          this.#tail.flush();
-          if (this.#closed) return;
-          this.#closed = true;
-          const why = signal ? `signal ${signal}` : `code ${code}`;
-          this.onerror?.(new Error(`server process exited with ${why}`));
-          this.#ended();
-        });
-      });
-      child.stdout!.on("data", (chunk: Buffer) => this.#onStdout(chunk));
-      // A child that closed its stdout can never answer again. One that is exiting anyway gets a
-      // moment to report its own exit code; one that lingers is ended, so the exit path fails its
-      // calls as UPSTREAM_UNAVAILABLE instead of letting them wait for their timeout.
-      child.stdout!.once("end", () => {
-        const timer = setTimeout(() => {
-          if (!this.#closed && child.exitCode === null && child.signalCode === null) {
-            signalGroup(child, "SIGKILL");
-          }
-        }, 200);
-        (timer as { unref?: () => void }).unref?.();
-      });
-      child.stderr!.on("data", (chunk: Buffer) => this.#onStderr(chunk, log));
-      child.stdin!.on("error", () => {}); // EPIPE after a crash surfaces through "exit"
+      throw err;
     });
   }
 
-  #onStdout(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      this.#chunks.push(chunk.subarray(start, nl));
-      const line = Buffer.concat(this.#chunks).toString("utf8");
-      this.#chunks = [];
-      this.#buffered = 0;
-      this.#onLine(line);
-      start = nl + 1;
+  #onExit(child: SpawnedChild, exit: ProcessExit): void {
+    // Children the server left behind would outlive it: sweep its process group now.
+    if (child.pid !== undefined) {
+      child.signalGroup("SIGKILL");
+      release(child.pid);
     }
-    if (start < chunk.length) {
-      this.#chunks.push(chunk.subarray(start));
-      this.#buffered += chunk.length - start;
-      if (this.#buffered > (this.#opts.maxLineBytes ?? 64 * 1024 ** 2)) {
-        this.#opts.log.warn("dropped an over-long stdout line", { bytes: this.#buffered });
-        this.#chunks = [];
-        this.#buffered = 0;
-      }
-    }
+    if (this.#closed) return;
+    this.#exit = exit;
+    // Its last words (why it exited) may still be in the pipe: wait for them, briefly.
+    void settle(child.stderrEnded, STDERR_SETTLE_MS).then(() => {
+      this.#tail.push(this.#stderrText.decode());
+      this.#tail.flush();
+      if (this.#closed) return;
+      this.#closed = true;
+      const why = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      this.onerror?.(new Error(`server process exited with ${why}`));
+      this.#ended();
+    });
+  }
+
+  /**
+   * A child that closed its stdout can never answer again. One that is exiting anyway gets a
+   * moment to report its own exit code; one that lingers is ended, so the exit path fails its
+   * calls as UPSTREAM_UNAVAILABLE instead of letting them wait for their timeout.
+   */
+  #onStdoutEnd(child: SpawnedChild): void {
+    const timer = setTimeout(() => {
+      if (!this.#closed && child.exit === null) child.signalGroup("SIGKILL");
+    }, LINGER_MS);
+    (timer as { unref?: () => void }).unref?.();
   }
 
   #onLine(raw: string): void {
@@ -201,8 +175,8 @@ export class StdioTransport implements Transport {
     queueMicrotask(() => this.onmessage?.(msg as JSONRPCMessage));
   }
 
-  #onStderr(chunk: Buffer, log: Logger): void {
-    const lines = this.#tail.push(chunk.toString("utf8"));
+  #onStderr(chunk: Uint8Array, log: Logger): void {
+    const lines = this.#tail.push(this.#stderrText.decode(chunk, STREAM));
     if (!log.enabled("debug")) return;
     const b = this.#stderrBudget;
     const now = Date.now();
@@ -220,12 +194,10 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.#child?.stdin;
-    if (!stdin || this.#closed) return Promise.reject(new Error("server process is not running"));
-    return new Promise((resolve) => {
-      if (stdin.write(JSON.stringify(message) + "\n")) resolve();
-      else stdin.once("drain", resolve);
-    });
+    const child = this.#child;
+    if (!child || this.#closed) return Promise.reject(new Error("server process is not running"));
+    // Written with the rest of this tick's messages; a promise only while the pipe is full.
+    return child.write(JSON.stringify(message) + "\n") ?? WRITTEN;
   }
 
   /** Ends the process group: SIGTERM, then SIGKILL after a grace period. */
@@ -245,34 +217,19 @@ async function settle(done: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Signals a detached child's process group (falling back to the child alone). */
-function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, sig);
-  } catch {
-    try {
-      child.kill(sig);
-    } catch { /* already gone */ }
-  }
-}
-
-/** Kills a detached child's whole process group; resolves when the leader has exited. */
-export async function killTree(child: ChildProcess, graceMs = 1500): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined) return;
-  const exited = child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((r) => child.once("exit", () => r()));
-  const signal = (sig: NodeJS.Signals) => signalGroup(child, sig);
-  child.stdin?.end();
-  signal("SIGTERM");
+/** Kills a child's whole process group; resolves when the leader has exited. */
+export async function killTree(child: SpawnedChild, graceMs = 1500): Promise<void> {
+  if (child.pid === undefined) return;
+  const exited = child.exited.then(() => false);
+  child.endInput();
+  child.signalGroup("SIGTERM");
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = await Promise.race([
-    exited.then(() => false),
+    exited,
     new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
   ]);
   clearTimeout(timer);
   // Grandchildren may outlive a leader that exited on SIGTERM: always sweep the group.
-  signal("SIGKILL");
+  child.signalGroup("SIGKILL");
   if (timedOut) await Promise.race([exited, new Promise((r) => setTimeout(r, 1000))]);
 }

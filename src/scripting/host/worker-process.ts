@@ -5,16 +5,14 @@
  * facts that shaped the script workers").
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildExit } from "../../runtime/mod.ts";
 import { frame, type FromWorker, LineSplitter, type ToWorker } from "../protocol.ts";
 
 /** The hidden sub-command that turns the program into a worker (see src/main.ts). */
 export const WORKER_SUBCOMMAND = "__lua-worker";
 
 /** How a worker ended. */
-export interface WorkerExit {
-  code: number | null;
-  signal: string | null;
-}
+export type WorkerExit = ChildExit;
 
 /** One warm worker process. */
 export class WorkerProcess {

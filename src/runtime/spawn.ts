@@ -1,0 +1,67 @@
+/**
+ * @module Child processes on the runtime's own pipes. A stdio upstream's request and answer cross
+ * a pipe on every call, so this leg is on the hot path: on Bun it is `Bun.spawn` (a `FileSink`
+ * written once per tick and flushed, stdout read as a byte stream), which skips the
+ * `node:child_process` stream machinery Bun emulates on top of that same spawn (~10% of a
+ * proxied call's CPU). On Deno and Node it is `node:child_process`: Deno's own
+ * `Deno.Command` offers a new session too (`detached: true` → `setsid`), but its Web-stream
+ * stdin measured slower per round trip than Deno's `node:child_process` (see
+ * docs/PERFORMANCE.md, "The upstream pipe").
+ *
+ * Every child gets exactly the environment it is given (nothing inherited), its own session
+ * and process group (so its whole tree can be signalled), and three pipes.
+ */
+import { spawnBun } from "./spawn-bun.ts";
+import { spawnNode } from "./spawn-node.ts";
+
+/** What to start. */
+export interface SpawnOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  /** The child's whole environment; nothing of this process's is added. */
+  env: Readonly<Record<string, string>>;
+  /** Each chunk of stdout, as read. */
+  onStdout(chunk: Uint8Array): void;
+  /** Each chunk of stderr, as read. */
+  onStderr(chunk: Uint8Array): void;
+  /** Stdout reached its end: the child closed it or exited. */
+  onStdoutEnd(): void;
+}
+
+/** How a child ended: a code when it exited, a signal name when a signal ended it. */
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** A running child process, the leader of its own process group. */
+export interface SpawnedChild {
+  /** Its pid (also its process group id); undefined when it could not be started. */
+  readonly pid: number | undefined;
+  /** Resolves once the process runs; rejects with the spawn error (`ENOENT`, `EACCES`). */
+  readonly started: Promise<void>;
+  /** Resolves once the process has exited (its pipes may still hold output). */
+  readonly exited: Promise<ChildExit>;
+  /** Resolves once stderr has ended. */
+  readonly stderrEnded: Promise<void>;
+  /** How it ended; `null` while it runs. */
+  readonly exit: ChildExit | null;
+  /**
+   * Queues `text` for stdin; what one tick queues goes to the pipe in one write. Returns a
+   * promise only while the pipe is full (resolved once it drains). A write to a child that
+   * died is dropped: its end is told by {@link exited}.
+   */
+  write(text: string): Promise<void> | undefined;
+  /** Closes stdin (after what was queued). */
+  endInput(): void;
+  /** Sends `signal` to the child's whole process group (to the child alone if that fails). */
+  signalGroup(signal: NodeJS.Signals): void;
+}
+
+declare const Bun: unknown;
+
+/** Starts `command` in a new session with piped stdio, on the runtime's own pipes. */
+export function spawnChild(options: SpawnOptions): SpawnedChild {
+  return typeof Bun !== "undefined" ? spawnBun(options) : spawnNode(options);
+}

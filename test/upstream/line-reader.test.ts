@@ -1,0 +1,82 @@
+/**
+ * Lines out of stdout chunks, with every cut a pipe can make: inside a line, inside a UTF-8
+ * character, right after a newline, many lines per chunk, and a line over the byte limit.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LineReader } from "../../src/upstream/line-reader.ts";
+
+function reader(maxBytes = 1 << 20) {
+  const lines: string[] = [];
+  const drops: number[] = [];
+  const r = new LineReader(maxBytes, (l) => lines.push(l), (b) => drops.push(b));
+  return { r, lines, drops };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe("the stdout line reader", () => {
+  it("gives the same lines for every way of cutting the bytes in two or three", () => {
+    const text = '{"a":"héllo"}\n{"b":"€ 𝄞"}\n\nlast\n';
+    const all = bytes(text);
+    const want = ['{"a":"héllo"}', '{"b":"€ 𝄞"}', "", "last"];
+    for (let i = 0; i <= all.length; i++) {
+      for (let j = i; j <= all.length; j++) {
+        const { r, lines } = reader();
+        r.push(all.subarray(0, i));
+        r.push(all.subarray(i, j));
+        r.push(all.subarray(j));
+        assert.deepEqual(lines, want, `cut at ${i} and ${j}`);
+      }
+    }
+  });
+
+  it("joins a line fed one byte at a time", () => {
+    const { r, lines } = reader();
+    for (const b of bytes("€uro\n")) r.push(Uint8Array.of(b));
+    assert.deepEqual(lines, ["€uro"]);
+  });
+
+  it("keeps an unfinished last line until its newline comes", () => {
+    const { r, lines } = reader();
+    r.push(bytes("one\ntw"));
+    assert.deepEqual(lines, ["one"]);
+    r.push(bytes("o"));
+    assert.deepEqual(lines, ["one"]);
+    r.push(bytes("\n"));
+    assert.deepEqual(lines, ["one", "two"]);
+  });
+
+  it("replaces invalid UTF-8 and goes on with the next line", () => {
+    const { r, lines } = reader();
+    r.push(Uint8Array.of(0xff, 0xfe, 0x0a, 0x6f, 0x6b, 0x0a));
+    assert.deepEqual(lines, ["\ufffd\ufffd", "ok"]);
+  });
+
+  it("drops a line over the limit whole, up to its newline, and reads the next", () => {
+    const { r, lines, drops } = reader(10);
+    r.push(bytes("short\n0123456"));
+    r.push(bytes("789abc")); // 13 bytes open: over the limit
+    r.push(bytes('{"jsonrpc":"2.0"}')); // still the dropped line
+    r.push(bytes("\nnext\n"));
+    assert.deepEqual(lines, ["short", "next"]);
+    assert.deepEqual(drops, [13]);
+  });
+
+  it("drops an over-long tail that arrives with other lines in one chunk", () => {
+    const { r, lines, drops } = reader(4);
+    r.push(bytes("ab\n0123456789"));
+    r.push(bytes("xyz\ncd\n"));
+    assert.deepEqual(lines, ["ab", "cd"]);
+    assert.deepEqual(drops, [10]);
+  });
+
+  it("forgets half a character of a dropped line", () => {
+    const { r, lines } = reader(3);
+    const euro = bytes("€"); // 3 bytes
+    r.push(Uint8Array.of(0x61, 0x62, 0x63, euro[0]!)); // 4 bytes open: dropped
+    r.push(Uint8Array.of(euro[1]!, euro[2]!, 0x0a));
+    r.push(bytes("é\n"));
+    assert.deepEqual(lines, ["é"]);
+  });
+});
