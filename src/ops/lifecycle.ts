@@ -36,8 +36,17 @@ export class Lifecycle {
     this.#markReady();
   }
 
-  /** Answers a request according to the phase; hand this to the HTTP server. */
-  async handle(request: Request): Promise<Response> {
+  /**
+   * Answers a request according to the phase; hand this to the HTTP server. Once ready it hands
+   * the request straight to the app — no URL parse, no promise of its own: the path matters only
+   * in the other phases.
+   */
+  handle(request: Request): Response | Promise<Response> {
+    if (this.#phase === "ready") return this.#app!(request);
+    return this.#outOfPhase(request);
+  }
+
+  async #outOfPhase(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (this.#phase === "starting") {
       if (path === "/healthz") return Response.json({ status: "ok" });

@@ -15,10 +15,7 @@ declare const Deno: {
       onListen?: (addr: unknown) => void;
       onError?: (err: unknown) => Response;
     },
-    handler: (
-      req: Request,
-      info: { remoteAddr: { hostname: string } },
-    ) => Response | Promise<Response>,
+    handler: (req: Request) => Response | Promise<Response>,
   ): DenoServer;
 };
 
@@ -48,7 +45,7 @@ export function serveDeno(options: ServeOptions): Promise<HttpServer> {
           );
         },
       },
-      (req, info) => options.fetch(req, { remoteAddress: info.remoteAddr.hostname }),
+      (req) => options.fetch(req),
     );
   });
 }
