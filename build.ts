@@ -19,7 +19,7 @@
  * (~3.5 MiB less idle RSS, docs/PERFORMANCE.md).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildOutput } from "./scripts/build-output.ts";
@@ -36,6 +36,11 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): num
 
 const { out: outName, target } = buildOutput(extra);
 const out = join(root, outName);
+// With --splitting each chunk writes its own source map beside the binary, named by a content
+// hash: clear the last build's, or every build leaves a few dozen more behind.
+for (const f of readdirSync(dirname(out))) {
+  if (/-[a-z0-9]{8}\.js\.map$/.test(f)) rmSync(join(dirname(out), f));
+}
 const started = Date.now();
 const code = run(bin("bun"), [
   "build",
