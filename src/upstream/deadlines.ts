@@ -45,8 +45,8 @@ export class Deadlines {
   #armedAt = Number.POSITIVE_INFINITY;
   /** Pending deadlines (a runtime whose timers cannot be unreferenced clears the timer at 0). */
   #pending = 0;
-  /** The armed timer does not hold the process open (Bun, Node). */
-  #unrefed = false;
+  /** The armed timer can be unreferenced (Bun, Node: an object; Deno: a number, cleared). */
+  #refable = false;
   readonly #sweep = () => this.#fire();
 
   /** Deadlines pending now (for tests and diagnostics). */
@@ -76,7 +76,10 @@ export class Deadlines {
     if (lane.tail) lane.tail.next = deadline;
     else lane.head = deadline;
     lane.tail = deadline;
-    this.#pending++;
+    // The timer holds the process open while a call waits on it, as a call's own timer did.
+    if (this.#pending++ === 0 && this.#refable && this.#timer !== undefined) {
+      (this.#timer as unknown as Refable).ref();
+    }
     if (deadline.at < this.#armedAt) this.#arm(deadline.at);
   }
 
@@ -90,9 +93,10 @@ export class Deadlines {
     if (!deadline.lane) return;
     this.#unlink(deadline);
     if (--this.#pending > 0 || this.#timer === undefined) return;
-    // Nothing pending: a timer that is not unreferenced (Deno's are numbers) goes, so an idle
-    // process (a test, a one-shot command) has nothing of ours holding it open.
-    if (!this.#unrefed) {
+    // Nothing pending: an idle process (a test, a one-shot command) has nothing of ours holding
+    // it open. The timer is unreferenced where it can be, else (a number) cleared.
+    if (this.#refable) (this.#timer as unknown as Refable).unref();
+    else {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#armedAt = Number.POSITIVE_INFINITY;
@@ -114,7 +118,9 @@ export class Deadlines {
     this.#armedAt = at;
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(at - performance.now())));
     this.#timer = setTimeout(this.#sweep, delay);
-    this.#unrefed = unref(this.#timer);
+    const refable = this.#timer as unknown as Partial<Refable>;
+    this.#refable = typeof refable.unref === "function";
+    if (this.#refable && this.#pending === 0) refable.unref!();
   }
 
   #fire(): void {
@@ -145,15 +151,8 @@ export class Deadlines {
   }
 }
 
-/**
- * Unreferences a timer where the runtime can (Bun's and Node's are objects); false when it
- * cannot (Deno's are numbers). A pending call never needs our timer to keep the process up: its
- * request is in flight on a pipe or a socket, which does; and a ref/unref pair per call was
- * measurable on the hot path.
- */
-function unref(timer: Timer): boolean {
-  const t = timer as unknown as { unref?: () => void };
-  if (typeof t.unref !== "function") return false;
-  t.unref();
-  return true;
+/** A timer that can stop holding the process open (Bun's and Node's; a ref/unref is ~20 ns). */
+interface Refable {
+  ref(): void;
+  unref(): void;
 }

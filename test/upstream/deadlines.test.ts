@@ -6,6 +6,7 @@
  * a cancelled call and an answered one do not time out.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
 import { toJsonRpcError } from "../../src/shared/errors.ts";
@@ -13,7 +14,7 @@ import { createLogger } from "../../src/shared/log.ts";
 import { type Connection, connectUpstream } from "../../src/upstream/connect.ts";
 import { Deadline, Deadlines } from "../../src/upstream/deadlines.ts";
 import { reasonOf } from "../../src/upstream/failure.ts";
-import { nodeServer, waitFor } from "../_helpers/gateway.ts";
+import { nodeServer, ROOT, waitFor } from "../_helpers/gateway.ts";
 
 /** A deadline that notes when it fired, measured from when it was (last) added. */
 class Probe extends Deadline {
@@ -108,6 +109,21 @@ describe("one timer for many deadlines", () => {
     deadlines.add(good, 5);
     await waitFor(() => order.length === 2, 10_000);
     assert.deepEqual(order, [1, 2]);
+  });
+});
+
+describe("the shared timer and the process", () => {
+  it("holds the process open while a deadline is pending, and not once none is", () => {
+    const file = `${ROOT}/test/fixtures/deadline-idle.ts`;
+    const deno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+    const [cmd, ...args] = deno ? [process.execPath, "run", "-A", file] : [process.execPath, file];
+    const started = performance.now();
+    const r = spawnSync(cmd!, args, { encoding: "utf8", timeout: 30_000 });
+    const took = performance.now() - started;
+    assert.equal(r.status, 0, r.stderr);
+    // Held open for the 200 ms deadline; not for the cancelled 60 s one.
+    assert.equal(r.stdout.trim(), "fired");
+    assert.ok(took < 30_000, `the idle process took ${took} ms to exit`);
   });
 });
 
