@@ -262,15 +262,22 @@ export class CallPath {
             },
           ),
       );
-      const screened = await this.#gateway.filters.run(
-        this.#gateway.config,
-        filterContext("tool", target.server, target.name, caller, options),
-        result,
-      );
-      notes.filters.push(...screened.acted);
+      // A server without filters (the common case) pays no screen: no context, no promise.
+      const filters = this.#gateway.filters;
+      const gatewayConfig = this.#gateway.config;
+      let value = result;
+      if (!filters.none(gatewayConfig, target.server)) {
+        const screened = await filters.run(
+          gatewayConfig,
+          filterContext("tool", target.server, target.name, caller, options),
+          result,
+        );
+        notes.filters.push(...screened.acted);
+        value = screened.value;
+      }
       // Resource links name URIs as the client knows them (`ui://` views especially).
       return exposeResultUris(
-        screened.value,
+        value,
         (uri) => exposeUri(this.#gateway.resources, target.server, uri),
       );
     } catch (err) {

@@ -96,57 +96,85 @@ export class CallObservers {
     if (this.#all.length === 0 && (kind !== "tool" || this.#tools.length === 0)) {
       return await run(notes);
     }
-    const started = performance.now();
-    const record = (
-      outcome: CallRecord["outcome"],
-      extra: { error?: string; code?: string | undefined; result?: unknown },
-    ) =>
-      this.#tell(kind, {
-        kind,
-        name,
-        server: notes.server,
-        tokenName: caller.tokenName,
-        sessionId: caller.sessionId,
-        profile: caller.profile,
-        era: eraOf(options),
-        scriptDepth: options.scriptDepth ?? 0,
-        durationMs: performance.now() - started,
-        outcome,
-        ...(extra.error === undefined ? {} : { error: extra.error }),
-        ...(extra.code === undefined ? {} : { code: extra.code }),
-        at: Date.now(),
-        ...(args === undefined ? {} : { args }),
-        ...("result" in extra ? { result: extra.result } : {}),
-        filters: notes.filters,
-      });
+    const op: Operation = { kind, name, caller, options, args, notes, started: performance.now() };
     try {
       const result = await run(notes);
-      if (kind === "tool" && isErrorAnswer(result as CallAnswer)) {
-        record("tool_error", { error: errorText(result as CallToolResult), result });
-      } else record("ok", { result });
+      const failed = kind === "tool" && isErrorAnswer(result as CallAnswer);
+      const error = failed ? errorText(result as CallToolResult) : undefined;
+      const outcome = failed ? "tool_error" : "ok";
+      this.#tell(kind, recordOf(op, outcome, error, undefined, result));
       return result;
     } catch (err) {
       // A filter that blocked or failed names the filters that acted before it, and itself.
       const acted = err instanceof GatewayError ? err.data?.filters : undefined;
       if (Array.isArray(acted)) notes.filters.splice(0, notes.filters.length, ...acted);
-      record("error", {
-        error: messageOf(err),
-        code: err instanceof GatewayError ? err.code : undefined,
-      });
+      const code = err instanceof GatewayError ? err.code : undefined;
+      this.#tell(kind, recordOf(op, "error", messageOf(err), code, NONE));
       throw err;
     }
   }
 
   #tell(kind: OperationKind, call: CallRecord): void {
-    const lists = kind === "tool" ? [this.#tools, this.#all] : [this.#all];
-    for (const list of lists) {
-      for (const o of list) {
-        try {
-          o(call);
-        } catch { /* an observer must never break a call */ }
-      }
-    }
+    if (kind === "tool") tell(this.#tools, call);
+    tell(this.#all, call);
   }
+}
+
+function tell(observers: readonly ((call: CallRecord) => void)[], call: CallRecord): void {
+  for (const o of observers) {
+    try {
+      o(call);
+    } catch { /* an observer must never break a call */ }
+  }
+}
+
+/** No result: the operation threw. */
+const NONE = Symbol("no result");
+
+/** One operation being observed: what its record is made from. */
+interface Operation {
+  readonly kind: OperationKind;
+  readonly name: string;
+  readonly caller: Caller;
+  readonly options: CallContext;
+  readonly args: unknown;
+  readonly notes: CallNotes;
+  readonly started: number;
+}
+
+type Building = { -readonly [K in keyof CallRecord]: CallRecord[K] };
+
+/**
+ * The record of one finished operation, its members set in one order (and the optional ones
+ * only when present), so every record has the same shape and no spread of a temporary object.
+ */
+function recordOf(
+  op: Operation,
+  outcome: CallRecord["outcome"],
+  error: string | undefined,
+  code: string | undefined,
+  result: unknown,
+): CallRecord {
+  const { kind, name, caller, options, args, notes } = op;
+  const call = {
+    kind,
+    name,
+    server: notes.server,
+    tokenName: caller.tokenName,
+    sessionId: caller.sessionId,
+    profile: caller.profile,
+    era: eraOf(options),
+    scriptDepth: options.scriptDepth ?? 0,
+    durationMs: performance.now() - op.started,
+    outcome,
+  } as Building;
+  if (error !== undefined) call.error = error;
+  if (code !== undefined) call.code = code;
+  call.at = Date.now();
+  if (args !== undefined) call.args = args;
+  if (result !== NONE) call.result = result;
+  call.filters = notes.filters;
+  return call;
 }
 
 /** The text blocks of an `isError` result, cut to {@link ERROR_TEXT_MAX} characters. */

@@ -3,9 +3,15 @@
  * progress when asked), cancellation by the caller, `_meta` merged into the request, the result
  * checked, and the error each way of failing becomes. A {@link CallLeg} only moves the request;
  * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
+ *
+ * A call in flight is one object ({@link FramedCall}): it is the leg's options, the listener on
+ * the caller's signal (`handleEvent`) and its own deadline on the process's shared timer
+ * (`deadlines.ts`), so a call allocates that object, its promise and what the leg needs — no
+ * closures, no `setTimeout` of its own.
  */
 import type { CallContext, Progress } from "../shared/call-context.ts";
-import type { CallLeg, LegOptions, RequestTerms, UpstreamCaller } from "./caller.ts";
+import type { CallLeg, InputRelay, LegOptions, RequestTerms, UpstreamCaller } from "./caller.ts";
+import { Deadline, Deadlines } from "./deadlines.ts";
 import {
   cancelled,
   CANCELLED_BY_CLIENT,
@@ -17,8 +23,8 @@ import {
 } from "./failure.ts";
 import { messageOf } from "../shared/errors.ts";
 
-/** The longest delay a timer takes (a larger one fires at once on every runtime). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Every upstream call's deadline, on one timer. */
+const DEADLINES = new Deadlines();
 
 /** Wraps a leg into the caller of one connection to `server`. */
 export function framed(leg: CallLeg, server: string): UpstreamCaller {
@@ -37,77 +43,115 @@ function frame(
   terms: RequestTerms,
 ): Promise<unknown> {
   const signal = call.signal;
-  const timeoutMs = call.timeoutMs ?? terms.timeoutMs;
   if (signal?.aborted) return Promise.reject(cancelled(server));
-  return new Promise<unknown>((resolve, reject) => {
-    // An AbortController costs microseconds on the hot path: made only for a leg that asks.
-    let stop: AbortController | undefined;
-    let stopped: string | undefined;
-    const legOptions: LegOptions = {
-      get signal() {
-        if (!stop) {
-          stop = new AbortController();
-          if (stopped !== undefined) stop.abort(stopped);
-        }
-        return stop.signal;
-      },
-    };
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (): boolean => {
-      if (done) return false;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      return true;
-    };
-    /** Ends the call early: the leg tells the upstream why, the caller gets `err`. */
-    const end = (err: unknown, notice: string) => {
-      if (!settle()) return;
-      stopped = notice;
-      legOptions.onstop?.(notice);
-      stop?.abort(notice);
-      reject(err);
-    };
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(
-        () => end(timedOut(server, timeoutMs), timeoutNotice(timeoutMs)),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
-    };
-    const onAbort = () => end(cancelled(server), CANCELLED_BY_CLIENT);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    arm();
-    const wanted = call.onprogress;
-    if (wanted) {
-      const reset = call.resetTimeoutOnProgress === true;
-      legOptions.onprogress = (progress: Progress) => {
-        if (done) return;
-        if (reset) arm();
-        wanted(progress);
-      };
-    }
-    if (terms.input) legOptions.input = terms.input;
-    leg.send(method, withMeta(params, call.meta), legOptions).then(
-      (result) => {
-        if (!settle()) return;
-        const checked = terms.check?.(result) ??
-          (typeof result === "object" && result !== null
-            ? { ok: true as const, value: result }
-            : { ok: false as const, problem: `expected an object, got ${JSON.stringify(result)}` });
-        if (checked.ok) resolve(checked.value);
-        else reject(malformed(server, method, checked.problem));
-      },
-      (err) => {
-        if (!settle()) return;
-        // A leg names every failure; anything else is a bug in it, told as what it is.
-        reject(
-          reasonOf(err) ? err : unavailable(server, `could not be reached (${messageOf(err)})`),
-        );
-      },
-    );
+  let resolve!: (value: unknown) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<unknown>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
   });
+  const framed = new FramedCall(server, method, call.timeoutMs ?? terms.timeoutMs, resolve, reject);
+  framed.signalled = signal;
+  framed.terms = terms;
+  signal?.addEventListener("abort", framed, { once: true });
+  DEADLINES.add(framed, framed.timeoutMs);
+  const wanted = call.onprogress;
+  if (wanted) {
+    const reset = call.resetTimeoutOnProgress === true;
+    framed.onprogress = (progress) => framed.progressed(progress, wanted, reset);
+  }
+  if (terms.input) framed.input = terms.input;
+  try {
+    leg.send(method, withMeta(params, call.meta), framed).then(framed.answered, framed.failed);
+  } catch (err) {
+    framed.failed(err);
+  }
+  return promise;
+}
+
+/** One call in flight: the leg's options, the abort listener and the call's deadline. */
+class FramedCall extends Deadline implements LegOptions {
+  onstop?: (notice: string) => void;
+  onprogress?: (progress: Progress) => void;
+  input?: InputRelay;
+  /** The caller's signal, listened to until the call settles. */
+  signalled: AbortSignal | undefined;
+  terms: RequestTerms | undefined;
+  /** Made only for a leg that reads `signal`: an AbortController costs microseconds. */
+  #stop: AbortController | undefined;
+  /** The notice the call ended early with. */
+  #stopped: string | undefined;
+  #done = false;
+
+  constructor(
+    readonly server: string,
+    readonly method: string,
+    readonly timeoutMs: number,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (reason: unknown) => void,
+  ) {
+    super();
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#stop) {
+      this.#stop = new AbortController();
+      if (this.#stopped !== undefined) this.#stop.abort(this.#stopped);
+    }
+    return this.#stop.signal;
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.#end(cancelled(this.server), CANCELLED_BY_CLIENT);
+  }
+
+  /** The deadline passed without an answer (or, when asked, without progress). */
+  expire(): void {
+    this.#end(timedOut(this.server, this.timeoutMs), timeoutNotice(this.timeoutMs));
+  }
+
+  /** A progress report from the leg: relayed until the call settles, restarting its clock. */
+  progressed(progress: Progress, wanted: (progress: Progress) => void, reset: boolean): void {
+    if (this.#done) return;
+    if (reset) DEADLINES.renew(this);
+    wanted(progress);
+  }
+
+  readonly answered = (result: unknown): void => {
+    if (!this.#settle()) return;
+    const checked = this.terms!.check?.(result) ??
+      (typeof result === "object" && result !== null
+        ? { ok: true as const, value: result }
+        : { ok: false as const, problem: `expected an object, got ${JSON.stringify(result)}` });
+    if (checked.ok) this.resolve(checked.value);
+    else this.reject(malformed(this.server, this.method, checked.problem));
+  };
+
+  readonly failed = (err: unknown): void => {
+    if (!this.#settle()) return;
+    // A leg names every failure; anything else is a bug in it, told as what it is.
+    this.reject(
+      reasonOf(err) ? err : unavailable(this.server, `could not be reached (${messageOf(err)})`),
+    );
+  };
+
+  #settle(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    DEADLINES.cancel(this);
+    this.signalled?.removeEventListener("abort", this);
+    return true;
+  }
+
+  /** Ends the call early: the leg tells the upstream why, the caller gets `err`. */
+  #end(err: unknown, notice: string): void {
+    if (!this.#settle()) return;
+    this.#stopped = notice;
+    this.onstop?.(notice);
+    this.#stop?.abort(notice);
+    this.reject(err);
+  }
 }
 
 /** `params` with `meta` merged into its `_meta` (a new object; the caller's stays as it was). */

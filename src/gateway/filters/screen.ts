@@ -67,6 +67,18 @@ export class ResultScreen {
   }
 
   /**
+   * True when `server` has no filters: the call path then skips {@link run} and its promise.
+   * A chain that failed to build is not empty (`run` throws its error).
+   */
+  none(config: GatewayConfig, server: string): boolean {
+    try {
+      return this.#chain(config, server).length === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Runs the server's filters over `value`. Without filters it answers `value` untouched (the
    * fast paths keep its raw text); with them, a new object in every case (see the module
    * comment). Throws the first filter's refusal or failure.

@@ -28,7 +28,9 @@ export interface FastCallRequest {
 
 /** Calls of one session in flight on the fast path, by request id. */
 export class FastCalls {
-  #calls = new Map<RequestId, { abort: AbortController; send: (m: JSONRPCMessage) => void }>();
+  #calls = new Map<RequestId, FastCall>();
+  /** The answer headers of this session, made once (a `Response` copies them). */
+  #headers: { sessionId: string; json: Headers; sse: Headers } | undefined;
 
   /**
    * Writes a server message related to request `id` into that fast call's answer; false when
@@ -36,7 +38,7 @@ export class FastCalls {
    */
   readonly route = (id: RequestId, message: JSONRPCMessage): boolean => {
     const call = this.#calls.get(id);
-    call?.send(message);
+    call?.write(JSON.stringify(message));
     return call !== undefined;
   };
 
@@ -67,59 +69,100 @@ export class FastCalls {
     },
   ): Promise<Response> {
     const { id } = msg;
-    const abort = new AbortController();
-    const onClientGone = () => abort.abort();
-    ctx.signal.addEventListener("abort", onClientGone, { once: true });
+    const call = new FastCall(id, ctx.activity, ctx.signal, this.#headersOf(ctx.sessionId));
+    // The call object is the listener: the client went away, the call is cancelled.
+    ctx.signal.addEventListener("abort", call, { once: true });
     ctx.activity.pending.add(id);
-    const headers = { "mcp-session-id": ctx.sessionId };
-    return new Promise<Response>((resolve) => {
-      let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-      const write = (text: string) => {
-        if (!stream) {
-          const body = new ReadableStream<Uint8Array>({
-            start: (c) => void (stream = c),
-            // The client dropped the stream: the call it was waiting for is cancelled.
-            cancel: () => abort.abort(),
-          });
-          resolve(new Response(body, { headers: { ...headers, ...SSE_HEADERS } }));
-        }
-        try {
-          stream!.enqueue(ENCODER.encode(`event: message\ndata: ${text}\n\n`));
-        } catch { /* the client went away; the abort listener ends the call */ }
-      };
-      this.#calls.set(id, { abort, send: (m) => write(JSON.stringify(m)) });
-      const options = callContext({
-        meta: msg.params._meta,
-        signal: abort.signal,
-        session: ctx.link,
-        requestId: id,
-        // Laid out as the SDK's session server writes it (see answers.ts).
-        progress: (params) =>
-          write(JSON.stringify({ method: "notifications/progress", params, jsonrpc: "2.0" })),
-      });
-      const finish = (done: () => string) => {
-        // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
-        const answer = abort.signal.aborted ? errorAnswer(id, CANCELLED) : done();
-        this.#calls.delete(id);
-        ctx.signal.removeEventListener("abort", onClientGone);
-        ctx.activity.pending.delete(id);
-        ctx.activity.lastSeen = Date.now();
-        if (stream) {
-          write(answer);
-          try {
-            stream.close();
-          } catch { /* already closed by the client */ }
-        } else {
-          resolve(
-            new Response(answer, { headers: { ...headers, ...JSON_HEADERS } }),
-          );
-        }
-      };
-      ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
-        (result) => finish(() => resultAnswer(id, result)),
-        (err) => finish(() => errorAnswer(id, toJsonRpcError(err))),
-      );
+    this.#calls.set(id, call);
+    const meta = msg.params._meta;
+    const options = callContext({
+      meta,
+      signal: call.abort.signal,
+      session: ctx.link,
+      requestId: id,
+      // Laid out as the SDK's session server writes it (see answers.ts); only a call that
+      // asked for progress gets a sink.
+      progress: meta?.progressToken === undefined
+        ? undefined
+        : (params) =>
+          call.write(JSON.stringify({ method: "notifications/progress", params, jsonrpc: "2.0" })),
     });
+    const answer = new Promise<Response>((resolve) => (call.resolve = resolve));
+    ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
+      (result) => this.#finish(call, result, undefined),
+      (err) => this.#finish(call, undefined, err),
+    );
+    return answer;
+  }
+
+  #finish(call: FastCall, result: unknown, err: unknown): void {
+    // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
+    const answer = call.abort.signal.aborted
+      ? errorAnswer(call.id, CANCELLED)
+      : err === undefined
+      ? resultAnswer(call.id, result)
+      : errorAnswer(call.id, toJsonRpcError(err));
+    this.#calls.delete(call.id);
+    call.end(answer);
+  }
+
+  #headersOf(sessionId: string): { json: Headers; sse: Headers } {
+    if (this.#headers?.sessionId !== sessionId) {
+      const own = { "mcp-session-id": sessionId };
+      this.#headers = {
+        sessionId,
+        json: new Headers({ ...own, ...JSON_HEADERS }),
+        sse: new Headers({ ...own, ...SSE_HEADERS }),
+      };
+    }
+    return this.#headers;
+  }
+}
+
+/** One fast call in flight: its controller, its answer, and the listener on the request. */
+class FastCall {
+  readonly abort = new AbortController();
+  resolve!: (response: Response) => void;
+  #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+
+  constructor(
+    readonly id: RequestId,
+    readonly activity: Activity,
+    readonly clientSignal: AbortSignal,
+    readonly headers: { json: Headers; sse: Headers },
+  ) {}
+
+  /** The request's signal aborted: the client went away. */
+  handleEvent(): void {
+    this.abort.abort();
+  }
+
+  /** Writes one message into the answer, which becomes an SSE stream at the first one. */
+  write(text: string): void {
+    if (!this.#stream) {
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => void (this.#stream = c),
+        // The client dropped the stream: the call it was waiting for is cancelled.
+        cancel: () => this.abort.abort(),
+      });
+      this.resolve(new Response(body, { headers: this.headers.sse }));
+    }
+    try {
+      this.#stream!.enqueue(ENCODER.encode(`event: message\ndata: ${text}\n\n`));
+    } catch { /* the client went away; the abort listener ends the call */ }
+  }
+
+  /** Sends the final answer: the JSON body, or the last event of the stream. */
+  end(answer: string): void {
+    this.clientSignal.removeEventListener("abort", this);
+    this.activity.pending.delete(this.id);
+    this.activity.lastSeen = Date.now();
+    if (this.#stream) {
+      this.write(answer);
+      try {
+        this.#stream.close();
+      } catch { /* already closed by the client */ }
+    } else this.resolve(new Response(answer, { headers: this.headers.json }));
   }
 }
 

@@ -85,18 +85,13 @@ export function plainCallOf(
   const nameHeader = header(request, "mcp-name");
   if (nameHeader === undefined || decodeHeaderValue(nameHeader) !== name) return;
   const envelope: Plain = {};
-  const meta: Plain = {};
-  for (const [key, value] of Object.entries(_meta)) {
-    if (ENVELOPE_KEYS.includes(key)) envelope[key] = value;
-    else meta[key] = value;
+  let own: Plain | undefined;
+  for (const key in _meta) {
+    if (!Object.hasOwn(_meta, key)) continue;
+    if (ENVELOPE_KEYS.includes(key)) envelope[key] = _meta[key];
+    else (own ??= {})[key] = _meta[key];
   }
-  return {
-    id,
-    name,
-    arguments: args,
-    meta: Object.keys(meta).length > 0 ? meta : undefined,
-    envelope,
-  };
+  return { id, name, arguments: args, meta: own, envelope };
 }
 
 /** What the fast path answers: a response, or a computed first round for the SDK to send. */
@@ -158,6 +153,10 @@ export const MODERN_STAMP: ResultStamp = {
   },
 };
 
+/** Made once: a `Response` copies its headers, and building them per answer was measurable. */
+const JSON_HEADERS = new Headers({ "content-type": "application/json" });
+const OK_INIT: ResponseInit = { status: 200, headers: JSON_HEADERS };
+
 function json(text: string, status = 200): Response {
-  return new Response(text, { status, headers: { "content-type": "application/json" } });
+  return new Response(text, status === 200 ? OK_INIT : { status, headers: JSON_HEADERS });
 }
