@@ -15,7 +15,7 @@ interface BunSubprocess {
   readonly pid: number;
   readonly stdin: BunSink;
   readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array> | undefined;
   readonly exited: Promise<number>;
   readonly exitCode: number | null;
   readonly signalCode: string | null;
@@ -27,7 +27,7 @@ declare const Bun: {
     env: Record<string, string>;
     stdin: "pipe";
     stdout: "pipe";
-    stderr: "pipe";
+    stderr: "pipe" | "inherit";
     detached: boolean;
     windowsHide: boolean;
   }): BunSubprocess;
@@ -44,8 +44,9 @@ export function spawnBun(options: SpawnOptions): SpawnedChild {
       env: { ...options.env }, // the whole environment: nothing inherited
       stdin: "pipe",
       stdout: "pipe",
-      stderr: "pipe",
-      detached: true, // setsid: its own session and process group, so its tree can be killed
+      stderr: options.stderr ?? "pipe",
+      // setsid: its own session and process group, so its tree can be killed
+      detached: options.detached ?? true,
       windowsHide: true,
     });
   } catch (err) {
@@ -56,7 +57,10 @@ export function spawnBun(options: SpawnOptions): SpawnedChild {
     signal: proc.signalCode,
   }));
   void drain(proc.stdout, options.onStdout).then(options.onStdoutEnd);
-  const stderrEnded = drain(proc.stderr, options.onStderr);
+  // A piped stderr is always read, so a chatty child never blocks on a full pipe.
+  const stderrEnded = proc.stderr
+    ? drain(proc.stderr, options.onStderr ?? NOTHING)
+    : Promise.resolve();
   const sink = proc.stdin;
   let open = true;
   const batch = new WriteBatch((text) => {
@@ -91,6 +95,12 @@ export function spawnBun(options: SpawnOptions): SpawnedChild {
       } catch { /* already closed */ }
     },
     signalGroup: signal,
+    kill: (sig) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      try {
+        proc.kill(sig);
+      } catch { /* already gone */ }
+    },
   };
 }
 

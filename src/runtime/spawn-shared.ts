@@ -78,5 +78,6 @@ export function neverStarted(err: unknown): SpawnedChild {
     write: () => undefined,
     endInput: NOTHING,
     signalGroup: NOTHING,
+    kill: NOTHING,
   };
 }

@@ -5,7 +5,9 @@
  * (`src/upstream/modern/pre-probe.ts`), and — checked here — no module that the `serve`
  * command imports statically imports either; they come in through `import()` only. The same
  * walk holds `node:crypto` (hashes come from `src/runtime/hash.ts`), the SDK 1.x OAuth client
- * with its HTTP transports, and the SDK's stdio server out of the start-up graph.
+ * with its HTTP transports, the SDK's stdio server and `node:child_process` (children spawn
+ * through `src/runtime/spawn.ts`: `Bun.spawn` on Bun, the module fetched at first use elsewhere)
+ * out of the start-up graph.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -87,5 +89,28 @@ describe("what one stdio upstream does not need is not imported at start", () =>
   it("the runtime's hash room takes node:crypto only at first use, off Bun", () => {
     const reached = packagesReached(join(SRC, "runtime/hash.ts"));
     assert.equal(reached.has("node:crypto"), false, [...reached].join(", "));
+  });
+});
+
+describe("node:child_process is not imported at start (Bun spawns on its own pipes)", () => {
+  it("the walk sees a static import of it where there is one (a test's helper)", () => {
+    const reached = packagesReached(join(SRC, "../test/_helpers/process.ts"));
+    assert.ok(reached.has("node:child_process"), [...reached].join(", "));
+  });
+
+  for (const entry of ["main.ts", "cli/mod.ts", "cli/serve.ts", "scripting/host/host.ts"]) {
+    it(`nothing ${entry} imports statically reaches it`, () => {
+      const reached = packagesReached(join(SRC, entry));
+      for (const lazy of ["node:child_process", "child_process"]) {
+        assert.equal(reached.has(lazy), false, `${lazy} from ${entry}`);
+      }
+    });
+  }
+
+  it("the runtime's spawn room and the script workers reach it through no import", () => {
+    for (const file of ["runtime/spawn.ts", "scripting/host/worker-process.ts"]) {
+      const reached = packagesReached(join(SRC, file));
+      assert.equal(reached.has("node:child_process"), false, file);
+    }
   });
 });

@@ -111,4 +111,65 @@ describe("spawnChild", () => {
     await assert.rejects(child.started, (err: { code?: string }) => err.code === "ENOENT");
     assert.equal(child.write("ignored\n"), undefined);
   });
+
+  it("with `detached: false` keeps the child in this process's session and group", async () => {
+    const child = spawnChild({
+      command: "/bin/sh",
+      args: ["-c", "sleep 30"],
+      cwd: "/tmp",
+      env: {},
+      detached: false,
+      onStdout: () => {},
+      onStdoutEnd: () => {},
+    });
+    await child.started;
+    try {
+      assert.deepEqual(sessionOf(child.pid!), sessionOf(process.pid));
+    } finally {
+      child.kill("SIGKILL");
+    }
+    assert.deepEqual(await child.exited, { code: null, signal: "SIGKILL" });
+    child.kill("SIGKILL"); // after its exit: nothing, no throw
+  });
+
+  it("`kill` signals the child alone, not its group", async () => {
+    let out = "";
+    const child = spawnChild({
+      command: "/bin/sh",
+      args: ["-c", "sleep 30 & echo $!; wait"],
+      cwd: "/tmp",
+      env: {},
+      onStdout: (c) => (out += new TextDecoder().decode(c)),
+      onStdoutEnd: () => {},
+    });
+    await child.started;
+    while (!out.includes("\n")) await new Promise((res) => setTimeout(res, 20));
+    const grandchild = Number(out.trim());
+    try {
+      child.kill("SIGKILL");
+      assert.deepEqual(await child.exited, { code: null, signal: "SIGKILL" });
+      process.kill(grandchild, 0); // still there: only the shell was killed
+    } finally {
+      process.kill(grandchild, "SIGKILL");
+    }
+  });
+
+  it('with `stderr: "inherit"` the child writes to this process\'s stderr, not a pipe', async () => {
+    let read = 0;
+    const child = spawnChild({
+      command: "/bin/sh",
+      args: ["-c", "echo 'spawn test: an inherited stderr line' >&2"],
+      cwd: "/tmp",
+      env: {},
+      stderr: "inherit",
+      onStdout: () => {},
+      onStderr: () => read++,
+      onStdoutEnd: () => {},
+    });
+    await child.started;
+    assert.deepEqual(await child.exited, { code: 0, signal: null });
+    await child.stderrEnded;
+    await new Promise((res) => setTimeout(res, 50));
+    assert.equal(read, 0, "an inherited stderr is not read by this process");
+  });
 });

@@ -2,10 +2,11 @@
  * Parent-side handle of one worker child process: spawn, framed messages, readiness, SIGKILL.
  * A child process rather than a Worker thread because killing the process is the only thing that
  * stops a wasm engine stuck in one long C call on Bun and Deno (docs/ARCHITECTURE.md, "Runtime
- * facts that shaped the script workers").
+ * facts that shaped the script workers"). It is spawned through the runtime's spawn room, as the
+ * same program with this process's environment and folder, in this process's session and process
+ * group (it is killed alone), writing to this process's stderr.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import type { ChildExit } from "../../runtime/mod.ts";
+import { type ChildExit, spawnChild, type SpawnedChild } from "../../runtime/mod.ts";
 import { frame, type FromWorker, LineSplitter, type ToWorker } from "../protocol.ts";
 
 /** The hidden sub-command that turns the program into a worker (see src/main.ts). */
@@ -25,7 +26,7 @@ export class WorkerProcess {
   onMessage: ((m: FromWorker) => void) | undefined;
   /** Called once when the process exits, for whatever reason. */
   onExit: ((exit: WorkerExit) => void) | undefined;
-  #child: ChildProcess;
+  #child: SpawnedChild;
   #readyHooks: { resolve: () => void; reject: (e: Error) => void } | undefined;
   #alive = true;
   #isReady = false;
@@ -33,19 +34,29 @@ export class WorkerProcess {
   constructor(command: string[]) {
     const [program, ...args] = command;
     if (!program) throw new Error("empty worker command");
-    this.#child = spawn(program, [...args, WORKER_SUBCOMMAND], {
-      stdio: ["pipe", "pipe", "inherit"],
+    const splitter = new LineSplitter();
+    this.#child = spawnChild({
+      command: program,
+      args: [...args, WORKER_SUBCOMMAND],
+      cwd: process.cwd(),
+      env: inheritedEnv(),
+      detached: false,
+      stderr: "inherit",
+      onStdout: (chunk) => {
+        for (const line of splitter.push(chunk)) this.#receive(line);
+      },
+      onStdoutEnd: () => {},
     });
     this.pid = this.#child.pid;
     this.exited = new Promise((resolve) => {
-      const done = (code: number | null, signal: string | null) => {
+      const done = ({ code, signal }: ChildExit) => {
         if (!this.#alive) return;
         this.#alive = false;
         resolve({ code, signal });
         this.onExit?.({ code, signal });
       };
-      this.#child.on("exit", done);
-      this.#child.on("error", () => done(null, "spawn-error"));
+      void this.#child.exited.then(done);
+      this.#child.started.catch(() => done({ code: null, signal: "spawn-error" }));
     });
     this.ready = new Promise<void>((resolve, reject) => {
       this.#readyHooks = { resolve, reject };
@@ -54,12 +65,6 @@ export class WorkerProcess {
       );
     });
     this.ready.catch(() => {}); // observed by whoever awaits it; never an unhandled rejection
-    const splitter = new LineSplitter();
-    this.#child.stdout?.on("data", (chunk: Uint8Array) => {
-      for (const line of splitter.push(chunk)) this.#receive(line);
-    });
-    // A parent write racing the child's death must not crash the gateway.
-    this.#child.stdin?.on("error", () => {});
   }
 
   #receive(line: string): void {
@@ -90,7 +95,8 @@ export class WorkerProcess {
   /** Sends one message; ignored once the process is gone. */
   send(message: ToWorker): void {
     if (!this.#alive) return;
-    this.#child.stdin?.write(frame(message));
+    // A write racing the child's death is dropped by the spawn room; its exit tells that story.
+    void this.#child.write(frame(message));
   }
 
   /** SIGKILLs the process and waits until it is gone. */
@@ -98,4 +104,11 @@ export class WorkerProcess {
     if (this.#alive) this.#child.kill("SIGKILL");
     await this.exited;
   }
+}
+
+/** This process's environment, as the worker always had it (it is the same program). */
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
 }
