@@ -18,7 +18,7 @@ import {
   startGatewayProcess,
   startHttpUpstream,
 } from "./procs.ts";
-import { median } from "./stats.ts";
+import { median, sleep } from "./stats.ts";
 
 /** The ways to reach the upstream. */
 export const TARGETS = [
@@ -113,6 +113,9 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     await http.stop();
     throw err;
   });
+  // Idle means idle: read after a second without requests, as the footprint part does, not in
+  // the start-up transient the moment the first tools/list is answered.
+  await sleep(1000);
   const idleRssBytes = memBytes(gateway.pid, "VmRSS");
   const floorIdleRssBytes = memBytes(floor.pid, "VmRSS");
   let loadedRssBytes = 0;

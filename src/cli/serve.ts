@@ -30,7 +30,7 @@ import {
   statusSnapshot,
   watchConfigFile,
 } from "../ops/mod.ts";
-import { type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
+import { compactHeap, type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
 import { createModernFront, modernDoor } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
@@ -267,6 +267,8 @@ export async function startGateway(
   lifecycle.ready((req) => app.fetch(req));
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
   setJitPolicy(1);
+  // Once every upstream's first start is done, what start-up left behind is given back.
+  void gateway.settled.then(() => setTimeout(compactHeap, 0));
   const up = gateway.pool.all().filter((u) => u.state === "up").length;
   // Those still starting after `startWait` join later (each logs "upstream up" then).
   const starting = gateway.pool.all().filter((u) => u.state === "starting").length;
