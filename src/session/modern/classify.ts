@@ -7,6 +7,8 @@
  * 2025-only gateway never loads the v2 server.
  */
 import type { InboundClassificationOutcome } from "@modelcontextprotocol/server";
+// Members compared in any order: the SDK's schemas read them by name.
+import { sameJson } from "../../tools/filters/same-json.ts";
 
 /**
  * Which door a request takes, with its JSON body and the SDK's classification of it when reading
@@ -210,30 +212,6 @@ function headersKey(method: string, inbound: Inbound): string {
   return `${v === undefined ? "-" : "+" + v}\n${m === undefined ? "-" : "+" + m}\n${
     n === undefined ? "-" : "+" + n
   }\n${method}`;
-}
-
-/**
- * True when two JSON values are equal, members in any order (the SDK's schemas read members by
- * name). Cheaper than writing either out as text, which a verdict's key once did every call.
- */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let members = 0;
-  for (const key in x) {
-    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
-    members++;
-  }
-  for (const _ in y) members--;
-  return members === 0;
 }
 
 /**
