@@ -226,6 +226,52 @@ const ROWS: Row[] = [
   { name: "null body", body: null },
   { name: "not JSON", body: "{not json" },
   { name: "empty body", body: "" },
+  // Verdicts are reused by headers and `_meta`: each of these differs from the one before it in
+  // one thing the reuse compares, so a verdict reused wrongly disagrees with the SDK here.
+  {
+    name: "reuse: a plain call",
+    body: rpc("tools/call", { name: "x", _meta: ENVELOPE }),
+    headers: CALL_HEADERS,
+  },
+  {
+    name: "reuse: the same call, an empty Mcp-Name",
+    body: rpc("tools/call", { name: "x", _meta: ENVELOPE }),
+    headers: { ...CALL_HEADERS, "mcp-name": "" },
+  },
+  {
+    name: "reuse: the same call, no Mcp-Name",
+    body: rpc("tools/call", { name: "x", _meta: ENVELOPE }),
+    headers: { "mcp-protocol-version": MODERN, "mcp-method": "tools/call" },
+  },
+  {
+    name: "reuse: the envelope's members in another order",
+    body: rpc("tools/call", {
+      name: "x",
+      _meta: Object.fromEntries(Object.entries(ENVELOPE).reverse()),
+    }),
+    headers: CALL_HEADERS,
+  },
+  {
+    name: "reuse: capabilities as an array",
+    body: rpc("tools/call", {
+      name: "x",
+      _meta: { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": [] },
+    }),
+    headers: CALL_HEADERS,
+  },
+  {
+    name: "reuse: clientInfo without its version",
+    body: rpc("tools/call", {
+      name: "x",
+      _meta: { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": { name: "t" } },
+    }),
+    headers: CALL_HEADERS,
+  },
+  {
+    name: "reuse: a method that differs from Mcp-Method",
+    body: rpc("tools/list", { _meta: ENVELOPE }),
+    headers: CALL_HEADERS,
+  },
 ];
 
 /** The headers as the SDK's classifier takes them. */

@@ -7,6 +7,8 @@
  * 2025-only gateway never loads the v2 server.
  */
 import type { InboundClassificationOutcome } from "@modelcontextprotocol/server";
+// Members compared in any order: the SDK's schemas read them by name.
+import { sameJson } from "../../tools/filters/same-json.ts";
 
 /**
  * Which door a request takes, with its JSON body and the SDK's classification of it when reading
@@ -22,10 +24,13 @@ const FIRST_MODERN = "2026-07-28";
 /** The only keys a JSON-RPC request or notification may have (the SDK's schemas are strict). */
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
-let sdk: Promise<typeof import("@modelcontextprotocol/server")> | undefined;
+type ServerSdk = typeof import("@modelcontextprotocol/server");
+let sdk: Promise<ServerSdk> | undefined;
+/** The SDK once imported: a request then needs no wait on the resolved import. */
+let loaded: ServerSdk | undefined;
 /** The SDK v2 server package, imported at the first request that needs it. */
-export function serverSdk(): Promise<typeof import("@modelcontextprotocol/server")> {
-  return sdk ??= import("@modelcontextprotocol/server");
+export function serverSdk(): Promise<ServerSdk> {
+  return sdk ??= import("@modelcontextprotocol/server").then((mod) => loaded = mod);
 }
 
 /**
@@ -52,18 +57,19 @@ export async function classify(request: Request, maxBodyBytes: number): Promise<
   const legacy = (): Door =>
     read ? { modern: false, request: copyOf(request, text) } : { modern: false };
   if (body !== undefined && plainlyLegacy(body, version)) return legacy();
-  const { classifyInboundRequest, isLegacyRequest } = await serverSdk();
+  const { classifyInboundRequest, isLegacyRequest } = loaded ?? await serverSdk();
   if (body === undefined) {
     const judged = read ? copyOf(request, text) : request;
     if (await isLegacyRequest(judged, body, { maxRequestBodySize: maxBodyBytes })) return legacy();
     return { modern: true };
   }
-  const inbound = {
-    httpMethod: "POST",
-    ...(version === null ? {} : { protocolVersionHeader: version }),
-    ...headerOf(request, "mcp-method", "mcpMethodHeader"),
-    ...headerOf(request, "mcp-name", "mcpNameHeader"),
-  };
+  // Built field by field (an absent header is an absent field, as the SDK reads it): no spreads.
+  const inbound: Inbound = { httpMethod: "POST" };
+  if (version !== null) inbound.protocolVersionHeader = version;
+  const method = request.headers.get("mcp-method");
+  if (method !== null) inbound.mcpMethodHeader = method;
+  const name = request.headers.get("mcp-name");
+  if (name !== null) inbound.mcpNameHeader = name;
   const route = envelopeRoute(classifyInboundRequest, inbound, body) ??
     classifyInboundRequest({ ...inbound, body });
   return route.kind === "legacy" ? legacy() : { modern: true, body, route };
@@ -106,9 +112,23 @@ export function copyOf(request: Request, text: string): Request {
 type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
 type Inbound = Omit<Parameters<Classifier>[0], "body">;
 
-/** The SDK's verdicts on envelopes seen recently, by {@link envelopeKey}; bounded. */
-const verdicts = new Map<string, InboundClassificationOutcome>();
+/** A verdict the SDK gave, with a copy of the `_meta` it judged. */
+interface Verdict {
+  readonly meta: unknown;
+  readonly outcome: InboundClassificationOutcome;
+  /** True when the outcome has exactly the fields {@link withMessage} writes. */
+  readonly known: boolean;
+}
+
+/**
+ * The SDK's verdicts on envelopes seen recently, by {@link headersKey}, each with the `_meta` it
+ * judged; bounded in all.
+ */
+const verdicts = new Map<string, Verdict[]>();
+let verdictCount = 0;
 const MAX_VERDICTS = 256;
+/** The fields of a modern request's outcome, as this SDK writes them. */
+const OUTCOME_FIELDS = "classification,kind,message,messageKind";
 
 /**
  * The SDK's classification of a well-formed JSON-RPC request, from a verdict the SDK gave on
@@ -132,26 +152,66 @@ function envelopeRoute(
   if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return;
   const params = body.params;
   if (!isPlain(params) || !isPlain(params._meta)) return;
-  const key = envelopeKey(body.method, params._meta, inbound);
-  let verdict = verdicts.get(key);
+  const meta = params._meta;
+  const key = headersKey(body.method, inbound);
+  let seen = verdicts.get(key);
+  let verdict = seen?.find((v) => sameJson(v.meta, meta));
   if (!verdict) {
-    verdict = classifier({
+    const outcome = classifier({
       ...inbound,
-      body: { jsonrpc: "2.0", id: 0, method: body.method, params: { _meta: params._meta } },
+      body: { jsonrpc: "2.0", id: 0, method: body.method, params: { _meta: meta } },
     });
-    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-    verdicts.set(key, verdict);
+    if (verdictCount >= MAX_VERDICTS) {
+      verdicts.clear();
+      verdictCount = 0;
+      seen = undefined;
+    }
+    // A copy: the request's own `_meta` travels on, and nothing may change the key after.
+    verdict = {
+      meta: JSON.parse(JSON.stringify(meta)),
+      outcome,
+      known: Object.keys(outcome).sort().join() === OUTCOME_FIELDS,
+    };
+    if (seen) seen.push(verdict);
+    else verdicts.set(key, [verdict]);
+    verdictCount++;
   }
-  return verdict.kind === "modern" && verdict.messageKind === "request"
-    ? { ...verdict, message: body as typeof verdict.message }
-    : undefined;
+  const { outcome } = verdict;
+  if (outcome.kind !== "modern" || outcome.messageKind !== "request") return;
+  return verdict.known
+    ? withMessage(outcome, body as typeof outcome.message)
+    : { ...outcome, message: body as typeof outcome.message };
 }
 
-/** What the SDK's classification of a well-formed request depends on, as one string. */
-function envelopeKey(method: string, meta: Record<string, unknown>, inbound: Inbound): string {
-  // JSON keeps an absent header (null) apart from any header value.
+type ModernRequestOutcome = Extract<
+  InboundClassificationOutcome,
+  { kind: "modern"; messageKind: "request" }
+>;
+
+/** `outcome` carrying `message`, written as one literal (a spread of it cost every call). */
+function withMessage(
+  outcome: ModernRequestOutcome,
+  message: ModernRequestOutcome["message"],
+): ModernRequestOutcome {
+  return {
+    kind: outcome.kind,
+    messageKind: outcome.messageKind,
+    message,
+    classification: outcome.classification,
+  };
+}
+
+/**
+ * The rest of what the SDK's classification of a well-formed request depends on, besides its
+ * `_meta`: the method and the three headers, as one string. A header value holds no line break
+ * (HTTP forbids it), so only the method, written last, may: the string names one tuple. An
+ * absent header (`-`) stays apart from any value (`+…`).
+ */
+function headersKey(method: string, inbound: Inbound): string {
   const { protocolVersionHeader: v, mcpMethodHeader: m, mcpNameHeader: n } = inbound;
-  return JSON.stringify([method, v ?? null, m ?? null, n ?? null, meta]);
+  return `${v === undefined ? "-" : "+" + v}\n${m === undefined ? "-" : "+" + m}\n${
+    n === undefined ? "-" : "+" + n
+  }\n${method}`;
 }
 
 /**
@@ -184,16 +244,6 @@ function stripOws(value: string): string {
   while (start < end && (value[start] === " " || value[start] === "\t")) start++;
   while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
   return value.slice(start, end);
-}
-
-/** `{ [key]: value }` of a header that is present, else `{}` (the SDK's shape for absent). */
-function headerOf<K extends string>(
-  request: Request,
-  name: string,
-  key: K,
-): { [k in K]?: string } {
-  const value = request.headers.get(name);
-  return (value === null ? {} : { [key]: value }) as { [k in K]?: string };
 }
 
 /** The JSON body of `request` read from a clone (the request stays readable), if it parses. */

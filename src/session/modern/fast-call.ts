@@ -32,7 +32,8 @@ import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
-import { envelopeCapabilities } from "./flow-request.ts";
+import { askable, envelopeCapabilities, unaskable } from "./flow-request.ts";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { decodeHeaderValue } from "./param-headers.ts";
 import type { Caller } from "../../gateway/types.ts";
 
@@ -54,7 +55,8 @@ export interface PlainCall {
   readonly arguments: Record<string, unknown> | undefined;
   /** `_meta` without the envelope keys, as the SDK hands it to handlers. */
   readonly meta: Record<string, unknown> | undefined;
-  readonly envelope: Record<string, unknown>;
+  /** What the client declared in the envelope (`_meta`): it may be asked nothing else. */
+  readonly capabilities: ClientCapabilities | undefined;
 }
 
 type Plain = Record<string, unknown>;
@@ -84,14 +86,16 @@ export function plainCallOf(
   // `Mcp-Name` may travel as `=?base64?…?=`: compared decoded, as the SDK compares it.
   const nameHeader = header(request, "mcp-name");
   if (nameHeader === undefined || decodeHeaderValue(nameHeader) !== name) return;
-  const envelope: Plain = {};
+  // Only the capabilities of the envelope are read on this path: no copy of it is made.
   let own: Plain | undefined;
   for (const key in _meta) {
-    if (!Object.hasOwn(_meta, key)) continue;
-    if (ENVELOPE_KEYS.includes(key)) envelope[key] = _meta[key];
-    else (own ??= {})[key] = _meta[key];
+    if (!Object.hasOwn(_meta, key) || ENVELOPE_KEYS.includes(key)) continue;
+    (own ??= {})[key] = _meta[key];
   }
-  return { id, name, arguments: args, meta: own, envelope };
+  const capabilities = Object.hasOwn(_meta, CLIENT_CAPABILITIES_META_KEY)
+    ? envelopeCapabilities(_meta)
+    : undefined;
+  return { id, name, arguments: args, meta: own, capabilities };
 }
 
 /** What the fast path answers: a response, or a computed first round for the SDK to send. */
@@ -109,14 +113,24 @@ export async function serveCall(
   signal: AbortSignal,
 ): Promise<FastAnswer> {
   // No progress sink: a call that asks for progress takes the SDK's path, which can stream.
-  const request = { method: "tools/call", capabilities: envelopeCapabilities(call.envelope) };
+  const { capabilities } = call;
   try {
-    const result = await continuations.call(
-      request,
-      caller,
-      callContext({ meta: call.meta, signal }),
-      (options) => gateway.callTool(call.name, call.arguments, caller, options),
-    );
+    // A client that can be asked nothing (the common call) goes straight to the core, as
+    // `Continuations.call` would send it (`direct`, without progress): with an origin that
+    // refuses every server-to-client request, on the request's own signal.
+    const result = askable(capabilities)
+      ? await continuations.call(
+        { method: "tools/call", capabilities },
+        caller,
+        callContext({ meta: call.meta, signal }),
+        (options) => gateway.callTool(call.name, call.arguments, caller, options),
+      )
+      : await gateway.callTool(
+        call.name,
+        call.arguments,
+        caller,
+        callContext({ meta: call.meta, signal, origin: unaskable() }),
+      );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };
   } catch (err) {

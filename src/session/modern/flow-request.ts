@@ -96,6 +96,11 @@ class Unaskable implements CallOrigin {
   }
 }
 
+/** A fresh origin for a call whose client can be asked nothing (one per call, see above). */
+export function unaskable(): CallOrigin {
+  return new Unaskable();
+}
+
 /**
  * Runs a call whose client can be asked nothing, on the context its door built. Progress, when
  * asked for, goes out on the one request; the answer waits for the last report to be sent.

@@ -43,8 +43,11 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     return attached!(request, identity);
   });
   return {
-    fetch: async (request, identity, body, route) =>
-      (await load()).fetch(request, identity, body, route),
+    // Once built, a request goes straight to the door: no wait on the resolved import.
+    fetch: (request, identity, body, route) =>
+      built
+        ? built.fetch(request, identity, body, route)
+        : load().then((door) => door.fetch(request, identity, body, route)),
     parked: () => built?.parked() ?? 0,
     async close() {
       closed = true;

@@ -184,8 +184,29 @@ function followerOf(gateway: Gateway, id: string, caller: Caller): TaskFollower 
  * such a call is the SDK server's to serve (see `./fast-call.ts`).
  */
 export function mayRunAsTask(gateway: Gateway, name: string, caller: Caller): boolean {
+  // A catalog none of whose tools offers tasks (the common gateway) answers without resolving
+  // the name for the caller a second time (the call resolves it): a gateway tool never runs
+  // as a task, and a down server's stand-in entry declares no execution.
+  if (!offersTasks(gateway.catalog)) return false;
   const support = taskSupportOf(gateway, name, caller);
   return support === "required" || support === "optional";
+}
+
+type Catalog = Gateway["catalog"];
+/** Whether a catalog has a tool that may run as a task; a catalog is rebuilt, never changed. */
+const taskCatalogs = new WeakMap<Catalog, boolean>();
+
+function offersTasks(catalog: Catalog): boolean {
+  let offers = taskCatalogs.get(catalog);
+  if (offers === undefined) {
+    const tasked = (entry: { tool: { execution?: { taskSupport?: string } } }) => {
+      const support = entry.tool.execution?.taskSupport;
+      return support === "required" || support === "optional";
+    };
+    offers = catalog.tools.some(tasked) || [...catalog.toolsByName.values()].some(tasked);
+    taskCatalogs.set(catalog, offers);
+  }
+  return offers;
 }
 
 /** The upstream tool's `execution.taskSupport` as this door honours it (see the isolation note). */
