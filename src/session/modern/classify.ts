@@ -15,7 +15,7 @@ import { sameJson } from "../../tools/filters/same-json.ts";
  * it was needed to decide. A legacy request whose body was read here (see {@link classify})
  * comes with `request`: a copy holding that body, for the 2025 door to read.
  */
-export type Door =
+export type Classification =
   | { modern: false; request?: Request }
   | { modern: true; body?: unknown; route?: InboundClassificationOutcome };
 
@@ -41,7 +41,7 @@ export function serverSdk(): Promise<ServerSdk> {
  * body is classified with the SDK's `classifyInboundRequest` — what `isLegacyRequest` runs for a
  * parsed body — so that the outcome can be handed on too; unless it is {@link plainlyLegacy}.
  */
-export async function classify(request: Request, maxBodyBytes: number): Promise<Door> {
+export async function classify(request: Request, maxBodyBytes: number): Promise<Classification> {
   if (request.headers.has("mcp-session-id")) return { modern: false };
   if (request.method !== "POST") return { modern: !request.headers.has("last-event-id") };
   const version = request.headers.get("mcp-protocol-version");
@@ -54,7 +54,7 @@ export async function classify(request: Request, maxBodyBytes: number): Promise<
     : undefined;
   const read = text !== undefined;
   const body = read ? parsed(text) : await jsonOf(request);
-  const legacy = (): Door =>
+  const legacy = (): Classification =>
     read ? { modern: false, request: copyOf(request, text) } : { modern: false };
   if (body !== undefined && plainlyLegacy(body, version)) return legacy();
   const { classifyInboundRequest, isLegacyRequest } = loaded ?? await serverSdk();

@@ -6,7 +6,7 @@
  * body is not read here.
  */
 import type { Door } from "../door.ts";
-import { classify, type Door as Classification } from "./classify.ts";
+import { type Classification, classify } from "./classify.ts";
 import type { ModernFront } from "./front.ts";
 
 /** What the modern door learnt accepting a request: its JSON body and the SDK's classification. */

@@ -7,5 +7,5 @@ export { classify } from "./classify.ts";
 export { createModernFront } from "./lazy.ts";
 export { modernDoor } from "./door.ts";
 export type { ModernTicket } from "./door.ts";
-export type { Door as Classification } from "./classify.ts";
+export type { Classification } from "./classify.ts";
 export type { ModernFront, ModernFrontOptions, ModernRelay } from "./front.ts";
