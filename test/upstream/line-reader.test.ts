@@ -79,4 +79,25 @@ describe("the stdout line reader", () => {
     r.push(bytes("é\n"));
     assert.deepEqual(lines, ["é"]);
   });
+
+  it("strips a byte-order mark only where the stream starts or a dropped line ended", () => {
+    const { r, lines } = reader(6);
+    const bom = [0xef, 0xbb, 0xbf];
+    r.push(Uint8Array.of(bom[0]!)); // a mark cut across chunks
+    r.push(Uint8Array.of(bom[1]!, bom[2]!, ...bytes("a\n"), ...bom, ...bytes("b\n")));
+    r.push(bytes("0123456789")); // open past the limit: dropped
+    r.push(bytes("\n"));
+    r.push(Uint8Array.of(...bom, ...bytes("c\n"), ...bom, ...bytes("d\n")));
+    assert.deepEqual(lines, ["a", "\ufeffb", "c", "\ufeffd"]);
+  });
+
+  it("joins a line of many chunks, characters cut anywhere, into the text it was", () => {
+    const text = `{"t":"${"é€𝄞x".repeat(5000)}"}`;
+    const all = bytes(`${text}\n${text}\n`);
+    for (const size of [1, 7, 4096, 65536]) {
+      const { r, lines } = reader();
+      for (let i = 0; i < all.length; i += size) r.push(all.subarray(i, i + size));
+      assert.deepEqual(lines, [text, text], `chunks of ${size} bytes`);
+    }
+  });
 });
