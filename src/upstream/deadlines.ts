@@ -1,12 +1,13 @@
 /**
- * @module Every upstream call's timeout, on one timer per process. A `setTimeout` and a
- * `clearTimeout` per call are each a native allocation on the hot path (with the garbage they
- * leave); here a call's deadline is an entry linked into a lane of calls with the same timeout,
- * so a lane is in deadline order by construction (same clock, same length) and adding, renewing
- * (progress restarting the clock) and cancelling are a few pointer moves. One timer is armed for
- * the earliest head of all lanes; when it fires, every expired entry fires, each on its own, and
- * the timer is armed again for the next one. A finished call's deadline is unlinked and never
- * re-arms the timer: at worst the timer wakes once for nothing and sleeps until the next head.
+ * @module Upstream calls' timeouts, on one timer per set (each connection's caller owns one). A
+ * `setTimeout` and a `clearTimeout` per call are each a native allocation on the hot path (with
+ * the garbage they leave); here a call's deadline is an entry linked into a lane of calls with the
+ * same timeout, so a lane is in deadline order by construction (same clock, same length) and
+ * adding, renewing (progress restarting the clock) and cancelling are a few pointer moves. One
+ * timer is armed for the earliest head of all lanes; when it fires, every expired entry fires,
+ * each on its own, and the timer is armed again for the next one. A finished call's deadline is
+ * unlinked and never re-arms the timer: at worst the timer wakes once for nothing and sleeps until
+ * the next head.
  */
 
 /** The longest delay a timer takes (a larger one fires at once on every runtime). */

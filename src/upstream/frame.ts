@@ -5,7 +5,7 @@
  * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
  *
  * A call in flight is one object ({@link FramedCall}): it is the leg's options, the listener on
- * the caller's signal (`handleEvent`) and its own deadline on the process's shared timer
+ * the caller's signal (`handleEvent`) and its own deadline on its connection's shared timer
  * (`deadlines.ts`), so a call allocates that object, its promise and what the leg needs — no
  * closures, no `setTimeout` of its own.
  */
@@ -23,20 +23,23 @@ import {
 } from "./failure.ts";
 import { messageOf } from "../shared/errors.ts";
 
-/** Every upstream call's deadline, on one timer. */
-const DEADLINES = new Deadlines();
-
-/** Wraps a leg into the caller of one connection to `server`. */
+/**
+ * Wraps a leg into the caller of one connection to `server`; the connection's calls share one
+ * timer for their deadlines (owned here, so nothing outlives the connection's caller).
+ */
 export function framed(leg: CallLeg, server: string): UpstreamCaller {
+  const deadlines = new Deadlines();
   return {
     kind: leg.kind,
-    call: (method, params, call, terms) => frame(leg, server, method, params, call, terms),
+    call: (method, params, call, terms) =>
+      frame(leg, server, deadlines, method, params, call, terms),
   };
 }
 
 function frame(
   leg: CallLeg,
   server: string,
+  deadlines: Deadlines,
   method: string,
   params: Record<string, unknown> | undefined,
   call: CallContext,
@@ -50,11 +53,12 @@ function frame(
     resolve = ok;
     reject = fail;
   });
-  const framed = new FramedCall(server, method, call.timeoutMs ?? terms.timeoutMs, resolve, reject);
+  const timeoutMs = call.timeoutMs ?? terms.timeoutMs;
+  const framed = new FramedCall(server, method, timeoutMs, deadlines, resolve, reject);
   framed.signalled = signal;
   framed.terms = terms;
   signal?.addEventListener("abort", framed, { once: true });
-  DEADLINES.add(framed, framed.timeoutMs);
+  deadlines.add(framed, framed.timeoutMs);
   const wanted = call.onprogress;
   if (wanted) {
     const reset = call.resetTimeoutOnProgress === true;
@@ -87,6 +91,7 @@ class FramedCall extends Deadline implements LegOptions {
     readonly server: string,
     readonly method: string,
     readonly timeoutMs: number,
+    readonly deadlines: Deadlines,
     readonly resolve: (value: unknown) => void,
     readonly reject: (reason: unknown) => void,
   ) {
@@ -114,7 +119,7 @@ class FramedCall extends Deadline implements LegOptions {
   /** A progress report from the leg: relayed until the call settles, restarting its clock. */
   progressed(progress: Progress, wanted: (progress: Progress) => void, reset: boolean): void {
     if (this.#done) return;
-    if (reset) DEADLINES.renew(this);
+    if (reset) this.deadlines.renew(this);
     wanted(progress);
   }
 
@@ -139,7 +144,7 @@ class FramedCall extends Deadline implements LegOptions {
   #settle(): boolean {
     if (this.#done) return false;
     this.#done = true;
-    DEADLINES.cancel(this);
+    this.deadlines.cancel(this);
     this.signalled?.removeEventListener("abort", this);
     return true;
   }
