@@ -84,6 +84,11 @@ export function randomBytes(n: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(n));
 }
 
+/** `n` random bytes as base64url text: a one-use token a URL or a form carries. */
+export function randomBase64Url(n: number): string {
+  return Buffer.from(randomBytes(n)).toString("base64url");
+}
+
 /**
  * True when `a` and `b` hold the same bytes. The time depends on the lengths only, never on
  * where the first difference is; callers compare digests of equal length, so the length is no

@@ -9,6 +9,7 @@ import { createHash, createHmac } from "node:crypto";
 import { describe, it } from "node:test";
 import {
   hmacSha256,
+  randomBase64Url,
   randomBytes,
   sameBytes,
   sha256,
@@ -52,6 +53,10 @@ describe("runtime hashes", () => {
     assert.equal(a.length, 32);
     assert.equal(sameBytes(a, randomBytes(32)), false);
     assert.match(toHex(randomBytes(6)), /^[0-9a-f]{12}$/);
+    // A 256-bit token: 43 base64url characters, no padding, never the same twice.
+    const token = randomBase64Url(32);
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(token, randomBase64Url(32));
   });
 
   it("sameBytes: equal only for equal bytes of equal length", () => {

@@ -4,6 +4,7 @@
  * logs in for that identity only; it is handed to that identity alone (in its own call's error,
  * URL elicitation or input round).
  */
+import { randomBase64Url } from "../../runtime/hash.ts";
 
 /** How long a connect link stays valid. */
 export const LINK_TTL_MS = 10 * 60_000;
@@ -27,7 +28,7 @@ export class ConnectLinks {
         link.server === server && link.identity === identity && link.expiresAt - now > 60_000
       ) return token;
     }
-    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    const token = randomBase64Url(32);
     this.#byToken.set(token, { server, identity, expiresAt: now + LINK_TTL_MS });
     return token;
   }

@@ -9,6 +9,7 @@ import type { Logger } from "../../shared/log.ts";
 import { expiry, type UpstreamCredential } from "./credential.ts";
 import { LoginProvider } from "./provider.ts";
 import { sdkAuth } from "./sdk-auth.ts";
+import { randomBase64Url } from "../../runtime/hash.ts";
 
 /** How long a begun login waits for its callback. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -207,5 +208,5 @@ function joinScopes(...parts: (string | undefined)[]): string | undefined {
 }
 
 function randomToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  return randomBase64Url(32);
 }

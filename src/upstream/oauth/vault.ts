@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { randomBytes, toHex } from "../../runtime/hash.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 
 /** A sealed value as it is written to disk or Redis. */
@@ -101,8 +102,7 @@ function readOrMakeKeyFile(path: string): Uint8Array {
   }
   if (mode === null) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const hex = [...crypto.getRandomValues(new Uint8Array(32))]
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hex = toHex(randomBytes(32));
     try {
       writeFileSync(path, hex + "\n", { flag: "wx", mode: 0o600 });
     } catch (err) {
