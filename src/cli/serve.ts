@@ -256,7 +256,7 @@ export async function startGateway(
     sessions,
     // The doors of `/mcp`, asked in this order: the 2026-07-28 door takes what the SDK
     // classifies as its revision (never a request on a session), the 2025 door the rest.
-    doors: [modernDoor(modern, config.gateway.requestBodyBytes), sessions],
+    doors: [modernDoor(modern, () => gateway.config.gateway.requestBodyBytes), sessions],
     // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
     chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: (app) => {

@@ -122,12 +122,24 @@ async function enter(
   return plainError(404, -32000, "Not Found: no front door serves this request");
 }
 
+/** Hono's counting body limit at `max` bytes, refusing with the chain's `TOO_LARGE`. */
+function countedBody(max: number): { max: number; middleware: MiddlewareHandler<AppEnv> } {
+  return {
+    max,
+    middleware: bodyLimit({
+      maxSize: max,
+      onError: () => {
+        throw tooLarge(max);
+      },
+    }),
+  };
+}
+
 /** Builds the hono app. */
 export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
   const app = new GatewayApp();
   const chain = deps.chain;
-  const maxBody = gateway.config.gateway.requestBodyBytes;
   const doors = deps.doors ?? [sessions];
   // One router for `/mcp` and `/mcp/<profile>`, from the pre-dispatch and from hono: the
   // endpoint's profile joins the identity (or the token is refused there); then the doors are
@@ -161,15 +173,14 @@ export function createApp(deps: AppDeps): GatewayApp {
   });
 
   // The body size: the declared length by the chain's check, a body of unstated length as read.
-  const counted = bodyLimit({
-    maxSize: maxBody,
-    onError: () => {
-      throw tooLarge(maxBody);
-    },
-  });
+  // Both read the live config, so a reload that changes the limit applies to the next request;
+  // the counting middleware is rebuilt only when the limit has changed.
+  let counted = countedBody(gateway.config.gateway.requestBodyBytes);
   const limit: MiddlewareHandler<AppEnv> = (c, next) => {
-    checkDeclaredBody(c.req.raw, gateway.config.gateway.requestBodyBytes);
-    return counted(c, next);
+    const max = gateway.config.gateway.requestBodyBytes;
+    checkDeclaredBody(c.req.raw, max);
+    if (counted.max !== max) counted = countedBody(max);
+    return counted.middleware(c, next);
   };
   // The chain guards every route but the health probes, including routes added later through
   // `deps.routes` (metrics, status page) and unknown paths.

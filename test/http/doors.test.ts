@@ -111,7 +111,7 @@ describe("the 2026-07-28 door's accepts", () => {
   const config = parseConfig("servers: {}\n", { file: join(tmpdir(), "gateway.yaml") });
   const gateway = new Gateway(config, createLogger("test"));
   const front = createModernFront(gateway, { maxBodyBytes: 1 << 20 });
-  const door = modernDoor(front, 1 << 20);
+  const door = modernDoor(front, () => 1 << 20);
   after(() => front.close());
   const request = (headers: Record<string, string>) =>
     new Request("http://127.0.0.1/mcp", {

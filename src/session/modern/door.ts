@@ -12,13 +12,16 @@ import type { ModernFront } from "./front.ts";
 /** What the modern door learnt accepting a request: its JSON body and the SDK's classification. */
 export type ModernTicket = Extract<Classification, { modern: true }>;
 
-/** The 2026-07-28 door over `front`; bodies over `maxBodyBytes` are left to the SDK to refuse. */
-export function modernDoor(front: ModernFront, maxBodyBytes: number): Door<ModernTicket> {
+/**
+ * The 2026-07-28 door over `front`. `maxBodyBytes` is read per request (the live config's
+ * limit, which a reload may change); a body over it is refused before any door is asked.
+ */
+export function modernDoor(front: ModernFront, maxBodyBytes: () => number): Door<ModernTicket> {
   return {
     accepts: (request) =>
       request.headers.has("mcp-session-id")
         ? false
-        : classify(request, maxBodyBytes).then(admitted),
+        : classify(request, maxBodyBytes()).then(admitted),
     fetch: (request, identity, ticket) => front.fetch(request, identity, ticket.body, ticket.route),
   };
 }
