@@ -95,7 +95,7 @@ export function goals(r: BenchReport): Goal[] {
       (c) =>
         `${fmt(c.gatewayCpuPerCall, 3)} vs ${fmt(floorOf(c)?.gatewayCpuPerCall, 3)} ms (${
           ratio(c.cpuVsFloor)
-        })`,
+        }${spreadNote(c.floorSpread.cpu)})`,
       (c) => (Number.isFinite(c.cpuVsFloor) ? c.cpuVsFloor <= max : null),
       s,
       small,
@@ -108,7 +108,9 @@ export function goals(r: BenchReport): Goal[] {
         `throughput through the gateway ÷ the floor's, ${s} session(s), ${sizeLabel(p)}`,
         `≥ ${min.toFixed(2)}×`,
         (c) =>
-          `${fmt(c.callsPerSec, 0)} vs ${fmt(floorOf(c)?.callsPerSec, 0)}/s (${ratio(c.vsFloor)})`,
+          `${fmt(c.callsPerSec, 0)} vs ${fmt(floorOf(c)?.callsPerSec, 0)}/s (${ratio(c.vsFloor)}${
+            spreadNote(c.floorSpread.calls)
+          })`,
         (c) => (Number.isFinite(c.vsFloor) ? c.vsFloor >= min : null),
         s,
         p,
@@ -369,7 +371,8 @@ const METHOD =
   gateway itself does upstream.
 - **Cells** warm up, then run until a call count or a time limit, whichever comes first. The six
   paths of a cell run back to back, rotating order each repetition; the tables show medians over
-  repetitions, and ratios are medians of per-repetition ratios.
+  repetitions, and ratios are medians of per-repetition ratios; a goal against the floor also shows
+  the lowest and highest of those (\`reps 1.45–2.32×\`): how far one repetition moves here.
 - **CPU per call** is utime+stime from \`/proc/<pid>/stat\` of the gateway or the floor (and of the upstream,
   whose pid its \`pid\` tool reports) across the measured phase, divided by successful calls; the
   client's is \`process.cpuUsage()\`. At 10 ms clock ticks it is exact to about ±1% in full runs.
@@ -380,3 +383,10 @@ const METHOD =
   and \`VmHWM\` for the peak. The Lua round trip goal is judged on the per-call cost inside a script
   minus a direct stdio call's p50 (the part the scripting layer adds), unless \`bench/lua.ts\`
   reports its in-process round trip, which then decides.`;
+
+/** `; reps 1.45–2.32×`: the per-repetition ratios' range, when there was more than one. */
+function spreadNote(range: readonly number[]): string {
+  const [low, high] = range;
+  if (low === undefined || high === undefined || low === high) return "";
+  return `; reps ${low.toFixed(2)}–${ratio(high)}`;
+}

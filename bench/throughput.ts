@@ -76,6 +76,11 @@ export interface CellSummary {
   vsFloor: number;
   /** Gateway rows: median over repetitions of (this ÷ the same era's floor) CPU per call. */
   cpuVsFloor: number;
+  /**
+   * Gateway rows: the lowest and highest per-repetition ratios behind {@link vsFloor} and
+   * {@link cpuVsFloor} (empty elsewhere) — how far one repetition moves on this machine.
+   */
+  floorSpread: { calls: number[]; cpu: number[] };
 }
 
 /** Everything the throughput part measured. */
@@ -201,12 +206,16 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
         if (!runs.has(`${target}|${sessions}|${payloadBytes}`)) continue;
         const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
         const pick = (f: (r: CellRun) => number) => median(own.map(f));
+        const pairs = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
+          own.flatMap((r, i) => other[i] ? [f(r, other[i])] : []);
         const paired = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
-          median(own.flatMap((r, i) => other[i] ? [f(r, other[i])] : []));
+          median(pairs(f, other));
         const era = eraOf(target);
         const floor = target.startsWith("gateway") && era
           ? runs.get(`floor ${era}|${sessions}|${payloadBytes}`) ?? []
           : [];
+        const callsVsFloor = pairs((a, b) => a.callsPerSec / b.callsPerSec, floor);
+        const cpuVsFloor = pairs((a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall, floor);
         out.push({
           target,
           sessions,
@@ -222,11 +231,17 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
           firstError: own.find((r) => r.firstError)?.firstError ?? null,
           vsHttp: paired((a, b) => a.callsPerSec / b.callsPerSec),
           addedP50Ms: paired((a, b) => a.p50Ms - b.p50Ms),
-          vsFloor: paired((a, b) => a.callsPerSec / b.callsPerSec, floor),
-          cpuVsFloor: paired((a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall, floor),
+          vsFloor: median(callsVsFloor),
+          cpuVsFloor: median(cpuVsFloor),
+          floorSpread: { calls: spread(callsVsFloor), cpu: spread(cpuVsFloor) },
         });
       }
     }
   }
   return out;
+}
+
+/** `[lowest, highest]` of `values`, or `[]` when there are none. */
+function spread(values: readonly number[]): number[] {
+  return values.length === 0 ? [] : [Math.min(...values), Math.max(...values)];
 }

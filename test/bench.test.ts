@@ -37,7 +37,13 @@ describe("the benchmark harness on its smallest plan", () => {
       if (c.target.startsWith("gateway")) {
         positive(c.vsFloor, `${c.target} throughput ÷ floor`);
         positive(c.cpuVsFloor, `${c.target} CPU ÷ floor`);
-      } else assert.ok(Number.isNaN(c.vsFloor), `${c.target} has no floor ratio`);
+        // The per-repetition range holds the median.
+        const [low, high] = c.floorSpread.cpu;
+        assert.ok(low! <= c.cpuVsFloor && c.cpuVsFloor <= high!, `${c.target} CPU spread`);
+      } else {
+        assert.ok(Number.isNaN(c.vsFloor), `${c.target} has no floor ratio`);
+        assert.deepEqual(c.floorSpread, { calls: [], cpu: [] }, `${c.target} has no spread`);
+      }
     }
   });
 
