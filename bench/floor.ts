@@ -3,23 +3,21 @@
  * bench/floor.ts --listen 127.0.0.1:PORT` serves `/mcp` with `Bun.serve` in front of one stdio
  * child (the bench-echo fixture, as the gateway rows use) and does nothing but forward: parse
  * the JSON-RPC message, rewrite its id to one of its own, write it to the child, and send the
- * child's answer back under the client's id. It answers `initialize` itself (with an
- * `Mcp-Session-Id` for a 2025-11-25 session, which later requests must present) and
- * `server/discover` for a 2026-07-28 client, accepts notifications with 202, and stamps
- * `resultType` on 2026-07-28 results (the one field that revision's clients require). No auth,
- * no catalog, no validation: whatever the gateway spends beyond this is its own.
+ * child's answer back under the client's id. Its HTTP half (`./floor-http.ts`) answers
+ * `initialize` itself (with an `Mcp-Session-Id` for a 2025-11-25 session, which later requests
+ * must present) and `server/discover` for a 2026-07-28 client, and accepts notifications with
+ * 202; it stamps `resultType` on 2026-07-28 results (the one field that revision's clients
+ * require). No auth, no catalog, no validation: whatever the gateway spends beyond this is its
+ * own.
  *
  * It prints `{"port":N}` on stdout once listening. It is bench code, so it may use `Bun.*`.
  */
 import { join } from "node:path";
+import { type FloorMessage, jsonAnswer, serveFloor } from "./floor-http.ts";
 
 // Not imported from ./procs.ts: that module loads the SDK client, which the floor never needs
 // and whose memory would be counted as the floor's.
 const BENCH_ECHO = join(import.meta.dirname!, "../test/fixtures/servers/bench-echo.mjs");
-
-const listen = process.argv[process.argv.indexOf("--listen") + 1] ?? "127.0.0.1:0";
-const [hostname, portText] = [listen.slice(0, listen.lastIndexOf(":")), listen.split(":").pop()];
-const MODERN = "2026-07-28";
 
 /** The slice of Bun's API used here (the project compiles without Bun's type package). */
 declare const Bun: {
@@ -28,14 +26,8 @@ declare const Bun: {
     stdout: AsyncIterable<Uint8Array>;
     kill(): void;
   };
-  serve(options: {
-    hostname: string;
-    port: number;
-    fetch(request: Request): Promise<Response>;
-  }): { port: number };
 };
 
-type Message = { id?: string | number; method?: string; params?: Record<string, unknown> };
 const pending = new Map<number, (answer: Record<string, unknown>) => void>();
 let nextId = 0;
 
@@ -67,7 +59,7 @@ async function readAnswers(): Promise<void> {
 void readAnswers();
 
 /** Sends one request to the child under a fresh id; resolves with its answer. */
-function forward(message: Message): Promise<Record<string, unknown>> {
+function forward(message: FloorMessage): Promise<Record<string, unknown>> {
   const id = ++nextId;
   const answer = new Promise<Record<string, unknown>>((r) => pending.set(id, r));
   child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message, id })}\n`);
@@ -85,57 +77,11 @@ await forward({
 });
 child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
 
-const SERVER_INFO = { name: "floor", version: "1.0.0" };
-const sessions = new Set<string>();
-const json = (body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), {
-    headers: { "content-type": "application/json", ...headers },
-  });
-
-const server = Bun.serve({
-  hostname,
-  port: Number(portText),
-  async fetch(request) {
-    const sid = request.headers.get("mcp-session-id");
-    if (sid !== null && !sessions.has(sid)) return new Response(null, { status: 404 });
-    if (request.method === "DELETE") {
-      if (sid) sessions.delete(sid);
-      return new Response(null, { status: 200 });
-    }
-    if (request.method !== "POST") return new Response(null, { status: 405 });
-    const message = await request.json() as Message;
-    if (message.id === undefined) return new Response(null, { status: 202 });
-    if (message.method === "initialize") {
-      const session = crypto.randomUUID();
-      sessions.add(session);
-      return json({
-        jsonrpc: "2.0",
-        id: message.id,
-        result: {
-          protocolVersion: message.params?.protocolVersion,
-          capabilities: { tools: {} },
-          serverInfo: SERVER_INFO,
-        },
-      }, { "mcp-session-id": session });
-    }
-    if (message.method === "server/discover") {
-      return json({
-        jsonrpc: "2.0",
-        id: message.id,
-        result: {
-          supportedVersions: [MODERN],
-          capabilities: { tools: {} },
-          serverInfo: SERVER_INFO,
-          resultType: "complete",
-        },
-      });
-    }
-    const answer = await forward(message);
-    answer.id = message.id;
-    if (sid === null && answer.result) {
-      (answer.result as Record<string, unknown>).resultType ??= "complete";
-    }
-    return json(answer);
-  },
+serveFloor("floor", async (message, sid) => {
+  const answer = await forward(message);
+  answer.id = message.id;
+  if (sid === null && answer.result) {
+    (answer.result as Record<string, unknown>).resultType ??= "complete";
+  }
+  return jsonAnswer(answer);
 });
-console.log(JSON.stringify({ port: server.port }));

@@ -216,6 +216,17 @@ export async function startFloor(): Promise<{ pid: number; url: string; stop(): 
   ]);
 }
 
+/** The floor's HTTP in front of the gateway's core (`bench/floor-core.ts`), from source. */
+export async function startFloorCore(): Promise<
+  { pid: number; url: string; stop(): Promise<void> }
+> {
+  return await startPortPrinter("floor-core", BUN, [
+    join(ROOT, "bench/floor-core.ts"),
+    "--listen",
+    "127.0.0.1:0",
+  ]);
+}
+
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */
 async function startPortPrinter(
   what: string,

@@ -358,8 +358,11 @@ const METHOD =
   through the floor (\`bench/floor.ts\`: \`Bun.serve\` and one stdio bench-echo child, the
   JSON-RPC id rewritten and nothing else — \`initialize\` and \`server/discover\` answered, an
   \`Mcp-Session-Id\` for 2025-11-25 sessions, \`resultType\` stamped for 2026-07-28 — what any
-  gateway on this runtime must at least spend), and through the gateway (client → HTTP \`/mcp\`
-  → gateway → stdio → upstream), these two in both protocol
+  gateway on this runtime must at least spend), through the core (\`bench/floor-core.ts\`: the
+  floor's HTTP handling in front of the gateway's own core — \`Gateway.callTool\` with its gate,
+  call journal and upstream leg — and none of its door: no front door, security chain, router,
+  session or fast path; the gateway's CPU over the core's is the door's share) and through the
+  gateway (client → HTTP \`/mcp\` → gateway → stdio → upstream), these three in both protocol
   eras: 2025-11-25 sessions (SDK 1.x clients) and stateless 2026-07-28 requests (SDK v2 clients
   pinned to that revision; each request carries its own \`_meta\` envelope). The direct HTTP
   upstream answers with SSE streams; the gateway answers with JSON unless a notification comes

@@ -1,9 +1,12 @@
 /**
- * Throughput and latency of one upstream (the bench-echo fixture) reached six ways — directly
+ * Throughput and latency of one upstream (the bench-echo fixture) reached eight ways — directly
  * over its own streamable HTTP server, directly over stdio, through the floor (`./floor.ts`, a
- * minimal Bun forwarder: what any gateway on this runtime must at least spend) and through the
- * gateway (HTTP `/mcp` downstream, stdio upstream), these two in each protocol era: 2025-11-25
- * sessions and stateless 2026-07-28 requests — at each session count and payload size, repeated. The targets of a cell
+ * minimal Bun forwarder: what any gateway on this runtime must at least spend), through the
+ * floor's HTTP in front of the gateway's core (`./floor-core.ts`: the "core" rows, which split
+ * the gateway's cost over the floor into the core's and the door's) and through the gateway
+ * (HTTP `/mcp` downstream, stdio upstream), these three in each protocol era: 2025-11-25
+ * sessions and stateless 2026-07-28 requests — at each session count and payload size,
+ * repeated. The targets of a cell
  * run back to back and rotate order each repetition, so background load on a shared machine
  * hits them alike; ratios are the median of per-repetition ratios.
  */
@@ -15,6 +18,7 @@ import {
   type GatewayMode,
   memBytes,
   startFloor,
+  startFloorCore,
   startGatewayProcess,
   startHttpUpstream,
 } from "./procs.ts";
@@ -26,6 +30,8 @@ export const TARGETS = [
   "direct stdio",
   "floor 2025-11-25",
   "floor 2026-07-28",
+  "core 2025-11-25",
+  "core 2026-07-28",
   "gateway 2025-11-25",
   "gateway 2026-07-28",
 ] as const;
@@ -72,12 +78,15 @@ export interface CellSummary {
   vsHttp: number;
   /** Median over repetitions of (this − direct HTTP) p50 latency, in ms. */
   addedP50Ms: number;
-  /** Gateway rows: median over repetitions of (this ÷ the same era's floor) calls/s; else NaN. */
+  /**
+   * Gateway and core rows: median over repetitions of (this ÷ the same era's floor) calls/s;
+   * else NaN.
+   */
   vsFloor: number;
-  /** Gateway rows: median over repetitions of (this ÷ the same era's floor) CPU per call. */
+  /** Gateway and core rows: median over repetitions of (this ÷ the same era's floor) CPU per call. */
   cpuVsFloor: number;
   /**
-   * Gateway rows: the lowest and highest per-repetition ratios behind {@link vsFloor} and
+   * Gateway and core rows: the lowest and highest per-repetition ratios behind {@link vsFloor} and
    * {@link cpuVsFloor} (empty elsewhere) — how far one repetition moves on this machine.
    */
   floorSpread: { calls: number[]; cpu: number[] };
@@ -108,12 +117,18 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     await http.stop();
     throw err;
   });
+  const core = await startFloorCore().catch(async (err) => {
+    await floor.stop();
+    await http.stop();
+    throw err;
+  });
   const gateway = await startGatewayProcess({
     mode: opts.gatewayMode,
     configFile,
     expect: ["bench__"],
     logFile: join(opts.workDir, "throughput-gateway.log"),
   }).catch(async (err) => {
+    await core.stop();
     await floor.stop();
     await http.stop();
     throw err;
@@ -149,7 +164,11 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
               : era
               ? {
                 ...base,
-                target: { kind: "http", url: `${gateway.url}/mcp`, era },
+                target: {
+                  kind: "http",
+                  url: target.startsWith("core") ? core.url : `${gateway.url}/mcp`,
+                  era,
+                },
                 tool: "bench__echo",
                 argName: "text",
                 pidTool: "bench__pid",
@@ -167,7 +186,13 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
                 payloadBytes === Math.min(...opts.payloads)
               ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
               : undefined;
-            const watched = !era ? null : target.startsWith("floor") ? floor.pid : gateway.pid;
+            const watched = !era
+              ? null
+              : target.startsWith("floor")
+              ? floor.pid
+              : target.startsWith("core")
+              ? core.pid
+              : gateway.pid;
             const run = await runCell(spec, watched, sample);
             const key = `${target}|${sessions}|${payloadBytes}`;
             runs.set(key, [...(runs.get(key) ?? []), run]);
@@ -185,6 +210,7 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
     };
   } finally {
     await gateway.stop();
+    await core.stop();
     await floor.stop();
     await http.stop();
   }
@@ -211,7 +237,7 @@ function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellS
         const paired = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
           median(pairs(f, other));
         const era = eraOf(target);
-        const floor = target.startsWith("gateway") && era
+        const floor = (target.startsWith("gateway") || target.startsWith("core")) && era
           ? runs.get(`floor ${era}|${sessions}|${payloadBytes}`) ?? []
           : [];
         const callsVsFloor = pairs((a, b) => a.callsPerSec / b.callsPerSec, floor);

@@ -18,12 +18,14 @@ describe("the benchmark harness on its smallest plan", () => {
     report = await runBench({ size: "smallest", progress: () => {} });
   });
 
-  it("measures calls/s and latency on direct HTTP, direct stdio, the floor and the gateway in both eras", () => {
+  it("measures calls/s and latency on direct HTTP, direct stdio, the floor, the core and the gateway in both eras", () => {
     assert.deepEqual(report.throughput.cells.map((c) => c.target), [
       "direct HTTP",
       "direct stdio",
       "floor 2025-11-25",
       "floor 2026-07-28",
+      "core 2025-11-25",
+      "core 2026-07-28",
       "gateway 2025-11-25",
       "gateway 2026-07-28",
     ]);
@@ -33,8 +35,8 @@ describe("the benchmark harness on its smallest plan", () => {
       positive(c.p50Ms, `${c.target} p50`);
       positive(c.p99Ms, `${c.target} p99`);
       positive(c.vsHttp, `${c.target} ratio`);
-      // Each gateway row is set against the floor of its own era, measured in the same run.
-      if (c.target.startsWith("gateway")) {
+      // Each gateway and core row is set against the floor of its own era, in the same run.
+      if (c.target.startsWith("gateway") || c.target.startsWith("core")) {
         positive(c.vsFloor, `${c.target} throughput ÷ floor`);
         positive(c.cpuVsFloor, `${c.target} CPU ÷ floor`);
         // The per-repetition range holds the median.
