@@ -74,6 +74,8 @@ export class Spare {
     if (client) {
       // The owner's handlers replace the refusals; the held roots/list go to its roots handler.
       let roots: Handler | undefined;
+      // as never (the handler methods): they pass the owner's schema and handler on unchanged,
+      // so the SDK's overloads (one per request schema) cannot be named here.
       const noting: UpstreamClient = {
         getServerCapabilities: () => client.getServerCapabilities(),
         setRequestHandler: ((schema: unknown, handler: Handler) => {
@@ -102,6 +104,7 @@ export class Spare {
 
   /** Until taken, sampling and elicitation have nobody to answer them; roots wait. */
   #refuseAll(client: UpstreamClient): void {
+    // as never: one refusal serves both request schemas, whose result types differ.
     const refuse = (req: { method: string }) =>
       onWire(() => Promise.reject(this.#refusal(req.method))) as never;
     client.setRequestHandler(CreateMessageRequestSchema, refuse);
@@ -125,6 +128,7 @@ export class Spare {
           },
         });
       });
+    // as never: the held answer is the owner's handler's, typed as any handler's result.
     client.setRequestHandler(ListRootsRequestSchema, hold as never);
   }
 
