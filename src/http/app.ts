@@ -62,7 +62,7 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set([
  * cost of a few header reads. Everything else goes through hono.
  */
 export class GatewayApp extends Hono<AppEnv> {
-  #mcp: ((request: Request) => Promise<Response>) | undefined;
+  #mcp: ((request: Request, path: string) => Promise<Response>) | undefined;
 
   constructor() {
     super();
@@ -70,18 +70,24 @@ export class GatewayApp extends Hono<AppEnv> {
     const hono = this.fetch;
     this.fetch = (request, env, ctx) => {
       const mcp = this.#mcp;
-      if (
-        mcp !== undefined && request.method === "POST" && isMcpPath(pathOf(request.url)) &&
-        request.headers.has("content-length") && !request.headers.has("transfer-encoding")
-      ) {
-        return mcp(request);
+      if (mcp !== undefined && request.method === "POST") {
+        const path = pathOf(request.url);
+        if (
+          isMcpPath(path) && request.headers.has("content-length") &&
+          !request.headers.has("transfer-encoding")
+        ) {
+          return mcp(request, path);
+        }
       }
       return hono(request, env, ctx);
     };
   }
 
-  /** Sets the pre-dispatch (see the class comment); `createApp` calls it. */
-  preDispatch(mcp: (request: Request) => Promise<Response>): void {
+  /**
+   * Sets the pre-dispatch (see the class comment), which is handed the request and its path;
+   * `createApp` calls it.
+   */
+  preDispatch(mcp: (request: Request, path: string) => Promise<Response>): void {
     this.#mcp = mcp;
   }
 }
@@ -149,8 +155,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     return identity instanceof Response ? identity : enter(doors, request, identity);
   };
   if (chain) {
-    app.preDispatch(async function postMcp(request) {
-      const path = pathOf(request.url);
+    app.preDispatch(async function postMcp(request, path) {
       const who = await chain.judge(request, path);
       if (who instanceof Response) return who;
       try {

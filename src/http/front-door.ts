@@ -20,11 +20,30 @@ export function plainError(status: number, code: number, message: string): Respo
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 
-/** Why `request` is malformed at the HTTP level, or `null` when it is fine. */
-export function malformed(request: Request): string | null {
+/** How many `Host` values a front door remembers as valid (see {@link malformed}). */
+const KNOWN_HOSTS_MAX = 32;
+
+/**
+ * Why `request` is malformed at the HTTP level, or `null` when it is fine. `known` holds `Host`
+ * values seen to be valid and canonical for an `http:` target: a request with one of them whose
+ * target is `http://` + that host + a path is fine without a parse (the URL parser fails only
+ * in the scheme and the authority; a path, query or fragment never makes it fail). It is filled
+ * here, up to {@link KNOWN_HOSTS_MAX} values, so a client sending many hosts only misses it.
+ */
+export function malformed(request: Request, known?: Set<string>): string | null {
+  const target = request.url;
+  if (known !== undefined && known.size > 0) {
+    const host = request.headers.get("host");
+    if (
+      host !== null && known.has(host) && target.startsWith("http://") &&
+      target.startsWith(host, 7) && target.charCodeAt(7 + host.length) === 47 // "/"
+    ) {
+      return null;
+    }
+  }
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = new URL(target);
   } catch {
     return "the request target or Host header is not a valid URL";
   }
@@ -34,7 +53,10 @@ export function malformed(request: Request): string | null {
   // The common case, without a second parse: `Host` is the http target's host exactly as the URL
   // parser writes it, and parsing `http://` + that gives it back unchanged. (Not for https:
   // there `a:80` keeps its port, and `http://a:80` would not.)
-  if (url.protocol === "http:" && host === url.host) return null;
+  if (url.protocol === "http:" && host === url.host) {
+    if (known !== undefined && known.size < KNOWN_HOSTS_MAX) known.add(host);
+    return null;
+  }
   let hostUrl: URL;
   try {
     hostUrl = new URL(`http://${host}`);
@@ -61,9 +83,10 @@ function withoutHost(request: Request): Request {
 
 /** Wraps the server's fetch handler with the checks above and a last-resort error answer. */
 export function frontDoor(handler: Fetch, log: Logger): (request: Request) => Promise<Response> {
+  const known = new Set<string>();
   return async function frontDoor(incoming) {
     const request = withoutHost(incoming);
-    const problem = malformed(request);
+    const problem = malformed(request, known);
     if (problem !== null) return plainError(400, -32600, `Bad Request: ${problem}`);
     try {
       return await handler(request);

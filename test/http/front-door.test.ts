@@ -46,6 +46,34 @@ describe("front door", () => {
     assert.equal((await res.json()).error.code, -32600);
   });
 
+  it("judges a request by a Host it knows as valid exactly as it would with a parse", async () => {
+    // One front door remembers the Host values it parsed as valid; what it then passes without a
+    // parse must be what the parse passes, and nothing else.
+    const known = new Set<string>();
+    assert.equal(malformed(withHost("http://127.0.0.1:8787/mcp", "127.0.0.1:8787"), known), null);
+    assert.deepEqual([...known], ["127.0.0.1:8787"]);
+    assert.equal(malformed(withHost("http://127.0.0.1:8787/x?y#z", "127.0.0.1:8787"), known), null);
+    // The same Host with a longer authority in the target, or another one, is parsed and refused.
+    assert.equal(malformed(withHost("http://a:8/mcp", "a:8"), known), null);
+    assert.match(malformed(withHost("http://a:8080/mcp", "a:8"), known) ?? "", /another host/);
+    assert.match(
+      malformed(withHost("http://evil.example/mcp", "127.0.0.1:8787"), known) ?? "",
+      /another host/,
+    );
+    assert.match(malformed(withHost("https://a:80/mcp", "a:80"), known) ?? "", /another host/);
+    // A Host that is not a host is never remembered, and only so many are.
+    for (const host of ["a b", "[::1", "u@h"]) {
+      assert.match(malformed(withHost("http://127.0.0.1/mcp", host), known) ?? "", /Host/, host);
+    }
+    for (let i = 0; i < 100; i++) malformed(withHost(`http://h${i}/mcp`, `h${i}`), known);
+    assert.equal(known.size, 32);
+    // Through the front door, a known Host with a foreign absolute-form target is still a 400.
+    const door = frontDoor(ok, log);
+    assert.equal(await (await door(withHost("http://127.0.0.1:1/x", "127.0.0.1:1"))).text(), "ok");
+    const res = await door(withHost("http://evil.example/mcp", "127.0.0.1:1"));
+    assert.equal(res.status, 400);
+  });
+
   it("answers a handler's throw with a bare JSON-RPC 500, no message, path or stack", async () => {
     const res = await frontDoor(() => {
       throw new Error("ENOENT: /home/someone/secret/config.yaml");

@@ -91,7 +91,7 @@ export class RequestChain {
 
   /** Puts the auth challenge on an answer that refuses the request (401, OAuth's 403). */
   challenge(response: Response, err: unknown, request: Request): void {
-    addChallenge(this.#oauth(), response, err, request.headers.get("authorization"));
+    addChallenge(this.#oauth(), response, err, () => request.headers.get("authorization"));
   }
 }
 

@@ -124,18 +124,20 @@ export function challenge(
 
 /**
  * Puts the challenge on `res` when it refuses the request (401, or with OAuth configured a 403
- * for an insufficient scope); `err` is what the request was refused with, if it was thrown. The
- * chain runs it on every answer, whichever route gave it (the status page's sign-in form too).
+ * for an insufficient scope); `err` is what the request was refused with, if it was thrown, and
+ * `authorization` reads the request's `Authorization` header. The chain runs it on every
+ * answer, whichever route gave it (the status page's sign-in form too).
  */
 export function addChallenge(
   config: OAuthConfig | null,
   res: Response,
   err: unknown,
-  authorization: string | null,
+  authorization: () => string | null,
 ): void {
   const scope = config !== null && err instanceof GatewayError &&
     err.data?.oauthError === "insufficient_scope";
   if (res.status !== 401 && !(res.status === 403 && scope)) return;
-  const presented = bearerToken(authorization ?? undefined) !== null;
+  // Read only here: most answers get no challenge and need no header read.
+  const presented = bearerToken(authorization() ?? undefined) !== null;
   res.headers.set("WWW-Authenticate", challenge(config, err, presented));
 }
