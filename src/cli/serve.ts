@@ -56,6 +56,12 @@ export interface RunningGateway {
   stop(): Promise<void>;
   /** Cuts a running drain short (a second signal). */
   forceStop(): void;
+  /**
+   * Serves one request in this process exactly as the HTTP server does (front door, lifecycle,
+   * app) — for measuring the request path without a socket (`bench/door.ts`); absent with
+   * `--stdio`.
+   */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 /** Options for {@link startGateway}. */
@@ -88,13 +94,10 @@ export async function startGateway(
     throw new GatewayError("USAGE", `--profile: no profile "${profile}" (profiles: ${known})`);
   }
   const lifecycle = new Lifecycle();
+  const handle = frontDoor((req) => lifecycle.handle(req), log);
   // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
   // first start is done, and MCP requests wait for it instead of being refused.
-  const http = options.stdio ? null : await serveHttp({
-    hostname,
-    port,
-    fetch: frontDoor((req) => lifecycle.handle(req), log),
-  });
+  const http = options.stdio ? null : await serveHttp({ hostname, port, fetch: handle });
   if (http) {
     const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
     log.info("listening", {
@@ -281,6 +284,7 @@ export async function startGateway(
   return {
     gateway,
     http,
+    fetch: handle,
     settled: gateway.settled,
     reload,
     forceStop: () => lifecycle.force(),
