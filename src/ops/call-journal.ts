@@ -48,23 +48,8 @@ export class CallJournal {
   }
 }
 
-/** `call` without its arguments and result (the optional members only when present). */
+/** `call` without its arguments and result. */
 function entryOf(call: CallRecord): JournalEntry {
-  const entry: { -readonly [K in keyof JournalEntry]: JournalEntry[K] } = {
-    kind: call.kind,
-    name: call.name,
-    server: call.server,
-    tokenName: call.tokenName,
-    sessionId: call.sessionId,
-    profile: call.profile,
-    era: call.era,
-    scriptDepth: call.scriptDepth,
-    durationMs: call.durationMs,
-    outcome: call.outcome,
-    at: call.at,
-    filters: call.filters,
-  };
-  if (call.error !== undefined) entry.error = call.error;
-  if (call.code !== undefined) entry.code = call.code;
+  const { args: _args, result: _result, ...entry } = call;
   return entry;
 }
