@@ -32,14 +32,12 @@ const KNOWN_HOSTS_MAX = 32;
  */
 export function malformed(request: Request, known?: Set<string>): string | null {
   const target = request.url;
-  if (known !== undefined && known.size > 0) {
-    const host = request.headers.get("host");
-    if (
-      host !== null && known.has(host) && target.startsWith("http://") &&
-      target.startsWith(host, 7) && target.charCodeAt(7 + host.length) === 47 // "/"
-    ) {
-      return null;
-    }
+  const host = request.headers.get("host");
+  if (
+    host !== null && known?.has(host) && target.startsWith("http://") &&
+    target.startsWith(host, 7) && target.charCodeAt(7 + host.length) === 47 // "/"
+  ) {
+    return null;
   }
   let url: URL;
   try {
@@ -47,7 +45,6 @@ export function malformed(request: Request, known?: Set<string>): string | null 
   } catch {
     return "the request target or Host header is not a valid URL";
   }
-  const host = request.headers.get("host");
   if (host === null) return null;
   if (host.length > MAX_HOST || !HOST.test(host)) return "the Host header is not a valid host";
   // The common case, without a second parse: `Host` is the http target's host exactly as the URL
