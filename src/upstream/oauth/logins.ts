@@ -56,8 +56,8 @@ export class LoginFlows {
       credential.stored?.stepUpScope,
       oauth.scopes === null ? challenge.scope : undefined,
     );
-    const state = randomToken();
-    const id = randomToken();
+    const state = randomBase64Url(32);
+    const id = randomBase64Url(32);
     const provider = new LoginProvider(
       server,
       this.#callbackUrl(),
@@ -205,8 +205,4 @@ async function probe(
 function joinScopes(...parts: (string | undefined)[]): string | undefined {
   const all = [...new Set(parts.flatMap((p) => (p ?? "").split(" ")).filter(Boolean))];
   return all.length > 0 ? all.join(" ") : undefined;
-}
-
-function randomToken(): string {
-  return randomBase64Url(32);
 }
