@@ -45,16 +45,15 @@ const base: Record<string, string> = {
 };
 
 /** Posts `body` (with its length stated, as clients do) and reads the answer whole. */
-async function post(body: unknown, headers: Record<string, string>): Promise<Response> {
+function post(body: unknown, headers: Record<string, string>): Promise<Response> {
   const text = JSON.stringify(body);
-  const response = await serve(
+  return serve(
     new Request(url, {
       method: "POST",
       headers: { ...headers, "content-length": String(text.length) },
       body: text,
     }),
   );
-  return response;
 }
 
 const headers = { ...base };
