@@ -16,7 +16,7 @@ import { Gateway } from "../../src/gateway/mod.ts";
 import { createModernFront, modernDoor } from "../../src/session/modern/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { answerOf, MODERN, postModern } from "../protocol/_modern.ts";
+import { answerOf, envelope, MODERN, postModern } from "../protocol/_modern.ts";
 import { bearer, httpBytes, openSession, rawRequest } from "../security/_http.ts";
 
 const TOKEN = "doors-token-0123456789abcdef";
@@ -33,13 +33,7 @@ const MODERN_LIST = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
   method: "tools/list",
-  params: {
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": MODERN,
-      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
-  },
+  params: { _meta: envelope() },
 });
 
 /** The same request, chunked (no stated length): hono's router serves it, not the pre-dispatch. */

@@ -7,6 +7,15 @@
 /** The revision these tests speak. */
 export const MODERN = "2026-07-28";
 
+/** The `_meta` envelope every 2026-07-28 request carries, with the client's `caps`. */
+export function envelope(caps: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": caps,
+  };
+}
+
 /** What a raw request carries beyond its method and params. */
 export interface RawModernOptions {
   /** The envelope's client capabilities (default: none). */
@@ -50,12 +59,7 @@ export function postModern(
       method,
       params: {
         ...params,
-        _meta: {
-          ...options.meta,
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": options.caps ?? {},
-        },
+        _meta: { ...options.meta, ...envelope(options.caps) },
       },
     }),
   });

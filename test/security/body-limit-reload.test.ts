@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { captureLogs } from "../operations/_ops.ts";
-import { MODERN } from "../protocol/_modern.ts";
+import { envelope, MODERN } from "../protocol/_modern.ts";
 import { httpBytes, MCP_HEADERS, rawRequest } from "./_http.ts";
 
 const yaml = (limit: string) =>
@@ -40,12 +40,7 @@ const MODERN_LIST = JSON.stringify({
   id: 1,
   method: "tools/list",
   params: {
-    _meta: {
-      "example.com/pad": PAD,
-      "io.modelcontextprotocol/protocolVersion": MODERN,
-      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
+    _meta: { "example.com/pad": PAD, ...envelope() },
   },
 });
 
@@ -113,6 +108,14 @@ describe("the request body limit follows a reload", () => {
     );
   };
 
+  /** The same status in every form. */
+  const everyForm = (status: number) => ({
+    "2025 stated": status,
+    "2025 chunked": status,
+    "2026 stated": status,
+    "2026 chunked": status,
+  });
+
   const all = async () => ({
     "2025 stated": await stated("2025-11-25"),
     "2025 chunked": await chunked("2025-11-25"),
@@ -121,31 +124,16 @@ describe("the request body limit follows a reload", () => {
   });
 
   it("refuses a 100 kB body under a 64 KB limit, in every form", async () => {
-    assert.deepEqual(await all(), {
-      "2025 stated": 413,
-      "2025 chunked": 413,
-      "2026 stated": 413,
-      "2026 chunked": 413,
-    });
+    assert.deepEqual(await all(), everyForm(413));
   });
 
   it("serves it once a reload raises the limit to 1 MB", async () => {
     await reloadTo("1MB");
-    assert.deepEqual(await all(), {
-      "2025 stated": 200,
-      "2025 chunked": 200,
-      "2026 stated": 200,
-      "2026 chunked": 200,
-    });
+    assert.deepEqual(await all(), everyForm(200));
   });
 
   it("refuses it again once a reload lowers the limit back", async () => {
     await reloadTo("64KB");
-    assert.deepEqual(await all(), {
-      "2025 stated": 413,
-      "2025 chunked": 413,
-      "2026 stated": 413,
-      "2026 chunked": 413,
-    });
+    assert.deepEqual(await all(), everyForm(413));
   });
 });
