@@ -372,7 +372,7 @@ const METHOD =
   clients for 2026-07-28); stdio has one
   session per process, so direct stdio runs 8 concurrent call loops over one connection — as the
   gateway itself does upstream.
-- **Cells** warm up, then run until a call count or a time limit, whichever comes first. The six
+- **Cells** warm up, then run until a call count or a time limit, whichever comes first. The
   paths of a cell run back to back, rotating order each repetition; the tables show medians over
   repetitions, and ratios are medians of per-repetition ratios; a goal against the floor also shows
   the lowest and highest of those (\`reps 1.45–2.32×\`): how far one repetition moves here.

@@ -6,9 +6,9 @@
  * the gateway's cost over the floor into the core's and the door's) and through the gateway
  * (HTTP `/mcp` downstream, stdio upstream), these three in each protocol era: 2025-11-25
  * sessions and stateless 2026-07-28 requests — at each session count and payload size,
- * repeated. The targets of a cell
- * run back to back and rotate order each repetition, so background load on a shared machine
- * hits them alike; ratios are the median of per-repetition ratios.
+ * repeated. The targets of a cell run back to back and rotate order each repetition, so
+ * background load on a shared machine hits them alike; ratios are the median of per-repetition
+ * ratios.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
