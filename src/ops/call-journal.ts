@@ -48,8 +48,26 @@ export class CallJournal {
   }
 }
 
-/** `call` without its arguments and result. */
+/**
+ * `call` without its arguments and result, its members copied by name: a rest pattern
+ * (`{ args, result, ...entry }`) costs a generic property copy on every call.
+ */
 function entryOf(call: CallRecord): JournalEntry {
-  const { args: _args, result: _result, ...entry } = call;
+  const entry: { -readonly [K in keyof JournalEntry]: JournalEntry[K] } = {
+    kind: call.kind,
+    name: call.name,
+    server: call.server,
+    tokenName: call.tokenName,
+    profile: call.profile,
+    sessionId: call.sessionId,
+    era: call.era,
+    scriptDepth: call.scriptDepth,
+    durationMs: call.durationMs,
+    outcome: call.outcome,
+    at: call.at,
+    filters: call.filters,
+  };
+  if (call.error !== undefined) entry.error = call.error;
+  if (call.code !== undefined) entry.code = call.code;
   return entry;
 }
