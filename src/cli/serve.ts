@@ -4,7 +4,7 @@
  */
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, profileConfig } from "../gateway/mod.ts";
-import { SessionRegistry } from "../session/legacy/mod.ts";
+import { SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
   createApp,
@@ -257,9 +257,14 @@ export async function startGateway(
   const app = createApp({
     gateway,
     sessions,
-    // The doors of `/mcp`, asked in this order: the 2026-07-28 door takes what the SDK
-    // classifies as its revision (never a request on a session), the 2025 door the rest.
-    doors: [modernDoor(modern, () => gateway.config.gateway.requestBodyBytes), sessions],
+    // The doors, asked in this order: legacy SSE takes its own paths (`/sse`, `/message`), the
+    // 2026-07-28 door what the SDK classifies as its revision (never a request on a session),
+    // the 2025 door the rest.
+    doors: [
+      sseDoor(sessions),
+      modernDoor(modern, () => gateway.config.gateway.requestBodyBytes),
+      sessions,
+    ],
     // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
     chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: (app) => {

@@ -1,6 +1,6 @@
 /**
- * The HTTP surface on hono: `/mcp` (the front doors, asked in order), `/sse` + `/message`
- * (legacy SSE, the 2025 door's), and health endpoints. Errors that end a request before the MCP
+ * The HTTP surface on hono: `/mcp`, `/sse` and `/message` (the front doors, asked in order), and
+ * health endpoints. Errors that end a request before the MCP
  * layer are answered in one `onError`, mapped from the gateway's string codes.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -12,7 +12,7 @@ import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
 import type { Door, RequestIdentity } from "../session/mod.ts";
-import type { SessionRegistry } from "../session/legacy/mod.ts";
+import { type SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 
 /** Variables middleware sets on the hono context. */
 export type AppEnv = { Variables: { identity: RequestIdentity } };
@@ -20,11 +20,12 @@ export type AppEnv = { Variables: { identity: RequestIdentity } };
 /** What the app needs. */
 export interface AppDeps {
   gateway: Gateway;
-  /** The 2025 door: it serves `/sse` and `/message`, and `/mcp` when `doors` is absent. */
+  /** The 2025 door, and its sessions' legacy SSE door: the doors when `doors` is absent. */
   sessions: SessionRegistry;
   /**
-   * The doors of `/mcp` and `/mcp/<profile>`, asked in this order: the first that accepts a
-   * request serves it. Absent: `[sessions]`, the 2025 revisions only.
+   * The doors of `/mcp`, `/sse` (and their `/<profile>` forms) and `/message`, asked in this
+   * order: the first that accepts a request serves it. Absent: the legacy SSE door, then
+   * `sessions` — the 2025 revisions only.
    */
   doors?: readonly Door[];
   /**
@@ -115,10 +116,11 @@ async function enter(
   doors: readonly Door[],
   request: Request,
   identity: RequestIdentity,
+  path: string,
 ): Promise<Response> {
   for (let i = 0; i < doors.length; i++) {
     const door = doors[i]!;
-    let ticket = door.accepts(request);
+    let ticket = door.accepts(request, path);
     if (ticket instanceof Promise) ticket = await ticket;
     if (ticket === false) continue;
     // A door that read the body to decide, and declined, hands on a readable copy.
@@ -146,13 +148,13 @@ export function createApp(deps: AppDeps): GatewayApp {
   const { gateway, sessions } = deps;
   const app = new GatewayApp();
   const chain = deps.chain;
-  const doors = deps.doors ?? [sessions];
-  // One router for `/mcp` and `/mcp/<profile>`, from the pre-dispatch and from hono: the
-  // endpoint's profile joins the identity (or the token is refused there); then the doors are
-  // asked in order.
+  const doors = deps.doors ?? [sseDoor(sessions), sessions];
+  // One router for `/mcp`, `/sse` and their `/<profile>` forms, from the pre-dispatch and from
+  // hono: the endpoint's profile joins the identity (or the token is refused there); then the
+  // doors are asked in order.
   const route = (request: Request, who: RequestIdentity, path: string) => {
     const identity = admitProfile(gateway, who, profileOfPath(path));
-    return identity instanceof Response ? identity : enter(doors, request, identity);
+    return identity instanceof Response ? identity : enter(doors, request, identity, path);
   };
   if (chain) {
     app.preDispatch(async function postMcp(request, path) {
@@ -198,17 +200,11 @@ export function createApp(deps: AppDeps): GatewayApp {
   const mcp = (c: Context<AppEnv>) => route(c.req.raw, who(c), c.req.path);
   app.on(["POST", "GET", "DELETE"], "/mcp", limit, mcp);
   app.on(["POST", "GET", "DELETE"], "/mcp/:profile", limit, mcp);
-  const sse = (c: Context<AppEnv>) => {
-    const identity = admitProfile(gateway, who(c), profileOfPath(c.req.path));
-    return identity instanceof Response ? identity : sessions.openSse(identity, "/message");
-  };
-  app.get("/sse", sse);
-  app.get("/sse/:profile", sse);
-  app.post(
-    "/message",
-    limit,
-    (c) => sessions.handleSseMessage(c.req.raw, c.req.query("sessionId") ?? null, who(c)),
-  );
+  app.get("/sse", mcp);
+  app.get("/sse/:profile", mcp);
+  // `/message` names no profile: the legacy session it posts to keeps the one it was opened
+  // on, so the doors are asked without an endpoint's admission.
+  app.post("/message", limit, (c) => enter(doors, c.req.raw, who(c), c.req.path));
 
   deps.routes?.(app);
 

@@ -40,20 +40,25 @@ export interface RequestIdentity {
 
 /**
  * A front door: one protocol revision's (or transport's) way into the gateway core. The app
- * routes `/mcp` and `/mcp/<profile>` by asking its doors in order (`src/cli/serve.ts` lists
- * them); the first that accepts a request serves it. A new door is a folder of its own under
- * `src/session/` whose object has this shape, and one more entry in that list.
+ * routes `/mcp` and `/sse` (each also as `/<endpoint>/<profile>`) and `/message` by asking its
+ * doors in order (`src/cli/serve.ts` lists them); the first that accepts a request serves it. A
+ * new door is a folder of its own under `src/session/` whose object has this shape, and one
+ * more entry in that list.
  */
 export interface Door<Ticket = unknown> {
   /**
-   * Whether `request` is this door's: `false` when it is not, else a ticket — what the door
+   * Whether `request`, sent to `path` (its URL's path, read once by the app), is this door's:
+   * `false` when it is not, else a ticket — what the door
    * learnt deciding (a body it read, a classification), handed to {@link Door.fetch} so that
    * nothing is read twice. A door that read the body to decide (without a clone: the hot path)
    * and declines returns a readable copy of the request instead, which the doors after it get.
    * Answered without a promise when the headers decide, so a request another door takes costs
    * no wait here. A ticket is never a `Request`.
    */
-  accepts(request: Request): Ticket | Request | false | Promise<Ticket | Request | false>;
+  accepts(
+    request: Request,
+    path: string,
+  ): Ticket | Request | false | Promise<Ticket | Request | false>;
   /** Serves `request`, accepted with `ticket`, for `identity`. */
   fetch(request: Request, identity: RequestIdentity, ticket: Ticket): Promise<Response>;
 }

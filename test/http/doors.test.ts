@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Gateway } from "../../src/gateway/mod.ts";
+import { SessionRegistry, sseDoor } from "../../src/session/legacy/mod.ts";
 import { createModernFront, modernDoor } from "../../src/session/modern/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
@@ -101,6 +102,41 @@ describe("the doors of /mcp", () => {
   });
 });
 
+describe("the legacy SSE door", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway(YAML);
+  });
+  after(async () => await gw?.stop());
+
+  it("decides from the method and the path alone", () => {
+    const config = parseConfig("servers: {}\n", { file: join(tmpdir(), "gateway.yaml") });
+    const sessions = new SessionRegistry(new Gateway(config, createLogger("test")), {
+      maxSessions: 1,
+      maxBodyBytes: 1 << 20,
+      idleMs: 0,
+    });
+    after(() => sessions.closeAll());
+    const door = sseDoor(sessions);
+    const req = (method: string) => new Request("http://127.0.0.1/x", { method });
+    assert.equal(door.accepts(req("GET"), "/sse"), "open");
+    assert.equal(door.accepts(req("GET"), "/sse/work"), "open");
+    assert.equal(door.accepts(req("POST"), "/message"), "message");
+    for (const [method, path] of [["GET", "/mcp"], ["POST", "/mcp"], ["GET", "/message"]]) {
+      assert.equal(door.accepts(req(method!), path!), false, `${method} ${path}`);
+    }
+  });
+
+  it("takes a 2026-07-28 request posted to /message: the modern door is never asked", async () => {
+    // Asked first, it answers for the legacy session the URL names (there is none); the modern
+    // door, asked first, would have listed the tools.
+    const path = "/message?sessionId=none";
+    const res = await postModern(gw.url, TOKEN, "tools/list", {}, { path });
+    assert.equal(res.status, 404);
+    assert.deepEqual((await answerOf(res)).error, { code: -32001, message: "Session not found" });
+  });
+});
+
 describe("the 2026-07-28 door's accepts", () => {
   const config = parseConfig("servers: {}\n", { file: join(tmpdir(), "gateway.yaml") });
   const gateway = new Gateway(config, createLogger("test"));
@@ -122,11 +158,11 @@ describe("the 2026-07-28 door's accepts", () => {
 
   it("declines a request with Mcp-Session-Id at once, without classifying it", () => {
     // `false` itself, not a promise of it: no classification ran, no body was read.
-    assert.equal(door.accepts(request({ "mcp-session-id": "any" })), false);
+    assert.equal(door.accepts(request({ "mcp-session-id": "any" }), "/mcp"), false);
   });
 
   it("accepts the same request without one, with the body it read", async () => {
-    const ticket = await door.accepts(request({}));
+    const ticket = await door.accepts(request({}), "/mcp");
     assert.ok(ticket);
     assert.equal((ticket.body as { method?: string }).method, "tools/list");
   });
