@@ -44,6 +44,24 @@ describe("call journal", () => {
     assert.deepEqual(recent[0], rest);
   });
 
+  it("keeps every other member of the record, optional ones included", () => {
+    // `Required<CallRecord>`: a member added to the record later must be added here (tsc fails
+    // otherwise), and the journal, which copies members by name, must then keep it.
+    const full: Required<CallRecord> = {
+      ...call(7),
+      outcome: "error",
+      error: "boom",
+      code: "UPSTREAM_UNAVAILABLE",
+      args: { password: "hunter2" },
+      result: { content: [] },
+      filters: ["secrets"],
+    };
+    const journal = new CallJournal(createLogger("calls"));
+    journal.record(full);
+    const { args: _a, result: _r, ...rest } = full;
+    assert.deepEqual(journal.recent()[0], rest);
+  });
+
   it("keeps a failed call's error and code", () => {
     const journal = new CallJournal(createLogger("calls"));
     journal.record(call(1, { outcome: "error", error: "boom", code: "UPSTREAM_UNAVAILABLE" }));
