@@ -1,7 +1,7 @@
 /**
  * The HTTP surface on hono: `/mcp`, `/sse` and `/message` (the front doors, asked in order), and
- * health endpoints. Errors that end a request before the MCP
- * layer are answered in one `onError`, mapped from the gateway's string codes.
+ * health endpoints. Errors that end a request before the MCP layer are answered in one
+ * `onError`, mapped from the gateway's string codes.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";

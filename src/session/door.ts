@@ -48,12 +48,12 @@ export interface RequestIdentity {
 export interface Door<Ticket = unknown> {
   /**
    * Whether `request`, sent to `path` (its URL's path, read once by the app), is this door's:
-   * `false` when it is not, else a ticket — what the door
-   * learnt deciding (a body it read, a classification), handed to {@link Door.fetch} so that
-   * nothing is read twice. A door that read the body to decide (without a clone: the hot path)
-   * and declines returns a readable copy of the request instead, which the doors after it get.
-   * Answered without a promise when the headers decide, so a request another door takes costs
-   * no wait here. A ticket is never a `Request`.
+   * `false` when it is not, else a ticket — what the door learnt deciding (a body it read, a
+   * classification), handed to {@link Door.fetch} so that nothing is read twice. A door that
+   * read the body to decide (without a clone: the hot path) and declines returns a readable copy
+   * of the request instead, which the doors after it get. Answered without a promise when the
+   * headers or the path decide, so a request another door takes costs no wait here. A ticket is
+   * never a `Request`.
    */
   accepts(
     request: Request,

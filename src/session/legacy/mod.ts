@@ -7,7 +7,7 @@ export { createSessionServer } from "./server.ts";
 export type { SessionOptions, SessionServer } from "./server.ts";
 export { authInfoOf, callerOfRequest } from "./request-caller.ts";
 export { SessionRegistry } from "./sessions.ts";
-export { SSE_MESSAGE_PATH, sseDoor, type SseTicket } from "./sse-door.ts";
+export { sseDoor } from "./sse-door.ts";
 export type { SessionRegistryOptions } from "./session-table.ts";
 export { MemoryEventStore } from "./event-store.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";
