@@ -6,6 +6,7 @@
 import { sha256Hex } from "../../runtime/hash.ts";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
+import { connectLinkUrl, LINK_PATH } from "../../shared/connect-link.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
 import { ExchangeCredential } from "./exchange.ts";
@@ -19,7 +20,7 @@ export const CALLBACK_PATH = "/oauth/callback";
 /** Path prefix of the admin's "Connect" link (a GET that redirects to the authorization URL). */
 export const CONNECT_PATH = "/oauth/connect/";
 /** Path of a per-user connect link (`?t=<one-use token>`, bound to one identity). */
-export const LINK_PATH = "/oauth/link";
+export { LINK_PATH };
 
 /** The credentials of every OAuth upstream of one gateway. */
 export class UpstreamAuth {
@@ -137,7 +138,7 @@ export class UpstreamAuth {
       server,
       lazyStore(() => this.store()),
       this.#log.child(server.name),
-      () => this.baseUrl() + LINK_PATH + "?t=" + this.#links.mint(server.name, identity),
+      () => connectLinkUrl(this.baseUrl(), this.#links.mint(server.name, identity)),
       { slot: `${server.name}/${hash}` },
     );
     this.#users.set(key, credential);
