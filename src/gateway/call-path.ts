@@ -133,12 +133,20 @@ export class CallPath {
     run: (inner: CallContext, notes: CallNotes) => Promise<T>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
-    const admitted = this.#gate?.acquire(caller, {
-      tool: name,
-      local: this.#gateway.localByName.has(name),
-    });
-    // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
-    const release = typeof admitted === "object" ? await admitted : admitted;
+    let release: (() => void) | undefined;
+    try {
+      const admitted = this.#gate?.acquire(caller, {
+        tool: name,
+        local: this.#gateway.localByName.has(name),
+      });
+      // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
+      release = typeof admitted === "object" ? await admitted : admitted;
+    } catch (err) {
+      // A refused call is still a call: observers (the audit log, metrics) record it and why.
+      return await this.#observers.observe("tool", name, caller, options, args, () => {
+        throw err;
+      });
+    }
     const observed = (inner: CallContext) =>
       this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
