@@ -8,6 +8,14 @@
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { RawFilters, RawSandbox, RawServer } from "./schema.ts";
 import type { FilterSpec, SandboxConfig } from "./types.ts";
+import { parseSize } from "./units.ts";
+
+/** Processes and threads of a box by default: a server with workers and a few helpers. */
+const DEFAULT_PROCESSES = 256;
+/** Writable memory of each boxed process by default. */
+const DEFAULT_MEMORY = 2 * 1024 ** 3;
+/** Below this a JavaScript runtime does not start (Bun reserves over 256 MiB at start). */
+const MIN_MEMORY = 64 * 1024 ** 2;
 
 /** A cross-field problem, located by its YAML path. */
 interface Problem {
@@ -79,10 +87,16 @@ export function sandboxOf(
   if (s.cwd !== undefined) {
     guard(resolve(dir, s.cwd), ["servers", name, "cwd"], "the sandboxed server's cwd (writable)");
   }
+  const memory = spec.memory === undefined ? DEFAULT_MEMORY : parseSize(spec.memory) ?? 0;
+  if (memory < MIN_MEMORY) {
+    problems.push({ path: [...at, "memory"], message: "expected at least 64MiB" });
+  }
   return {
     read,
     write,
     network: spec.network ?? false,
+    processes: spec.processes ?? DEFAULT_PROCESSES,
+    memory,
     // An unwritten cwd is the config's folder: inside the box it is an empty folder instead.
     ownCwd: s.cwd !== undefined,
     hidden,

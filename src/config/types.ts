@@ -73,6 +73,10 @@ export interface SandboxConfig {
   readonly network: boolean;
   /** True when `cwd` was written (bound writable); false: an empty folder at the same path. */
   readonly ownCwd: boolean;
+  /** Processes and threads of the box at once (`RLIMIT_NPROC`). */
+  readonly processes: number;
+  /** Bytes of writable memory per process (`RLIMIT_DATA`). */
+  readonly memory: number;
   /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
   readonly hidden: readonly string[];
 }

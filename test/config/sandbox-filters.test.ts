@@ -38,6 +38,23 @@ servers:
     assert.equal(stdio(yaml, "opted-out").sandbox, null);
   });
 
+  it("limits a box to 256 processes and 2GiB per process unless it says otherwise", () => {
+    const inherits = stdio(yaml, "inherits").sandbox!;
+    assert.deepEqual([inherits.processes, inherits.memory], [256, 2 * 1024 ** 3]);
+    const own = stdio(
+      "servers:\n  s: { command: node, sandbox: { processes: 32, memory: 512MiB } }\n",
+      "s",
+    ).sandbox!;
+    assert.deepEqual([own.processes, own.memory], [32, 512 * 1024 ** 2]);
+    const small = problems("servers:\n  a: { command: node, sandbox: { memory: 1MiB } }\n");
+    assert.ok(
+      small.includes("servers.a.sandbox.memory: expected at least 64MiB"),
+      small.join("\n"),
+    );
+    const few = problems("servers:\n  a: { command: node, sandbox: { processes: 2 } }\n");
+    assert.ok(few.some((p) => /^servers\.a\.sandbox\.processes: expected at least 16/.test(p)));
+  });
+
   it("runs the gateway's filters first, then the server's, each once", () => {
     const names = (n: string) =>
       parseConfig(yaml, { file: FILE }).servers.find((s) => s.name === n)!.filters.map((f) =>

@@ -13,12 +13,14 @@
  *    in the server's arguments keep naming the same places.
  *
  * Namespaces: PID, IPC, UTS and cgroup always, the network unless `network: true`; no
- * capabilities; the box dies with the gateway (`--die-with-parent`). Paths keep their host
- * names inside, so absolute paths in arguments and roots work unchanged.
+ * capabilities; the box dies with the gateway (`--die-with-parent`); the kernel's settings
+ * read-only, and limits set by `prlimit` before the server starts (`kernel.ts`). Paths keep
+ * their host names inside, so absolute paths in arguments and roots work unchanged.
  */
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { type SandboxConfig, within } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
+import { procArgs } from "./kernel.ts";
 import { SYSTEM_FOLDERS } from "./package-folders.ts";
 
 /** Files of `/etc` a program may need: the loader, users, name resolution, TLS roots, time. */
@@ -53,6 +55,8 @@ export interface BoxPlan {
   readonly cwd: string;
   /** Hidden folders besides the config's (the gateway's `$HOME`). */
   readonly hidden: readonly string[];
+  /** Run inside the box before the program, which follows as its arguments (`prlimit …`). */
+  readonly prefix: readonly string[];
 }
 
 /** The arguments of `bwrap` for `plan` (the program and its arguments last). */
@@ -79,7 +83,7 @@ export function bwrapArgs(plan: BoxPlan): string[] {
   for (const f of [...ETC_FILES, ...(sandbox.network ? NETWORK_ETC : [])]) {
     out.push("--ro-bind-try", f, f);
   }
-  out.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  out.push("--proc", "/proc", ...procArgs(), "--dev", "/dev", "--tmpfs", "/tmp");
   const hidden = [...new Set([...sandbox.hidden, ...plan.hidden])];
   const packages = [...plan.packages].sort((a, b) => a.length - b.length);
   for (const p of packages) out.push("--ro-bind", p, p);
@@ -107,7 +111,7 @@ export function bwrapArgs(plan: BoxPlan): string[] {
   else if (!sandbox.write.includes(plan.cwd) && !sandbox.read.includes(plan.cwd)) {
     out.push("--dir", plan.cwd);
   }
-  out.push("--chdir", plan.cwd, "--", plan.program, ...plan.args);
+  out.push("--chdir", plan.cwd, "--", ...plan.prefix, plan.program, ...plan.args);
   return out;
 }
 
