@@ -77,8 +77,11 @@ export interface SandboxConfig {
   readonly processes: number;
   /** Bytes of writable memory per process (`RLIMIT_DATA`). */
   readonly memory: number;
-  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
+  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`),
+   * as real paths. */
   readonly hidden: readonly string[];
+  /** The state folder's real path: nothing inside it is bound. */
+  readonly state: string;
 }
 
 /** How a server's declared tools and prompts are pinned. */

@@ -66,7 +66,9 @@ describe("a sandboxed stdio server", () => {
     port = (listener.address() as { port: number }).port;
     // The YAML names folders beside the config; they are made before the gateway starts.
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-sandbox-"));
-    for (const d of ["docs", "data", "other", "fsdata"]) mkdirSync(join(dir, d));
+    for (const d of ["docs", "data", "other", "fsdata", "work", "work/ref"]) {
+      mkdirSync(join(dir, d));
+    }
     writeFileSync(join(dir, "docs", "readme.txt"), "docs for the server");
     writeFileSync(join(dir, "fsdata", "hello.txt"), "hello from the allowed folder");
     other = join(dir, "other");
@@ -82,6 +84,11 @@ servers:
     command: node
     args: [${PROBE}]
     sandbox: false
+  worker:
+    command: node
+    args: [${PROBE}]
+    cwd: ./work
+    sandbox: { read: ["./work/ref"] }
   limited:
     command: node
     args: [${PROBE}]
@@ -136,6 +143,15 @@ servers:
     const r = await probe("boxed", { read: file, write: join(gw.dir, "docs", "x.txt") });
     assert.equal(r.read?.value, "docs for the server");
     assert.equal(r.write?.ok, false);
+  });
+
+  it("a read folder inside its writable cwd stays read-only", async () => {
+    const work = join(gw.dir, "work");
+    const ref = await probe("worker", { write: join(work, "ref", "x.txt") });
+    assert.equal(ref.write?.ok, false, JSON.stringify(ref.write));
+    assert.throws(() => readFileSync(join(work, "ref", "x.txt")));
+    assert.equal((await probe("worker", { write: join(work, "y.txt") })).write?.ok, true);
+    assert.equal(readFileSync(join(work, "y.txt"), "utf8"), "probe");
   });
 
   it("cannot read $HOME", async () => {

@@ -8,7 +8,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { StdioServerConfig } from "../../config/mod.ts";
+import { realPath, type StdioServerConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { limitsArgv, seccompFile, WITH_FILTER } from "./kernel.ts";
@@ -81,7 +81,7 @@ export function spawnSpec(server: StdioServerConfig, env: Record<string, string>
     packages: folders,
     links,
     cwd: server.cwd,
-    hidden: home && home !== "/" ? [home] : [],
+    hidden: home && home !== "/" ? [realPath(home)] : [],
     prefix: limitsArgv(realpathSync(prlimit), sandbox),
   });
   const boxedEnv = { ...env, HOME: "/tmp", TMPDIR: "/tmp", ...server.env };
