@@ -6,6 +6,7 @@ export type { ConfigProblem, LoadOptions, YamlLocator } from "./load.ts";
 export { configJsonSchema, configSchema, NAME_PATTERN } from "./schema.ts";
 export { splitListen } from "./normalise.ts";
 export { reachedFolder, realPath, within } from "./sandbox.ts";
+export { BASE_ENV } from "./secret-env.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
 export {

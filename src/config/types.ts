@@ -116,7 +116,7 @@ export interface StdioServerConfig extends ServerCommon {
   readonly cwd: string;
   /** Gateway variables passed on: `true` = all, a list = those names, `false` = the base only. */
   readonly inheritEnv: boolean | readonly string[];
-  /** Variables never passed on: they hold or name an auth token (names only, never values). */
+  /** Variables never passed on: they hold or name a secret of the gateway's (names only). */
   readonly withheldEnv: readonly string[];
   /** Run under bubblewrap; `null` = unboxed. */
   readonly sandbox: SandboxConfig | null;
