@@ -92,8 +92,8 @@ const sandbox = z.union([
     write: pathList.optional().describe("Folders the server may read and write."),
     network: z.boolean().optional().describe("Keep the network (default false: none at all)."),
     processes: z.number().int().min(16, { error: "expected at least 16" }).optional().describe(
-      "Processes and threads the box may run at once (default 256; not applied by the kernel " +
-        "when the gateway runs as root).",
+      "Processes and threads the box may run at once (default 256; for a gateway run as " +
+        "root, held by a pids cgroup where one can be made).",
     ),
     memory: size.optional().describe(
       "Writable memory each process of the box may map (default 2GiB).",

@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { findBwrap } from "../../src/upstream/mod.ts";
-import { fixture, httpClient, textOf } from "../_helpers/gateway.ts";
+import { fixture, httpClient, textOf, waitFor } from "../_helpers/gateway.ts";
 import { type GatewayProcess, startGatewayProcess } from "../_helpers/process.ts";
 
 const NOBODY = 65534;
@@ -87,6 +87,15 @@ describe("a sandboxed server under a gateway run as a plain user", { skip }, () 
       },
     );
     client = await httpClient(gw.url);
+    // Servers that start slower than the gateway's start wait join later.
+    await waitFor(
+      async () => {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        return names.includes("boxed__probe") && names.includes("open__probe");
+      },
+      30_000,
+      "both probe servers",
+    );
   });
   after(async () => {
     await client?.close();

@@ -92,7 +92,7 @@ servers:
   limited:
     command: node
     args: [${PROBE}]
-    sandbox: { memory: 256MiB }
+    sandbox: { memory: 256MiB, processes: 32 }
   fs:
     command: node
     args: [${FS_SERVER}, ${JSON.stringify(join(dir, "fsdata"))}]
@@ -223,6 +223,14 @@ servers:
     const boxed = await probe("limited", { memory: 320 });
     assert.equal(boxed.memory?.ok, false, JSON.stringify(boxed.memory));
     // The box survives its failed allocation and still answers.
+    assert.equal((await probe("limited", {})).pid > 0, true);
+  });
+
+  it("a fork bomb stops at the box's process limit, under a gateway run as root too", async () => {
+    assert.equal((await probe("open", { children: 48 })).children?.started, 48);
+    const boxed = await probe("limited", { children: 48 });
+    assert.ok(boxed.children!.started < 32, JSON.stringify(boxed.children));
+    assert.equal(boxed.children?.error, "EAGAIN");
     assert.equal((await probe("limited", {})).pid > 0, true);
   });
 

@@ -9,8 +9,8 @@
  *   bubblewrap covers only folders it finds writable before it drops root, which misses `sys`.
  * - `prlimit` (util-linux) runs first inside the box and sets the limits of everything the
  *   server starts: processes and threads (`RLIMIT_NPROC`, counted in the box's user namespace
- *   when the gateway is not root; the kernel does not apply it to root), writable memory of each
- *   process (`RLIMIT_DATA`) and no core files.
+ *   when the gateway is not root; the kernel does not apply it to root, for whom a pids cgroup
+ *   holds it: `cgroup.ts`), writable memory of each process (`RLIMIT_DATA`) and no core files.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,5 +79,25 @@ export function seccompFile(): string | null {
   return (filterFile = file);
 }
 
-/** The shell line that opens the filter as descriptor 9 and runs bwrap (`$0` is the file). */
-export const WITH_FILTER = 'exec 9<"$0" && exec "$@"';
+/**
+ * The shell line that starts a box: joins its cgroup (`$1`, unless `-`), opens the seccomp
+ * filter (`$0`, unless `-`) as descriptor 9, then becomes bwrap (same PID: the gateway's
+ * signals and bwrap's `--die-with-parent` work as without it).
+ */
+const LAUNCH = '[ "$1" = - ] || echo $$ > "$1" || exit 125; shift; ' +
+  '[ "$0" = - ] || exec 9<"$0"; exec "$@"';
+
+/** The command starting `bwrap args` with the filter file and cgroup, when there is either. */
+export function launcher(
+  bwrap: string,
+  args: readonly string[],
+  filter: string | null,
+  cgroupProcs: string | null,
+): { command: string; args: string[] } {
+  if (!filter && !cgroupProcs) return { command: bwrap, args: [...args] };
+  const seccomp = filter ? ["--seccomp", "9"] : [];
+  return {
+    command: "/bin/sh",
+    args: ["-c", LAUNCH, filter ?? "-", cgroupProcs ?? "-", bwrap, ...seccomp, ...args],
+  };
+}

@@ -11,7 +11,8 @@ import { delimiter, join } from "node:path";
 import { realPath, type StdioServerConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { bwrapArgs } from "./bwrap.ts";
-import { limitsArgv, seccompFile, WITH_FILTER } from "./kernel.ts";
+import { boxCgroup } from "./cgroup.ts";
+import { launcher, limitsArgv, seccompFile } from "./kernel.ts";
 import { packageFolders, resolveProgram } from "./package-folders.ts";
 
 export { bwrapArgs } from "./bwrap.ts";
@@ -86,12 +87,6 @@ export function spawnSpec(server: StdioServerConfig, env: Record<string, string>
   });
   const boxedEnv = { ...env, HOME: "/tmp", TMPDIR: "/tmp", ...server.env };
   // bwrap itself starts in a folder that exists outside; `--chdir` sets the server's.
-  const filter = seccompFile();
-  if (!filter) return { command: bwrap, args, env: boxedEnv, cwd: "/" };
-  return {
-    command: "/bin/sh",
-    args: ["-c", WITH_FILTER, filter, bwrap, "--seccomp", "9", ...args],
-    env: boxedEnv,
-    cwd: "/",
-  };
+  const start = launcher(bwrap, args, seccompFile(), boxCgroup(sandbox.processes));
+  return { ...start, env: boxedEnv, cwd: "/" };
 }
