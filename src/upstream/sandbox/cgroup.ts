@@ -5,7 +5,8 @@
  *
  * Where: under the gateway's own cgroup, on cgroup v2 when the pids controller is enabled for
  * its children there (the root cgroup, or a delegated one), else on a v1 `pids` hierarchy.
- * Neither found (or not root): no cgroup, and `RLIMIT_NPROC` is the limit. Each cgroup is named
+ * Not root: no cgroup, and `RLIMIT_NPROC` is the limit. Root and neither found: no process
+ * limit, which is logged once. Each cgroup is named
  * after the gateway's PID; empty ones (boxes that ended, gateways that died) are removed when
  * the next box starts and when the gateway exits.
  */
@@ -18,6 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { createLogger } from "../../shared/log.ts";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
 const PREFIX = "mcp-gateway-box-";
@@ -55,6 +57,12 @@ function cgroupBase(): string | null {
     base = join(CGROUP_ROOT, "pids", v1);
   }
   if (base) process.once("exit", sweep);
+  else {
+    createLogger("sandbox").warn(
+      "no pids cgroup can be made for sandboxed servers under root: their process limit is " +
+        "not applied (run the gateway as a service user, or delegate the pids controller)",
+    );
+  }
   return base;
 }
 
