@@ -74,20 +74,3 @@ export function referencedNames(tree: unknown, out = new Set<string>()): Set<str
   }
   return out;
 }
-
-/**
- * The gateway's own secret variables, which no stdio server may inherit: those `gateway.auth`
- * references, and any whose value equals a configured token.
- */
-export function tokenVariables(
-  authNames: Iterable<string>,
-  tokens: readonly string[],
-  env: Record<string, string | undefined>,
-): string[] {
-  const names = new Set(authNames);
-  const values = new Set(tokens);
-  if (values.size > 0) {
-    for (const [k, v] of Object.entries(env)) if (v !== undefined && values.has(v)) names.add(k);
-  }
-  return [...names].sort();
-}
