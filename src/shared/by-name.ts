@@ -15,3 +15,17 @@ export function byName<T>(): Record<string, T> {
 export function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
+
+/**
+ * Sets `record[name]` as an own key of a plain object, `__proto__` included (an assignment of
+ * that name would replace the prototype and drop the value). For objects that leave as plain
+ * JSON-shaped values (compared, validated, serialised) where {@link byName} would not suit.
+ */
+export function putOwn<T>(record: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(record, name, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}

@@ -107,7 +107,7 @@ class Parked implements CallOrigin {
     const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
     const wanted = typeof hint === "string" && hint !== "" ? hint : undefined;
     const key = wanted && !this.pending.has(wanted) ? wanted : `input-${++this.#next}`;
-    if (key in this.early && fits(method, this.early[key])) {
+    if (Object.hasOwn(this.early, key) && fits(method, this.early[key])) {
       const answer = this.early[key];
       delete this.early[key];
       return Promise.resolve(answer);
@@ -230,7 +230,8 @@ export class Continuations {
     const responses = request.inputResponses ?? {};
     for (const [key, pending] of parked.pending) {
       // A missing or malformed answer leaves the request pending: the next round asks again.
-      if (!(key in responses) || !fits(pending.request.method, responses[key])) continue;
+      const own = Object.hasOwn(responses, key);
+      if (!own || !fits(pending.request.method, responses[key])) continue;
       parked.pending.delete(key);
       pending.resolve(responses[key]);
     }

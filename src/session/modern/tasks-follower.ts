@@ -24,6 +24,7 @@ import {
 import { missingCapability } from "../../gateway/mod.ts";
 import type { CallOrigin } from "../../gateway/types.ts";
 import { type JsonRpcErrorObject, toJsonRpcError, WireError } from "../../shared/errors.ts";
+import { own } from "../../shared/by-name.ts";
 import { INPUT_KEY_META } from "./continuations.ts";
 
 /** The JSON-RPC code of MissingRequiredClientCapabilityError. */
@@ -122,7 +123,8 @@ export class TaskFollower implements CallOrigin {
     for (const [key, response] of Object.entries(responses)) {
       const pending = this.#pending.get(key);
       if (!pending) continue;
-      if (RESULT_SCHEMAS[pending.request.method]?.safeParse(response).success === false) continue;
+      const schema = own(RESULT_SCHEMAS, pending.request.method);
+      if (schema?.safeParse(response).success === false) continue;
       this.#pending.delete(key);
       pending.resolve(response);
     }
