@@ -21,6 +21,7 @@
  * anything, so it is never parked: it runs on its own request's signal, and an upstream request
  * during it is refused at once. That is the common call, and it pays for no parking.
  */
+import { own } from "../../shared/by-name.ts";
 import { randomBytes } from "../../runtime/hash.ts";
 import {
   createRequestStateCodec,
@@ -50,9 +51,12 @@ const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean
   "roots/list": ListRootsResultSchema,
 };
 
-/** True when `response` fits the result schema of `method`. */
-function fits(method: string, response: unknown): boolean {
-  return RESULT_SCHEMAS[method]?.safeParse(response).success ?? true;
+/**
+ * True when `response` fits the result schema of `method` (an upstream's request method: looked
+ * up as an own key, so `constructor` is no schema).
+ */
+export function fits(method: string, response: unknown): boolean {
+  return own(RESULT_SCHEMAS, method)?.safeParse(response).success ?? true;
 }
 
 interface StatePayload {
