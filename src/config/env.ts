@@ -56,9 +56,10 @@ export function expandEnv(
   }
   if (Array.isArray(tree)) return tree.map((v, i) => expandEnv(v, env, problems, [...path, i]));
   if (tree && typeof tree === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(tree)) out[k] = expandEnv(v, env, problems, [...path, k]);
-    return out;
+    // From entries: a `__proto__` key stays a key, for the schema to refuse by name.
+    return Object.fromEntries(
+      Object.entries(tree).map(([k, v]) => [k, expandEnv(v, env, problems, [...path, k])]),
+    );
   }
   return tree;
 }
