@@ -17,6 +17,9 @@ export interface ScoreSet {
 /** Everything one discovery run measured. */
 export interface DiscoveryReport {
   size: string;
+  /** The day of the run and the commit measured. */
+  date: string;
+  commit: string;
   gateway: string;
   servers: number;
   tools: number;
@@ -170,7 +173,9 @@ export function renderDiscovery(r: DiscoveryReport): string {
     SECTION_START,
     "## Discovery",
     "",
-    `\`npm run bench:discovery\` (${r.size} run, ${fmt(r.seconds, 0)} s; gateway: ${r.gateway}): ` +
+    `\`npm run bench:discovery\` (${r.size} run of ${r.date}, commit ${r.commit}, ${
+      fmt(r.seconds, 0)
+    } s; gateway: ${r.gateway}): ` +
     `${r.servers} real MCP servers from npm captured in \`bench/discovery/catalog/\` ` +
     `(${r.tools} tools), replayed behind the gateway with \`exposure: search\`; ${r.queries} ` +
     "task descriptions in `bench/discovery/queries.json`; everything through MCP. Tokens are " +
@@ -208,7 +213,9 @@ export function renderDiscovery(r: DiscoveryReport): string {
     } ms). tool_describe: median ${r.describeTokens.median}, p90 ${r.describeTokens.p90}, max ${r.describeTokens.max} tokens over ${r.describeTokens.tools} tools.`,
     "",
     "Multi-step tasks, tokens in the agent's context (plain: a search, a describe and the call " +
-    "per step; execute: one Lua script searching and calling inside the gateway):",
+    "per step; execute: one Lua script searching and calling inside the gateway). The replayed " +
+    "servers answer every call with a small canned result, so *doing* is mostly the calls' " +
+    "arguments; a real result adds the same to both ways:",
     "",
     table(
       ["task", "steps", "plain: discovery", "plain: doing", "not in first search", "execute"],
