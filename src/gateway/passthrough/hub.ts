@@ -15,7 +15,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { InputRelay, Upstream, UpstreamClient, UpstreamPool } from "../../upstream/mod.ts";
+import {
+  type InputRelay,
+  type Upstream,
+  type UpstreamClient,
+  type UpstreamPool,
+  UserKey,
+} from "../../upstream/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
@@ -29,8 +35,12 @@ export class PassthroughHub {
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallContext[]>();
-  /** `server\0upstream task id` → who answers that task's server requests. */
-  #taskFollowers = new Map<string, CallOrigin>();
+  /**
+   * Per process, upstream task id → who answers that task's server requests. Keyed by the
+   * process, not the server's name: two sessions' processes, or two users' connections, of
+   * one server may hand out the same task id.
+   */
+  #taskFollowers = new WeakMap<Upstream, Map<string, CallOrigin>>();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -91,20 +101,25 @@ export class PassthroughHub {
     if (i >= 0) list!.splice(i, 1);
   }
 
-  /** Sends the server requests about an upstream task (related-task `_meta`) to `follower`. */
-  followTask(server: string, upstreamTaskId: string, follower: CallOrigin): void {
-    this.#taskFollowers.set(`${server}\0${upstreamTaskId}`, follower);
+  /**
+   * Sends the server requests about an upstream task (related-task `_meta`) that `process`
+   * sends to `follower`.
+   */
+  followTask(process: Upstream, upstreamTaskId: string, follower: CallOrigin): void {
+    let followers = this.#taskFollowers.get(process);
+    if (!followers) this.#taskFollowers.set(process, followers = new Map());
+    followers.set(upstreamTaskId, follower);
   }
 
   /** Forgets a task's follower. */
-  unfollowTask(server: string, upstreamTaskId: string): void {
-    this.#taskFollowers.delete(`${server}\0${upstreamTaskId}`);
+  unfollowTask(process: Upstream, upstreamTaskId: string): void {
+    this.#taskFollowers.get(process)?.delete(upstreamTaskId);
   }
 
-  /** Who answers the server requests about `upstreamTaskId` of `server`, if anyone follows it. */
-  taskFollower(server: string, upstreamTaskId: unknown): CallOrigin | undefined {
+  /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
+  taskFollower(process: Upstream, upstreamTaskId: unknown): CallOrigin | undefined {
     if (typeof upstreamTaskId !== "string") return undefined;
-    return this.#taskFollowers.get(`${server}\0${upstreamTaskId}`);
+    return this.#taskFollowers.get(process)?.get(upstreamTaskId);
   }
 
   /**
@@ -213,6 +228,15 @@ export class PassthroughHub {
    * the session a session-isolated process belongs to: its requests and log messages go there.
    */
   setupClient(upstream: Upstream, client: UpstreamClient, owner?: object): void {
+    if (owner instanceof UserKey) {
+      // One identity's own connection: its list changes re-read its catalog, which only that
+      // identity's view is built from. Its log messages and requests belong to that identity
+      // alone, and no session is known to be the right one: the SDK refuses them.
+      const refresh = () => this.#refresh(upstream);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
+      client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+      return;
+    }
     if (owner instanceof SessionLink) {
       registerServerRequests(this, upstream, client, owner);
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

@@ -86,7 +86,7 @@ function relay(
     // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
       ?.[RELATED_TASK_META_KEY]?.taskId;
-    const follower = hub.taskFollower(upstream.name, related);
+    const follower = hub.taskFollower(upstream, related);
     // as never: the client's answer, checked by the SDK
     if (follower) return await follower.request(req.method, req.params) as never;
     if (chosen && !chosen.origin && !chosen.session) {
