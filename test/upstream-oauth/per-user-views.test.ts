@@ -15,6 +15,7 @@ import {
   CancelTaskResultSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
+  TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunningGateway } from "../../src/cli/mod.ts";
@@ -229,9 +230,41 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
     assert.equal(done.status, "completed");
   });
 
-  /** A new session of `who` (closed with the others). */
-  async function session(who: Who): Promise<Client> {
+  it("a task's status reaches its owner even when another user's connection reuses its id", async () => {
+    const statuses: Record<"alice" | "eve", { taskId: string; status: string }[]> = {
+      alice: [],
+      eve: [],
+    };
+    const alice = await session("alice", (s) => statuses.alice.push(s));
+    const eve = await session("eve", (s) => statuses.eve.push(s));
+    const create = (client: Client, args: Record<string, unknown>) =>
+      client.request(
+        {
+          method: "tools/call",
+          params: { name: "tracker__report", arguments: args, task: { ttl: 60_000 } },
+        },
+        CreateTaskResultSchema,
+      );
+    // Both connections hand out upstream id "same"; eve's is remembered last.
+    const mine = (await create(alice, { id: "same", ms: 1_500 })).task.taskId;
+    const hers = (await create(eve, { id: "same", ms: 20_000 })).task.taskId;
+    await waitFor(() => statuses.alice.some((s) => s.status === "completed"), 10_000);
+    assert.deepEqual(
+      statuses.alice.filter((s) => s.status === "completed").map((s) => s.taskId),
+      [mine],
+    );
+    assert.deepEqual(statuses.eve.filter((s) => s.taskId === hers && s.status === "completed"), []);
+  });
+
+  /** A new session of `who` (closed with the others); `onStatus` hears its task statuses. */
+  async function session(
+    who: Who,
+    onStatus?: (status: { taskId: string; status: string }) => void,
+  ): Promise<Client> {
     const client = new Client({ name: `test-${who}-2`, version: "1.0.0" });
+    if (onStatus) {
+      client.setNotificationHandler(TaskStatusNotificationSchema, (n) => onStatus(n.params));
+    }
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } },
