@@ -19,6 +19,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RunningGateway } from "../../src/cli/mod.ts";
+import { approveCommand } from "../../src/cli/approve.ts";
 import { textOf, waitFor } from "../_helpers/gateway.ts";
 import { execute } from "../execute/_setup.ts";
 import { browserLogin, configFile, type Parties, startFromFile, startParties } from "./_setup.ts";
@@ -37,6 +38,7 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
   let parties: Parties;
   let gw: RunningGateway;
   let base: string;
+  let file: string;
   const clients = {} as Record<Who, Client>;
   const heard: Record<Who, number> = { alice: 0, bob: 0, eve: 0, ops: 0 };
   const extra: Client[] = [];
@@ -66,7 +68,8 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
       // A discoverable tool makes the gateway offer tool_search and tool_describe.
       "    tools: { overrides: { change: { discoverable: true } } }\n" +
       "scripting: { execute: true }\n";
-    ({ gw, base } = await startFromFile(configFile("mcpgw-peruser-views-", yaml)));
+    file = configFile("mcpgw-peruser-views-", yaml);
+    ({ gw, base } = await startFromFile(file));
     for (const [name, token] of Object.entries(TOKENS) as [Who, string][]) {
       const client = new Client({ name: `test-${name}`, version: "1.0.0" });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void heard[name]++);
@@ -184,8 +187,15 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
       body: new URLSearchParams({ server: "tracker", user: held[0]!.user! }).toString(),
     });
     assert.equal(res.status, 200, await res.text());
-    await waitFor(async () => !(await call("alice", "tracker__whoami")).isError, 10_000);
+    await waitFor(() => succeeds("alice", "tracker__whoami"), 10_000);
     assert.equal(textOf(await call("alice", "tracker__whoami")), "alice");
+    // Changed back: held again, until the approve command (another process, writing the state
+    // folder the gateway watches) approves it by the same key.
+    await call("alice", "tracker__change");
+    await waitFor(async () => !(await succeeds("alice", "tracker__whoami")), 10_000);
+    assert.equal(approveCommand(file, `tracker/${held[0]!.user}`, []), 0);
+    await waitFor(() => succeeds("alice", "tracker__whoami"), 10_000);
+    assert.equal(textOf(await call("eve", "tracker__whoami")), "eve");
   });
 
   it("a task runs on its owner's connection and is read back there, by its owner only", async () => {
@@ -272,6 +282,15 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
     );
     extra.push(client);
     return client;
+  }
+
+  /** True when `who`'s call of `name` is answered without an error. */
+  async function succeeds(who: Who, name: string): Promise<boolean> {
+    try {
+      return !(await call(who, name)).isError;
+    } catch {
+      return false;
+    }
   }
 
   /** Calls a tool with arguments. */

@@ -4,9 +4,10 @@
  * server declares now (written by the gateway whenever that changes). Approving copies from the
  * second into the first, so the `approve` command needs neither the upstream nor the running
  * gateway: the gateway watches the folder and applies the new pins. A per-user server declares
- * to each user's connection on its own, so each user has their own pair,
- * `<server>/<user key>.json` and `.seen.json` (the key is the opaque hash of their credential's
- * slot): one user's first sight or approval never stands for another's.
+ * to each user's connection on its own, so each user has their own pair beside the server's,
+ * `<server>.<user key>.json` and `.seen.json` (the key is the opaque hash of their credential's
+ * slot; a server name holds no dot, so no server's files are named so): one user's first sight
+ * or approval never stands for another's, and the folder the gateway watches stays flat.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -59,11 +60,11 @@ function fileOf(stateDir: string, server: string, suffix: string, user?: string)
   if (!NAME_PATTERN.test(server)) {
     throw new GatewayError("USAGE", `"${server}" is not a server name`);
   }
-  if (user === undefined) return statePath(stateDir, join(PINS_FOLDER, `${server}${suffix}`));
-  if (!USER_KEY_PATTERN.test(user)) {
+  if (user !== undefined && !USER_KEY_PATTERN.test(user)) {
     throw new GatewayError("USAGE", `"${user}" is not a user key (32 hex digits)`);
   }
-  return statePath(stateDir, join(PINS_FOLDER, server, `${user}${suffix}`));
+  const name = user === undefined ? server : `${server}.${user}`;
+  return statePath(stateDir, join(PINS_FOLDER, `${name}${suffix}`));
 }
 
 /** Pin files as last read, with the identity of the file they came from. */
