@@ -8,6 +8,10 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -154,6 +158,31 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
       ["tracker__brief_eve"],
     );
     assert.equal(textOf(await call("eve", "tracker__notes_eve")), "notes of eve");
+  });
+
+  it("a 2026-07-28 client is listed its own user's tools and prompts only", async () => {
+    const modern = async (who: Who) => {
+      const client = new V2Client({ name: `modern-${who}`, version: "1.0.0" }, {
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      });
+      await client.connect(
+        new V2Transport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } },
+        }),
+      );
+      try {
+        const tools = (await client.listTools()).tools.map((t) => t.name);
+        const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+        return [...tools, ...prompts].filter((n) =>
+          n.startsWith("tracker__notes_") || n.startsWith("tracker__brief_")
+        );
+      } finally {
+        await client.close();
+      }
+    };
+    assert.deepEqual(await modern("alice"), ["tracker__notes_alice", "tracker__brief_alice"]);
+    assert.deepEqual(await modern("bob"), []);
+    assert.deepEqual(await modern("eve"), ["tracker__notes_eve", "tracker__brief_eve"]);
   });
 
   it("a change on alice's connection is held for alice alone; only alice hears of it", async () => {
