@@ -18,6 +18,7 @@ import {
   CallToolResultSchema,
   CancelTaskResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
   GetTaskResultSchema,
   TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -225,6 +226,35 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
     assert.equal(approveCommand(file, `tracker/${held[0]!.user}`, []), 0);
     await waitFor(() => succeeds("alice", "tracker__whoami"), 10_000);
     assert.equal(textOf(await call("eve", "tracker__whoami")), "eve");
+  });
+
+  it("what alice's connection asks reaches alice's calling session, never eve's", async () => {
+    const asked: Record<"alice" | "eve", string[]> = { alice: [], eve: [] };
+    const answering = async (who: "alice" | "eve") => {
+      const client = new Client({ name: `asked-${who}`, version: "1.0.0" }, {
+        capabilities: { elicitation: { form: {} } },
+      });
+      client.setRequestHandler(ElicitRequestSchema, (req) => {
+        asked[who].push(String(req.params.message));
+        return { action: "accept", content: { answer: `from ${who}` } };
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } },
+        }),
+      );
+      extra.push(client);
+      return client;
+    };
+    const alice = await answering("alice");
+    const eve = await answering("eve");
+    const [a, e] = await Promise.all([
+      alice.callTool({ name: "tracker__ask", arguments: {} }),
+      eve.callTool({ name: "tracker__ask", arguments: {} }),
+    ]);
+    assert.equal(textOf(a), "answer: from alice");
+    assert.equal(textOf(e), "answer: from eve");
+    assert.deepEqual(asked, { alice: ["question for alice"], eve: ["question for eve"] });
   });
 
   it("a task runs on its owner's connection and is read back there, by its owner only", async () => {

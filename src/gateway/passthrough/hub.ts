@@ -35,6 +35,8 @@ export class PassthroughHub {
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallContext[]>();
+  /** Calls in flight per user's own connection of a per-user server (whose requests are theirs). */
+  #onConnection = new WeakMap<Upstream, CallContext[]>();
   /**
    * Per process, upstream task id → who answers that task's server requests. Keyed by the
    * process, not the server's name: two sessions' processes, or two users' connections, of
@@ -133,6 +135,16 @@ export class PassthroughHub {
     );
   }
 
+  /**
+   * Calls in flight on one user's own connection on behalf of a client, oldest first: only these
+   * may answer what that connection asks (a per-user server's requests are its user's alone).
+   */
+  callsOnConnection(connection: Upstream): CallContext[] {
+    return (this.#onConnection.get(connection) ?? []).filter((c) =>
+      c.session !== undefined || c.origin !== undefined
+    );
+  }
+
   /** The most recent call of `link` in flight on `server`. */
   latestCallOf(server: string, link: SessionLink): CallContext | undefined {
     const list = this.#inflight.get(server) ?? [];
@@ -164,12 +176,20 @@ export class PassthroughHub {
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
+    let own: CallContext[] | undefined;
     try {
       const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
+      if (track && serving.user) {
+        own = this.#onConnection.get(serving.upstream);
+        if (!own) this.#onConnection.set(serving.upstream, own = []);
+        own.push(options);
+      }
       return await fn(serving.upstream);
     } finally {
       if (track) this.untrack(shared.name, options);
+      const i = own ? own.lastIndexOf(options) : -1;
+      if (i >= 0) own!.splice(i, 1);
       done?.();
     }
   }
@@ -180,7 +200,7 @@ export class PassthroughHub {
     tokenName: string | null,
     options: CallContext,
     subjectToken?: string,
-  ): Promise<{ upstream: Upstream; done?: () => void }> {
+  ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
     const config = shared.config;
     if (config.kind === "http" && config.oauth !== null && config.oauth.mode !== "shared") {
       const identity = tokenName;
@@ -192,7 +212,7 @@ export class PassthroughHub {
           { data: { server: shared.name } },
         );
       }
-      return { upstream: await this.#pool.forUser(config, identity, subjectToken) };
+      return { upstream: await this.#pool.forUser(config, identity, subjectToken), user: true };
     }
     if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
@@ -229,9 +249,11 @@ export class PassthroughHub {
    */
   setupClient(upstream: Upstream, client: UpstreamClient, owner?: object): void {
     if (owner instanceof UserKey) {
-      // One identity's own connection: its list changes re-read its catalog, which only that
-      // identity's view is built from. Its log messages and requests belong to that identity
-      // alone, and no session is known to be the right one: the SDK refuses them.
+      // One identity's own connection: its requests go to that identity's call in flight on it
+      // (never another identity's); its list changes re-read its catalog, which only that
+      // identity's view is built from. Its log messages are not relayed: no session is known
+      // to be the one they are for.
+      registerServerRequests(this, upstream, client, owner);
       const refresh = () => this.#refresh(upstream);
       client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
       client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
