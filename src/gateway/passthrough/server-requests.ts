@@ -158,11 +158,15 @@ function attributedCall(upstream: Upstream, req: Request, calls: CallContext[]):
     throw refusal(upstream, req, "it arrived outside any tool call of this server");
   }
   if (sessions.size > 1) {
+    // A user's own connection cannot be split further; a shared stdio server's process can.
+    const shared = upstream.config.kind === "stdio";
     throw refusal(
       upstream,
       req,
-      `calls of ${sessions.size} sessions are in flight on this shared server, so the request ` +
-        `cannot be attributed to one of them (set servers.${upstream.name}.isolation: session)`,
+      `calls of ${sessions.size} sessions are in flight on this ${
+        shared ? "shared server" : "connection"
+      }, so the request cannot be attributed to one of them` +
+        (shared ? ` (set servers.${upstream.name}.isolation: session)` : ""),
       { reason: "ambiguous", sessions: sessions.size },
     );
   }
