@@ -8,7 +8,10 @@
 import { approvePins, type PinChange } from "../gateway/pinning/mod.ts";
 import { readConfig } from "./boot.ts";
 
-/** Approves and prints what changed; exit 0 (nothing to approve is not an error). */
+/**
+ * Approves and prints what changed; exit 0 (nothing to approve is not an error), 1 when a name
+ * the server declares more than once was left unapproved.
+ */
 export function approveCommand(configFile: string, target: string, names: string[]): number {
   const config = readConfig(configFile);
   const [server = "", user] = target.split("/", 2);
@@ -23,7 +26,12 @@ export function approveCommand(configFile: string, target: string, names: string
   } else {
     process.stdout.write(`${target}: approved\n${lines.join("\n")}\n`);
   }
-  return 0;
+  if (approval.refused.length === 0) return 0;
+  const refused = approval.refused.map((c) =>
+    `  ${c.kind} ${c.name}: declared ${c.copies} times, not approved (a pin holds one definition)`
+  );
+  process.stderr.write(`${target}: held until declared once\n${refused.join("\n")}\n`);
+  return 1;
 }
 
 function describe(c: PinChange): string {

@@ -17,7 +17,7 @@ import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { CallPath } from "./call-path.ts";
 import { CallerViews } from "./caller-views.ts";
 import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
-import { ResultScreen } from "./filters/mod.ts";
+import { ResultScreen, screenLog } from "./filters/mod.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import {
   buildResourceIndex,
@@ -84,6 +84,7 @@ export class Gateway {
       this.pool,
       () => this.#resources,
       log.child("passthrough"),
+      (server, params) => screenLog(this.filters, this.#config, server, params),
     );
     this.#catalog = buildCatalog(config, [], log);
     this.#shared = { catalog: this.#catalog, upstreams: [], user: "" };

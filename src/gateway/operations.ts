@@ -22,7 +22,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../shared/errors.ts";
-import { filterContext } from "./filters/mod.ts";
+import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
 import type { PromptEntry } from "./catalog.ts";
@@ -146,6 +146,7 @@ async function readFrom(
   if (!upstream) {
     throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
   }
+  const ctx = filterContext("resource", target.server, params.uri, caller, options);
   const result = await gateway.passthrough.serve(
     upstream,
     caller,
@@ -157,7 +158,9 @@ async function readFrom(
         ReadResourceResultSchema,
         options,
       ),
-  ) as ReadResourceResult;
+  ).catch((err) => {
+    throw screenRpcError(gateway.filters, gateway.config, ctx, err);
+  }) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {
     ...result,
     contents: result.contents.map((c) => {
@@ -167,11 +170,7 @@ async function readFrom(
       return uri === c.uri ? c : { ...c, uri };
     }),
   };
-  const screened = await gateway.filters.run(
-    gateway.config,
-    filterContext("resource", target.server, params.uri, caller, options),
-    exposed,
-  );
+  const screened = await gateway.filters.run(gateway.config, ctx, exposed);
   notes.filters.push(...screened.acted);
   return screened.value;
 }

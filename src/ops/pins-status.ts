@@ -10,7 +10,8 @@ import type { Gateway } from "../gateway/mod.ts";
 export interface PinChangeStatus {
   kind: "tool" | "prompt";
   name: string;
-  status: "changed" | "new";
+  /** `repeated`: the server declares the name more than once. */
+  status: "changed" | "new" | "repeated";
   approvedAt: string;
   /** Each differing path with its approved and declared values as (cut) JSON text. */
   diff: { path: string; before: string | null; after: string | null }[];

@@ -7,6 +7,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   EmptyResultSchema,
   type LoggingLevel,
+  type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -27,6 +28,12 @@ import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
+
+/** A log message's params as its server's filters leave them. */
+export type LogScreen = (
+  server: string,
+  params: LoggingMessageNotification["params"],
+) => LoggingMessageNotification["params"];
 
 /** Pass-through state shared by every session of one gateway. */
 export class PassthroughHub {
@@ -50,13 +57,24 @@ export class PassthroughHub {
   /** `server\0uri` → sessions subscribed to it. */
   #subs = new Map<string, Set<ResourceSubscriber>>();
   #refreshing = new WeakMap<Upstream, { again: boolean }>();
+  readonly #screenLog: LogScreen;
   /** Upstreams that announced a change while still connecting. */
   #pending = new WeakSet<Upstream>();
 
-  constructor(pool: UpstreamPool, index: () => ResourceIndex, log: Logger) {
+  /**
+   * `screenLog`: a log message's params as its server's filters leave them (the gateway's
+   * result screen); without one, as they came.
+   */
+  constructor(
+    pool: UpstreamPool,
+    index: () => ResourceIndex,
+    log: Logger,
+    screenLog: LogScreen = (_, params) => params,
+  ) {
     this.#pool = pool;
     this.#index = index;
     this.log = log;
+    this.#screenLog = screenLog;
   }
 
   /** Open sessions. */
@@ -262,7 +280,7 @@ export class PassthroughHub {
     if (owner instanceof SessionLink) {
       registerServerRequests(this, upstream, client, owner);
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        relayLog([owner], upstream.name, n.params);
+        relayLog([owner], upstream.name, this.#screenLog(upstream.name, n.params));
       });
       return;
     }
@@ -273,7 +291,7 @@ export class PassthroughHub {
     }
     registerServerRequests(this, upstream, client);
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      relayLog(this.#sessions, upstream.name, n.params);
+      relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       this.#deliverUpdate(upstream.name, n.params);

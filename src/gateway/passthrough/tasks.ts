@@ -24,7 +24,7 @@ import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
-import { filterContext } from "../filters/mod.ts";
+import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 import { TaskShares } from "./task-share.ts";
@@ -115,6 +115,7 @@ export class TaskRouter {
       (id) => this.#forget(id),
     );
     const hub = this.#gateway.passthrough;
+    const ctx = filterContext("tool", target.server, target.name, caller, options);
     let creator = upstream;
     const result = await hub.serve(upstream, caller, options, (serving) => {
       creator = serving;
@@ -126,23 +127,52 @@ export class TaskRouter {
         CreateTaskResultSchema,
         options,
       );
+    }).catch((err) => {
+      throw this.#screenError(ctx, err);
     }).finally(release) as CreateTaskResult;
     const process = creator === upstream ? undefined : creator;
     const id = this.#remember(target, { process, creator }, result.task, caller, options.session);
-    return { ...result, task: { ...result.task, taskId: id } };
+    return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
   /** `tasks/get`. */
   async get(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
+    return await this.#ask("tasks/get", GetTaskResultSchema, taskId, caller, signal);
+  }
+
+  /** `tasks/get` or `tasks/cancel`: the task as its upstream reports it, screened. */
+  async #ask(
+    method: "tasks/get" | "tasks/cancel",
+    schema: typeof GetTaskResultSchema | typeof CancelTaskResultSchema,
+    taskId: string,
+    caller: Caller,
+    signal: AbortSignal | undefined,
+  ): Promise<Task> {
     const owned = this.#owned(taskId, caller);
+    const ctx = ownedContext(owned, caller);
     const task = await this.#upstream(owned).request(
-      "tasks/get",
+      method,
       { taskId: owned.upstreamId },
-      GetTaskResultSchema,
+      schema,
       signal ? { signal } : {},
-    ) as Task;
+    ).catch((err) => {
+      throw this.#screenError(ctx, err);
+    }) as Task;
     if (TERMINAL.has(task.status)) owned.ended = true;
-    return { ...task, taskId };
+    return { ...this.#screenTask(ctx, task), taskId };
+  }
+
+  /** A task's `statusMessage` as its server's filters leave it. */
+  #screenTask<T extends { statusMessage?: string | undefined }>(
+    ctx: FilterContext,
+    task: T,
+  ): T {
+    return screenTask(this.#gateway.filters, this.#gateway.config, ctx, task);
+  }
+
+  /** An upstream's JSON-RPC error as its server's filters leave it. */
+  #screenError(ctx: FilterContext, err: unknown): unknown {
+    return screenRpcError(this.#gateway.filters, this.#gateway.config, ctx, err);
   }
 
   /**
@@ -152,6 +182,11 @@ export class TaskRouter {
   async result(taskId: string, caller: Caller, options: CallContext): Promise<unknown> {
     const owned = this.#owned(taskId, caller);
     const hub = this.#gateway.passthrough;
+    const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
+    const ctx = {
+      ...filterContext("tool", owned.server, owned.tool, caller, options),
+      ...(outputSchema ? { outputSchema } : {}),
+    };
     hub.track(owned.server, options);
     try {
       const payload = await this.#upstream(owned).request(
@@ -159,12 +194,14 @@ export class TaskRouter {
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...options, timeoutMs: 24 * 3_600_000 },
-      );
+      ).catch((err) => {
+        throw this.#screenError(ctx, err);
+      });
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
       const screened = await this.#gateway.filters.run(
         this.#gateway.config,
-        filterContext("tool", owned.server, owned.tool, caller, options),
+        ctx,
         payload as object,
       );
       return screened.value;
@@ -175,15 +212,7 @@ export class TaskRouter {
 
   /** `tasks/cancel`. */
   async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    const owned = this.#owned(taskId, caller);
-    const task = await this.#upstream(owned).request(
-      "tasks/cancel",
-      { taskId: owned.upstreamId },
-      CancelTaskResultSchema,
-      signal ? { signal } : {},
-    ) as Task;
-    if (TERMINAL.has(task.status)) owned.ended = true;
-    return { ...task, taskId };
+    return await this.#ask("tasks/cancel", CancelTaskResultSchema, taskId, caller, signal);
   }
 
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
@@ -203,7 +232,7 @@ export class TaskRouter {
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
-        if (t) tasks.push({ ...t, taskId: id });
+        if (t) tasks.push({ ...this.#screenTask(ownedContext(o, caller), t), taskId: id });
       }
     }
     return { tasks };
@@ -233,9 +262,10 @@ export class TaskRouter {
     const owned = id ? this.#byId.get(id) : undefined;
     if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.session || owned.session.closed) return;
+    const screened = this.#screenTask(ownedContext(owned), params);
     void owned.session.server.notification({
       method: "notifications/tasks/status",
-      params: { ...params, taskId: id },
+      params: { ...screened, taskId: id },
     }).catch(() => {});
   }
 
@@ -304,6 +334,17 @@ export class TaskRouter {
     const now = Date.now();
     for (const [id, o] of this.#byId) if (o.expires < now) this.#forget(id);
   }
+}
+
+/** What the filters know of a task: its server and tool, and who asks. */
+function ownedContext(owned: Owned, caller?: Caller): FilterContext {
+  return {
+    kind: "tool",
+    server: owned.server,
+    name: owned.tool,
+    ...(caller ? { caller } : {}),
+    depth: 0,
+  };
 }
 
 /** Relays an upstream's task status notifications to the sessions that own the tasks. */

@@ -3,6 +3,7 @@
  * or the named ones. One function for the `approve` command and the status page's button; the
  * gateway that watches the state folder applies the result.
  */
+import { byName } from "../../shared/by-name.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { type PinChange, type Removed, removedNames, reviewDeclared } from "./review.ts";
 import { type Pin, type PinFile, readPins, readSeen, writePins } from "./store.ts";
@@ -16,6 +17,8 @@ export interface Approval {
   readonly approved: readonly PinChange[];
   /** Pins dropped because the server no longer declares them. */
   readonly dropped: readonly Removed[];
+  /** Names declared more than once: not approved, since a pin vouches for one definition. */
+  readonly refused: readonly PinChange[];
 }
 
 /** How an approval reads names and whose declarations it takes. */
@@ -49,7 +52,7 @@ export function approvePins(
     );
   }
   const pins: PinFile = readPins(stateDir, server, user) ??
-    { server, approvedAt: now, tools: {}, prompts: {} };
+    { server, approvedAt: now, tools: byName(), prompts: byName() };
   const changes = reviewDeclared(pins, seen);
   const removed = removedNames(pins, seen);
   const prefix = `${server}${separator}`;
@@ -62,9 +65,11 @@ export function approvePins(
     }
   }
   const picked = (name: string) => wanted.size === 0 || wanted.has(name);
-  const tools: Record<string, Pin> = { ...pins.tools };
-  const prompts: Record<string, Pin> = { ...pins.prompts };
-  const approved = changes.filter((c) => picked(c.name));
+  // Null-prototype copies: a name such as `__proto__` is a key like any other.
+  const tools = Object.assign(byName<Pin>(), pins.tools);
+  const prompts = Object.assign(byName<Pin>(), pins.prompts);
+  const approved = changes.filter((c) => picked(c.name) && c.status !== "repeated");
+  const refused = changes.filter((c) => picked(c.name) && c.status === "repeated");
   for (const c of approved) {
     const target = c.kind === "tool" ? tools : prompts;
     const declared = (c.kind === "tool" ? seen.tools : seen.prompts)[c.name]!;
@@ -73,5 +78,5 @@ export function approvePins(
   const dropped = removed.filter((r) => picked(r.name));
   for (const r of dropped) delete (r.kind === "tool" ? tools : prompts)[r.name];
   writePins(stateDir, { server, approvedAt: now, tools, prompts }, false, user);
-  return { server, ...(user === undefined ? {} : { user }), approved, dropped };
+  return { server, ...(user === undefined ? {} : { user }), approved, dropped, refused };
 }

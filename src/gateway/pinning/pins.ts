@@ -1,14 +1,16 @@
 /**
  * The pins of one gateway: after each catalog rebuild every server's declared tools and prompts
  * are compared with what was approved (`./review.ts`). A change is logged once, with its diff;
- * under `pin: quarantine` the changed, new or renamed definition is also taken out of the
- * catalog (so no listing, search or script sees it) and a call to it is refused with the reason.
+ * under `pin: quarantine` the changed, new, renamed or repeated definition is also taken out of
+ * the catalog (so no listing, search or script sees it) and a call to it is refused with the
+ * reason.
  * Only a serving gateway records (first sight, what servers declare now) and watches the state
  * folder for approvals; the other commands read the pins and honour them. A per-user server's
  * connections are pinned, reviewed and held per user (`./store.ts`): a change on one user's
  * connection holds back that user's definition only, and approves nobody else's.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
+import { byName } from "../../shared/by-name.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
@@ -23,7 +25,15 @@ import {
   removedNames,
   reviewDeclared,
 } from "./review.ts";
-import { type PinFile, PINS_FOLDER, readPins, writePins, writeSeen } from "./store.ts";
+import {
+  type Declared,
+  type Pin,
+  type PinFile,
+  PINS_FOLDER,
+  readPins,
+  writePins,
+  writeSeen,
+} from "./store.ts";
 import { join } from "node:path";
 
 /** A tool or prompt taken out of the catalog until approved. */
@@ -142,7 +152,7 @@ export class Pins {
         ...whose,
         error: messageOf(err),
       });
-      pins = { server: u.name, approvedAt: "(unreadable)", tools: {}, prompts: {} };
+      pins = { server: u.name, approvedAt: "(unreadable)", tools: byName(), prompts: byName() };
     }
     const recording = this.#onChange !== null && u.state === "up";
     if (!pins) {
@@ -165,7 +175,7 @@ export class Pins {
     }
     if (recording) {
       const sig = [seen.tools, seen.prompts].map((m) =>
-        Object.entries(m).map(([n, d]) => `${n} ${d.hash}`).join("\n")
+        Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
       ).join("\n\n");
       const key = user === undefined ? u.name : `${u.name}/${user}`;
       if (this.#seenSig.get(key) !== sig) {
@@ -181,9 +191,19 @@ export class Pins {
   }
 
   #logChange(whose: { server: string; user?: string }, mode: string, c: PinChange): void {
-    const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}`;
+    const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}/${c.copies}`;
     if (this.#logged.has(key)) return;
     this.#logged.add(key);
+    if (c.status === "repeated") {
+      this.#log.warn(`${c.kind} declared more than once`, {
+        ...whose,
+        [c.kind]: c.name,
+        copies: c.copies,
+        mode,
+        approvedAt: c.approvedAt,
+      });
+      return;
+    }
     this.#log.warn(`${c.kind} definition ${c.status === "new" ? "is new" : "changed"}`, {
       ...whose,
       [c.kind]: c.name,
@@ -292,17 +312,20 @@ export class Pins {
       ...(user === undefined ? {} : { user }),
       approved: approval.approved.map((c) => `${c.kind} ${c.name}`),
       dropped: approval.dropped.map((r) => `${r.kind} ${r.name}`),
+      refused: approval.refused.map((c) => `${c.kind} ${c.name} (declared ${c.copies} times)`),
     });
     this.#onChange?.();
     return approval;
   }
 }
 
-function pinsOf(
-  declared: Readonly<Record<string, { hash: string; definition: unknown }>>,
-  at: string,
-): Record<string, { hash: string; approvedAt: string; definition: unknown }> {
-  const out: Record<string, { hash: string; approvedAt: string; definition: unknown }> = {};
-  for (const [name, d] of Object.entries(declared)) out[name] = { ...d, approvedAt: at };
+/** First-sight pins: every definition declared once (a repeated name is never pinned). */
+function pinsOf(declared: Readonly<Record<string, Declared>>, at: string): Record<string, Pin> {
+  const out = byName<Pin>();
+  for (const [name, d] of Object.entries(declared)) {
+    if ((d.copies ?? 1) === 1) {
+      out[name] = { hash: d.hash, approvedAt: at, definition: d.definition };
+    }
+  }
   return out;
 }

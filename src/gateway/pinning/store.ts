@@ -29,7 +29,10 @@ export interface Pin {
 /** One definition as declared now. */
 export interface Declared {
   readonly hash: string;
+  /** The first copy when the name is declared more than once. */
   readonly definition: unknown;
+  /** How many times the list declares the name; absent: once. */
+  readonly copies?: number;
 }
 
 /** `<server>.json`: the approved definitions. */

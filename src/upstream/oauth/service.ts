@@ -3,6 +3,7 @@
  * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
  * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
  */
+import { byName } from "../../shared/by-name.ts";
 import { sha256Hex } from "../../runtime/hash.ts";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
@@ -163,7 +164,8 @@ export class UpstreamAuth {
 
   /** How many identities hold a credential object per per-user server (the admin's view). */
   userCounts(): Record<string, number> {
-    const out: Record<string, number> = {};
+    // No prototype: a server may be named `constructor` or `toString`.
+    const out = byName<number>();
     for (const c of this.#users.values()) {
       if (c.needsLogin === null) out[c.server.name] = (out[c.server.name] ?? 0) + 1;
     }
