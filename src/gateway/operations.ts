@@ -36,11 +36,11 @@ import type { CallContext, Caller } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
-/** Prompts this caller may list. */
+/** Prompts this caller may list (of its own catalog: see `Gateway.catalogOf`). */
 export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
-  return gateway.catalog.prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((p) =>
-    p.prompt
-  );
+  return gateway.catalogOf(caller).prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((
+    p,
+  ) => p.prompt);
 }
 
 /** Resources this caller sees: those of the servers its token reaches. */
@@ -64,12 +64,14 @@ export async function getPrompt(
   params: GetPromptRequest["params"],
   options: CallContext = {},
 ): Promise<GetPromptResult> {
-  const entry = gateway.catalog.promptsByName.get(params.name);
+  const own = gateway.viewOf(caller);
+  const entry = own.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
     gateway.pins.refuseHeld(
       "prompt",
       params.name,
       (h) => gateway.reachesPrompt(caller, h.entry as PromptEntry),
+      own.user,
     );
     throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
@@ -173,7 +175,10 @@ async function readFrom(
   return screened.value;
 }
 
-/** `completion/complete` routed by its prompt or resource-template reference. */
+/**
+ * `completion/complete` routed by its prompt or resource-template reference, to the process
+ * that serves this caller (its own connection of a per-user server).
+ */
 export async function complete(
   gateway: Gateway,
   caller: Caller,
@@ -183,7 +188,7 @@ export async function complete(
   const ref = params.ref;
   let target: { server: string; ref: typeof ref };
   if (ref.type === "ref/prompt") {
-    const entry = gateway.catalog.promptsByName.get(ref.name);
+    const entry = gateway.catalogOf(caller).promptsByName.get(ref.name);
     if (!entry || !gateway.reachesPrompt(caller, entry)) {
       throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
     }
@@ -195,16 +200,17 @@ export async function complete(
     }
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
-  const upstream = gateway.pool.get(target.server);
-  if (!upstream?.client) {
-    throw upstream?.unavailable() ??
-      new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-  }
-  if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
-  return await upstream.request(
-    "completion/complete",
-    { ...params, ref: target.ref },
-    CompleteResultSchema,
-    signal ? { signal } : {},
-  ) as CompleteResult;
+  const shared = gateway.pool.get(target.server);
+  if (!shared) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+  const context = signal ? { signal } : {};
+  return await gateway.passthrough.serve(shared, caller, context, async (upstream) => {
+    if (!upstream.client) throw upstream.unavailable();
+    if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
+    return await upstream.request(
+      "completion/complete",
+      { ...params, ref: target.ref },
+      CompleteResultSchema,
+      context,
+    ) as CompleteResult;
+  });
 }

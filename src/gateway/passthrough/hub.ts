@@ -16,7 +16,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { InputRelay, Upstream, UpstreamClient, UpstreamPool } from "../../upstream/mod.ts";
+import {
+  type InputRelay,
+  type Upstream,
+  type UpstreamClient,
+  type UpstreamPool,
+  UserKey,
+} from "../../upstream/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
@@ -36,8 +42,14 @@ export class PassthroughHub {
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallContext[]>();
-  /** `server\0upstream task id` → who answers that task's server requests. */
-  #taskFollowers = new Map<string, CallOrigin>();
+  /** Calls in flight per user's own connection of a per-user server (whose requests are theirs). */
+  #onConnection = new WeakMap<Upstream, CallContext[]>();
+  /**
+   * Per process, upstream task id → who answers that task's server requests. Keyed by the
+   * process, not the server's name: two sessions' processes, or two users' connections, of
+   * one server may hand out the same task id.
+   */
+  #taskFollowers = new WeakMap<Upstream, Map<string, CallOrigin>>();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -109,20 +121,25 @@ export class PassthroughHub {
     if (i >= 0) list!.splice(i, 1);
   }
 
-  /** Sends the server requests about an upstream task (related-task `_meta`) to `follower`. */
-  followTask(server: string, upstreamTaskId: string, follower: CallOrigin): void {
-    this.#taskFollowers.set(`${server}\0${upstreamTaskId}`, follower);
+  /**
+   * Sends the server requests about an upstream task (related-task `_meta`) that `process`
+   * sends to `follower`.
+   */
+  followTask(process: Upstream, upstreamTaskId: string, follower: CallOrigin): void {
+    let followers = this.#taskFollowers.get(process);
+    if (!followers) this.#taskFollowers.set(process, followers = new Map());
+    followers.set(upstreamTaskId, follower);
   }
 
   /** Forgets a task's follower. */
-  unfollowTask(server: string, upstreamTaskId: string): void {
-    this.#taskFollowers.delete(`${server}\0${upstreamTaskId}`);
+  unfollowTask(process: Upstream, upstreamTaskId: string): void {
+    this.#taskFollowers.get(process)?.delete(upstreamTaskId);
   }
 
-  /** Who answers the server requests about `upstreamTaskId` of `server`, if anyone follows it. */
-  taskFollower(server: string, upstreamTaskId: unknown): CallOrigin | undefined {
+  /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
+  taskFollower(process: Upstream, upstreamTaskId: unknown): CallOrigin | undefined {
     if (typeof upstreamTaskId !== "string") return undefined;
-    return this.#taskFollowers.get(`${server}\0${upstreamTaskId}`);
+    return this.#taskFollowers.get(process)?.get(upstreamTaskId);
   }
 
   /**
@@ -132,6 +149,16 @@ export class PassthroughHub {
    */
   callsOn(server: string): CallContext[] {
     return (this.#inflight.get(server) ?? []).filter((c) =>
+      c.session !== undefined || c.origin !== undefined
+    );
+  }
+
+  /**
+   * Calls in flight on one user's own connection on behalf of a client, oldest first: only these
+   * may answer what that connection asks (a per-user server's requests are its user's alone).
+   */
+  callsOnConnection(connection: Upstream): CallContext[] {
+    return (this.#onConnection.get(connection) ?? []).filter((c) =>
       c.session !== undefined || c.origin !== undefined
     );
   }
@@ -167,12 +194,20 @@ export class PassthroughHub {
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
+    let own: CallContext[] | undefined;
     try {
       const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
+      if (track && serving.user) {
+        own = this.#onConnection.get(serving.upstream);
+        if (!own) this.#onConnection.set(serving.upstream, own = []);
+        own.push(options);
+      }
       return await fn(serving.upstream);
     } finally {
       if (track) this.untrack(shared.name, options);
+      const i = own ? own.lastIndexOf(options) : -1;
+      if (i >= 0) own!.splice(i, 1);
       done?.();
     }
   }
@@ -183,7 +218,7 @@ export class PassthroughHub {
     tokenName: string | null,
     options: CallContext,
     subjectToken?: string,
-  ): Promise<{ upstream: Upstream; done?: () => void }> {
+  ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
     const config = shared.config;
     if (config.kind === "http" && config.oauth !== null && config.oauth.mode !== "shared") {
       const identity = tokenName;
@@ -195,7 +230,7 @@ export class PassthroughHub {
           { data: { server: shared.name } },
         );
       }
-      return { upstream: await this.#pool.forUser(config, identity, subjectToken) };
+      return { upstream: await this.#pool.forUser(config, identity, subjectToken), user: true };
     }
     if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
@@ -231,6 +266,17 @@ export class PassthroughHub {
    * the session a session-isolated process belongs to: its requests and log messages go there.
    */
   setupClient(upstream: Upstream, client: UpstreamClient, owner?: object): void {
+    if (owner instanceof UserKey) {
+      // One identity's own connection: its requests go to that identity's call in flight on it
+      // (never another identity's); its list changes re-read its catalog, which only that
+      // identity's view is built from. Its log messages are not relayed: no session is known
+      // to be the one they are for.
+      registerServerRequests(this, upstream, client, owner);
+      const refresh = () => this.#refresh(upstream);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
+      client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+      return;
+    }
     if (owner instanceof SessionLink) {
       registerServerRequests(this, upstream, client, owner);
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

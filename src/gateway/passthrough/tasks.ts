@@ -1,7 +1,8 @@
 /**
  * Tasks pass-through: a `tools/call` with a `task` parameter creates the task on the upstream
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
- * upstream. Clients see an opaque random task id per upstream task, bound to the token that
+ * upstream — to the very process or connection the task was created on when the server has more
+ * than one (a session's own process, a user's own connection of a per-user server). Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
  * Each token holds at most its share of the task table (./task-share.ts): past it, its next
  * creation is refused, and no other token's task is evicted. Status notifications go to the
@@ -32,8 +33,13 @@ interface Owned {
   readonly server: string;
   /** The exposed name of the tool the task runs (its result passes that server's filters). */
   readonly tool: string;
-  /** The session's own process the task lives on (`isolation: session`); else the shared one. */
+  /**
+   * The process the task lives on when it is not the server's shared one: a session's own
+   * (`isolation: session`), or its creator's own connection of a per-user server.
+   */
   readonly process: Upstream | undefined;
+  /** The process that created it: the one whose status notifications and requests are its. */
+  readonly creator: Upstream;
   readonly upstreamId: string;
   readonly tokenName: string | null;
   /** The profile endpoint it was created on: only that endpoint sees it. */
@@ -54,8 +60,11 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export class TaskRouter {
   #gateway: Gateway;
   #byId = new Map<string, Owned>();
-  /** `server\0upstreamId` → exposed id, for status notifications. */
-  #byUpstream = new Map<string, string>();
+  /**
+   * Per process, upstream task id → exposed id, for status notifications. Keyed by the process:
+   * two sessions' processes, or two users' connections, may hand out the same upstream id.
+   */
+  #byUpstream = new WeakMap<Upstream, Map<string, string>>();
   #shares = new TaskShares();
 
   constructor(gateway: Gateway) {
@@ -107,9 +116,9 @@ export class TaskRouter {
     );
     const hub = this.#gateway.passthrough;
     const ctx = filterContext("tool", target.server, target.name, caller, options);
-    let process: Upstream | undefined;
+    let creator = upstream;
     const result = await hub.serve(upstream, caller, options, (serving) => {
-      process = isolated ? serving : undefined;
+      creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
       return serving.request(
@@ -121,7 +130,8 @@ export class TaskRouter {
     }).catch((err) => {
       throw this.#screenError(ctx, err);
     }).finally(release) as CreateTaskResult;
-    const id = this.#remember(target, process, result.task, caller, options.session);
+    const process = creator === upstream ? undefined : creator;
+    const id = this.#remember(target, { process, creator }, result.task, caller, options.session);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
@@ -235,7 +245,7 @@ export class TaskRouter {
   follow(taskId: string, caller: Caller, follower: CallOrigin): void {
     const owned = this.#owned(taskId, caller);
     owned.follower = follower;
-    this.#gateway.passthrough.followTask(owned.server, owned.upstreamId, follower);
+    this.#gateway.passthrough.followTask(owned.creator, owned.upstreamId, follower);
   }
 
   /** The task's follower (see {@link follow}), if this caller's token created the task. */
@@ -243,9 +253,12 @@ export class TaskRouter {
     return this.#owned(taskId, caller).follower;
   }
 
-  /** An upstream's `notifications/tasks/status`, delivered to the session that made the task. */
-  status(server: string, params: Task & Record<string, unknown>): void {
-    const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
+  /**
+   * `notifications/tasks/status` from process `from`, delivered to the session that made the
+   * task there.
+   */
+  status(from: Upstream, params: Task & Record<string, unknown>): void {
+    const id = this.#byUpstream.get(from)?.get(params.taskId);
     const owned = id ? this.#byId.get(id) : undefined;
     if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.session || owned.session.closed) return;
@@ -258,7 +271,7 @@ export class TaskRouter {
 
   #remember(
     { server, name: tool }: { server: string; name: string },
-    process: Upstream | undefined,
+    { process, creator }: { process: Upstream | undefined; creator: Upstream },
     task: Task,
     caller: Caller,
     session: SessionLink | undefined,
@@ -270,6 +283,7 @@ export class TaskRouter {
       server,
       tool,
       process,
+      creator,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       profile: caller.profile,
@@ -277,7 +291,9 @@ export class TaskRouter {
       expires: Date.now() + ttl + 60_000,
       ended: false,
     });
-    this.#byUpstream.set(`${server}\0${task.taskId}`, id);
+    let ids = this.#byUpstream.get(creator);
+    if (!ids) this.#byUpstream.set(creator, ids = new Map());
+    ids.set(task.taskId, id);
     return id;
   }
 
@@ -310,8 +326,8 @@ export class TaskRouter {
     const owned = this.#byId.get(id);
     if (!owned) return;
     this.#byId.delete(id);
-    this.#byUpstream.delete(`${owned.server}\0${owned.upstreamId}`);
-    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.server, owned.upstreamId);
+    this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
+    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.creator, owned.upstreamId);
   }
 
   #sweep(): void {
@@ -339,6 +355,6 @@ export function relayTaskStatus(
 ): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
     // as never: 1.x params: the router's Task, looser
-    router.status(upstream.name, n.params as never);
+    router.status(upstream, n.params as never);
   });
 }

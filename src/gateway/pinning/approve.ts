@@ -11,6 +11,8 @@ import { type Pin, type PinFile, readPins, readSeen, writePins } from "./store.t
 /** What an approval did. */
 export interface Approval {
   readonly server: string;
+  /** The user whose connection's declarations were approved (a per-user server). */
+  readonly user?: string;
   /** The changed and new definitions now approved. */
   readonly approved: readonly PinChange[];
   /** Pins dropped because the server no longer declares them. */
@@ -19,27 +21,37 @@ export interface Approval {
   readonly refused: readonly PinChange[];
 }
 
+/** How an approval reads names and whose declarations it takes. */
+export interface ApproveOptions {
+  /** `gateway.separator`: names may come with the `<server><separator>` prefix. */
+  readonly separator?: string;
+  /** The approval's time (ISO). */
+  readonly now?: string;
+  /** The key of the user whose connection's declarations to take (a per-user server). */
+  readonly user?: string | undefined;
+}
+
 /**
- * Approves what `server` declares now; `names` (as the server declares them, or as exposed
- * with the `<server><separator>` prefix) limits it to those. Throws `USAGE` naming what is
- * unknown.
+ * Approves what `server` declares now (to `user`'s connection, for a per-user server); `names`
+ * (as the server declares them, or as exposed with the `<server><separator>` prefix) limits it
+ * to those. Throws `USAGE` naming what is unknown.
  */
 export function approvePins(
   stateDir: string,
   server: string,
   names: readonly string[] = [],
-  separator = "__",
-  now = new Date().toISOString(),
+  { separator = "__", now = new Date().toISOString(), user }: ApproveOptions = {},
 ): Approval {
-  const seen = readSeen(stateDir, server);
+  const seen = readSeen(stateDir, server, user);
   if (!seen) {
+    const whose = user === undefined ? `server "${server}"` : `user ${user} of server "${server}"`;
     throw new GatewayError(
       "USAGE",
-      `nothing recorded for server "${server}" in ${stateDir}: the gateway records what a server ` +
+      `nothing recorded for ${whose} in ${stateDir}: the gateway records what a server ` +
         "declares while it serves with pin: warn or quarantine",
     );
   }
-  const pins: PinFile = readPins(stateDir, server) ??
+  const pins: PinFile = readPins(stateDir, server, user) ??
     { server, approvedAt: now, tools: byName(), prompts: byName() };
   const changes = reviewDeclared(pins, seen);
   const removed = removedNames(pins, seen);
@@ -65,6 +77,6 @@ export function approvePins(
   }
   const dropped = removed.filter((r) => picked(r.name));
   for (const r of dropped) delete (r.kind === "tool" ? tools : prompts)[r.name];
-  writePins(stateDir, { server, approvedAt: now, tools, prompts });
-  return { server, approved, dropped, refused };
+  writePins(stateDir, { server, approvedAt: now, tools, prompts }, false, user);
+  return { server, ...(user === undefined ? {} : { user }), approved, dropped, refused };
 }

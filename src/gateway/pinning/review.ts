@@ -93,10 +93,18 @@ export function removedNames(pins: PinFile, seen: SeenFile): Removed[] {
   ];
 }
 
-/** The refusal a quarantined tool or prompt answers with, naming what differs. */
-export function refusalMessage(change: PinChange, exposed: string, server: string): string {
+/**
+ * The refusal a quarantined tool or prompt answers with, naming what differs; `target` is what
+ * the `approve` command takes (`server/user` for a user's connection of a per-user server).
+ */
+export function refusalMessage(
+  change: PinChange,
+  exposed: string,
+  server: string,
+  target = server,
+): string {
   const day = change.approvedAt.slice(0, 10);
-  const how = `approve with \`mcp-gateway approve ${server}\``;
+  const how = `approve with \`mcp-gateway approve ${target}\``;
   if (change.status === "repeated") {
     return `${change.kind} ${exposed} is declared ${change.copies} times by ${server}; it is ` +
       `held until ${server} declares it once (then, if it differs from its pin, ${how})`;

@@ -23,6 +23,14 @@ export const CONNECT_PATH = "/oauth/connect/";
 /** Path of a per-user connect link (`?t=<one-use token>`, bound to one identity). */
 export { LINK_PATH };
 
+/**
+ * The opaque key of a client identity: it names the identity's credential slot of a per-user
+ * server (`<server>/<key>`) and its pins, so neither a file name nor the status page shows who.
+ */
+export function identityKey(identity: string): string {
+  return sha256Hex(identity).slice(0, 32);
+}
+
 /** The credentials of every OAuth upstream of one gateway. */
 export class UpstreamAuth {
   readonly logins: LoginFlows;
@@ -120,8 +128,7 @@ export class UpstreamAuth {
     const key = `${server.name}\u0000${identity}`;
     const known = this.#users.get(key);
     if (known?.server === server) return known;
-    const hash = sha256Hex(identity).slice(0, 32);
-    const slot = `${server.name}/${hash}`;
+    const slot = `${server.name}/${identityKey(identity)}`;
     const log = this.#log.child(server.name);
     if (server.oauth?.mode === "exchange") {
       const issuer = server.oauth.issuer ?? this.#config().gateway.oauth?.issuer ?? "";
@@ -140,7 +147,7 @@ export class UpstreamAuth {
       lazyStore(() => this.store()),
       this.#log.child(server.name),
       () => connectLinkUrl(this.baseUrl(), this.#links.mint(server.name, identity)),
-      { slot: `${server.name}/${hash}` },
+      { slot },
     );
     this.#users.set(key, credential);
     return credential;
