@@ -129,6 +129,7 @@ export function normaliseConfig(
       streamBufferBytes: size(g.limits?.streamBuffer, 4 * 1024 ** 2),
       maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
+      sessionIdleShortMs: ms(g.limits?.sessionIdleShort, 2 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
       secretsKey: g.secrets?.key ?? null,

@@ -364,7 +364,15 @@ export const configSchema = z.strictObject({
     limits: z.strictObject({
       requestBody: size.optional(),
       sessions: z.number().int().positive().optional(),
-      sessionIdle: duration.optional(),
+      sessionIdle: duration.optional().describe(
+        "Close a session idle this long although it holds a resource subscription or a task " +
+          "(default 30m; 0s = never).",
+      ),
+      sessionIdleShort: duration.optional().describe(
+        "Close a session that holds no open stream, subscription or task this long after its " +
+          "last request (default 2m; 0s = only sessionIdle): one-shot clients that never " +
+          "DELETE their session do not fill the table.",
+      ),
       sessionsPerToken: z.number().int().positive().optional().describe(
         "Sessions one token may hold (default: a quarter of sessions, at least 1).",
       ),

@@ -266,7 +266,10 @@ export interface GatewayConfig {
     readonly streamBufferBytes: number;
     /** Tasks one token may hold in the gateway's task table (`limits.tasksPerToken`). */
     readonly maxTasksPerToken: number;
+    /** Idle time that ends a session holding a subscription or a task; 0 = never. */
     readonly sessionIdleMs: number;
+    /** Idle time that ends a session holding nothing (no stream, subscription, task); 0 = off. */
+    readonly sessionIdleShortMs: number;
     readonly drainTimeoutMs: number;
     /**
      * Longest wait at start for upstreams before clients are served; servers up by then are

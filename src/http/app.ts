@@ -6,6 +6,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
+import { RETRY_AFTER_S } from "../shared/errors.ts";
 import { errorResponse } from "./error-answer.ts";
 import { plainError } from "./front-door.ts";
 import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
@@ -176,7 +177,9 @@ export function createApp(deps: AppDeps): GatewayApp {
     // Unauthenticated by design (probes): with auth on, reasons stay behind a token.
     const reasons = gateway.config.gateway.tokens === null;
     const { ready, ...rest } = readiness(gateway.pool.all(), { reasons });
-    return c.json({ status: ready ? "ready" : "not ready", ...rest }, ready ? 200 : 503);
+    if (ready) return c.json({ status: "ready", ...rest });
+    c.header("Retry-After", String(RETRY_AFTER_S));
+    return c.json({ status: "not ready", ...rest }, 503);
   });
 
   // The body size: the declared length by the chain's check, a body of unstated length as read.
