@@ -254,6 +254,11 @@ export interface GatewayConfig {
     readonly oauth: OAuthConfig | null;
     /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
     readonly allowedOrigins: readonly string[];
+    /**
+     * CORS for pages on other origins, answered for exactly {@link allowedOrigins} (which then
+     * come from `cors.origins`); `null` = off.
+     */
+    readonly cors: CorsConfig | null;
     /** Globs over `Host`; `null` = loopback names and the listen host when on loopback. */
     readonly allowedHosts: readonly string[] | null;
     readonly requestBodyBytes: number;
@@ -314,4 +319,12 @@ export interface ClusterConfig {
   readonly instance: string | null;
   readonly advertise: string | null;
   readonly heartbeatMs: number;
+}
+
+/** `gateway.cors`, normalised (its origins are the gateway's `allowedOrigins`). */
+export interface CorsConfig {
+  /** Answer `Access-Control-Allow-Credentials: true`. */
+  readonly credentials: boolean;
+  /** `Access-Control-Max-Age` of a preflight answer, in seconds. */
+  readonly maxAgeS: number;
 }
