@@ -17,7 +17,7 @@ export function approveCommand(configFile: string, target: string, names: string
   const [server = "", user] = target.split("/", 2);
   const separator = config.gateway.separator;
   const approval = approvePins(config.gateway.state, server, names, { separator, user });
-  const lines = approval.approved.map((c) => `  ${c.kind} ${c.name}: ${describe(c)}`);
+  const lines = approval.approved.flatMap((c) => describeChange(c));
   for (const r of approval.dropped) {
     lines.push(`  ${r.kind} ${r.name}: no longer declared, pin dropped`);
   }
@@ -34,13 +34,34 @@ export function approveCommand(configFile: string, target: string, names: string
   return 1;
 }
 
-function describe(c: PinChange): string {
-  if (c.status === "new") return "new";
-  return c.diff.map((d) => `${d.path}: ${short(d.before)} → ${short(d.after)}`).join("; ");
+/**
+ * The lines telling what approving `c` accepts: every changed field with its whole old and new
+ * value — on one line when both are short, else each on its own lines, never cut (what is
+ * approved is what is read).
+ */
+export function describeChange(c: PinChange): string[] {
+  const head = `  ${c.kind} ${c.name}:`;
+  if (c.status === "new") return [`${head} new`];
+  const inline = c.diff.map((d) => [shown(d.before), shown(d.after)] as const);
+  if (inline.every(([a, b]) => a.length <= 80 && b.length <= 80 && !/\n/.test(a + b))) {
+    return [
+      `${head} ${
+        c.diff.map((d, i) => `${d.path}: ${inline[i]![0]} → ${inline[i]![1]}`).join("; ")
+      }`,
+    ];
+  }
+  const lines = [head];
+  c.diff.forEach((d, i) => {
+    lines.push(`    ${d.path}:`);
+    for (const [sign, text] of [["-", inline[i]![0]], ["+", inline[i]![1]]] as const) {
+      for (const line of text.split("\n")) lines.push(`      ${sign} ${line}`);
+    }
+  });
+  return lines;
 }
 
-function short(v: unknown): string {
+/** A value as JSON, in full (objects spread over lines). */
+function shown(v: unknown): string {
   if (v === undefined) return "(none)";
-  const text = JSON.stringify(v);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return typeof v === "object" && v !== null ? JSON.stringify(v, null, 2) : JSON.stringify(v);
 }

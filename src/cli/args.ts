@@ -13,6 +13,7 @@ export const COMMANDS = [
   "import",
   "approve",
   "login",
+  "connect-client",
 ] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
@@ -31,6 +32,16 @@ export interface CliArgs {
   url: string | null;
   /** `check --connect`: start each upstream once. */
   connect: boolean;
+  /** `connect-client --token-env`: the variable the client reads the token from. */
+  tokenEnv: string | null;
+  /** `connect-client --file`: the client's config file, instead of its usual one. */
+  file: string | null;
+  /** `connect-client --dry-run`, `import --write --dry-run`: print the diff, write nothing. */
+  dryRun: boolean;
+  /** `import --write`: write gateway.yaml and put the gateway in the client's file. */
+  write: boolean;
+  /** `--env-file`: variables for `${VAR}`s in the config, read before it. */
+  envFile: string | null;
   help: boolean;
   version: boolean;
   positionals: string[];
@@ -45,7 +56,11 @@ Usage:
   mcp-gateway tools   [--config FILE] [--json]   connect upstreams, print the tool list
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
-  mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
+  mcp-gateway import  FILE.json [--write]  print a gateway.yaml for a Claude/Cursor/VS Code config;
+                                           --write: write it and put the gateway in FILE.json
+  mcp-gateway connect-client CLIENT [--profile P] [--token-env VAR] [--stdio] [--dry-run]
+                                           write the gateway into a client's config: claude-desktop,
+                                           claude-code, cursor, vscode, windsurf
   mcp-gateway approve SERVER[/USER] [TOOL...]  accept what SERVER declares now (pin:), all or TOOLs
   mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
   mcp-gateway --help | --version
@@ -60,6 +75,11 @@ Options:
   --connect           check: also start each upstream once and report its tools
   --url URL           login: the running gateway (default gateway.publicUrl, else its listen
                       address); an admin token is read from MCP_GATEWAY_TOKEN
+  --env-file FILE     read NAME=value lines into the environment before the config
+  --token-env VAR     connect-client: the variable the client reads the token from
+                      (default MCP_GATEWAY_TOKEN when the gateway has auth)
+  --file FILE         connect-client: the client's config file (default: its usual place)
+  --dry-run           connect-client, import --write: print the diff, change nothing
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
 
@@ -80,6 +100,11 @@ export function parseCli(argv: readonly string[]): CliArgs {
         json: { type: "boolean" },
         connect: { type: "boolean" },
         url: { type: "string" },
+        "token-env": { type: "string" },
+        file: { type: "string" },
+        "dry-run": { type: "boolean" },
+        write: { type: "boolean" },
+        "env-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -117,7 +142,10 @@ export function parseCli(argv: readonly string[]): CliArgs {
       `--listen: expected HOST:PORT like 127.0.0.1:8787, got "${values.listen}"`,
     );
   }
-  if (values.profile !== undefined && (!values.stdio || command !== "serve")) {
+  if (
+    values.profile !== undefined && command !== "connect-client" &&
+    (!values.stdio || command !== "serve")
+  ) {
     throw new GatewayError(
       "USAGE",
       "--profile needs --stdio (over HTTP each profile is served at /mcp/<profile>)",
@@ -132,6 +160,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     import: [1, 1, "import FILE.json"],
     approve: [1, Infinity, "approve SERVER [TOOL...]"],
     login: [1, 1, "login SERVER [--url URL]"],
+    "connect-client": [1, 1, "connect-client CLIENT [--profile P] [--token-env VAR] [--dry-run]"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {
@@ -150,6 +179,11 @@ export function parseCli(argv: readonly string[]): CliArgs {
     json: values.json ?? false,
     url: values.url ?? null,
     connect: values.connect ?? false,
+    tokenEnv: values["token-env"] ?? null,
+    file: values.file ?? null,
+    dryRun: values["dry-run"] ?? false,
+    write: values.write ?? false,
+    envFile: values["env-file"] ?? null,
     help: values.help ?? false,
     version: values.version ?? false,
     positionals: rest,

@@ -6,12 +6,14 @@
  * starts each upstream once and reports its tool count or why it failed.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   configError,
   type ConfigProblem,
   dotted,
   type GatewayConfig,
   isClientConfig,
+  loadConfig,
   parseJsonc,
   yamlLocator,
 } from "../config/mod.ts";
@@ -42,7 +44,7 @@ export async function checkCommand(
   configFile: string,
   options: CheckOptions = {},
 ): Promise<number> {
-  const config = readConfig(configFile);
+  const { config, unset } = readWithUnset(configFile);
   const text = readFileSync(config.file, "utf8");
   // A client config given as --config was converted: its lines are not the problems' lines.
   const converted = config.file.endsWith(".json") && isClientConfig(parseJsonc(text, config.file));
@@ -66,7 +68,9 @@ export async function checkCommand(
       ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
     );
   }
-  if (problems.length > 0) throw configError(config.file, problems);
+  if (unset.length > 0 || problems.length > 0) {
+    throw configError(config.file, withUnset(unset, problems));
+  }
 
   const servers = config.servers.map((s) =>
     `${s.name} (${s.kind === "stdio" ? s.command : s.url}${s.enabled ? "" : ", disabled"})`
@@ -89,6 +93,46 @@ export async function checkCommand(
     ownToolNames(config, macros),
     (catalog) => deadProfileGlobs(config, locals, macros.names, catalog),
   );
+}
+
+/**
+ * The unset variables' problems, then `others` but those at or under their paths: a rule that
+ * tripped over a stand-in value reports the unset variable again.
+ */
+function withUnset(unset: ConfigProblem[], others: ConfigProblem[]): ConfigProblem[] {
+  const covered = (p: ConfigProblem) =>
+    unset.some((u) => p.path === u.path || p.path.startsWith(`${u.path}.`));
+  return [...unset, ...others.filter((p) => !covered(p))];
+}
+
+/** Stands in for an unset variable so the other rules can still be checked in the same pass. */
+const STAND_IN = "unset-variable-stand-in-0123456789abcdef";
+
+/**
+ * The config, read as start reads it. When the only problems are unset `${VAR}`s, it is read
+ * again with stand-ins for them so every other rule is checked in this one pass; those
+ * problems come back as `unset`. Any other problem is thrown as it is (the schema's problems
+ * are all listed at once already).
+ */
+function readWithUnset(file: string): { config: GatewayConfig; unset: ConfigProblem[] } {
+  try {
+    return { config: readConfig(file), unset: [] };
+  } catch (err) {
+    const listed = err instanceof GatewayError && err.code === "CONFIG_INVALID"
+      ? (err.data?.problems ?? []) as ConfigProblem[]
+      : [];
+    const names = listed.map((p) => /^environment variable (\S+) is not set$/.exec(p.message)?.[1]);
+    if (listed.length === 0 || names.some((n) => n === undefined)) throw err;
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const name of names) env[name!] = STAND_IN;
+    try {
+      return { config: loadConfig(file, { env }), unset: listed };
+    } catch (again) {
+      if (!(again instanceof GatewayError) || again.code !== "CONFIG_INVALID") throw again;
+      const more = (again.data?.problems ?? []) as ConfigProblem[];
+      throw configError(resolve(file), withUnset(listed, more));
+    }
+  }
 }
 
 /** The names of the tools the gateway itself would serve with this config and these macros. */

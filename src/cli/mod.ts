@@ -9,6 +9,7 @@ import { setLogLevel } from "../shared/log.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import { NAME, VERSION } from "../version.ts";
 import { parseCli, USAGE } from "./args.ts";
+import { loadEnvFile } from "../config/mod.ts";
 import type { RunningGateway, StartOptions } from "./serve.ts";
 import type { GatewayConfig } from "../config/mod.ts";
 
@@ -34,6 +35,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${NAME} ${VERSION} (${runtimeVersion()})\n`);
       return 0;
     }
+    if (args.envFile) loadEnvFile(args.envFile);
     if (args.logLevel) setLogLevel(args.logLevel);
     else if (args.command !== "serve") setLogLevel("warn");
     switch (args.command) {
@@ -48,7 +50,23 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await callCommand(args.config, args.positionals[0]!, args.positionals[1]);
       }
       case "import":
-        return (await import("./import.ts")).importCommand(args.positionals[0]!);
+        return (await import("./import.ts")).importCommand(args.positionals[0]!, {
+          write: args.write,
+          config: args.config,
+          dryRun: args.dryRun,
+        });
+      case "connect-client": {
+        const { connectClientCommand } = await import("./connect-client.ts");
+        return connectClientCommand(args.config, args.positionals[0]!, {
+          profile: args.profile,
+          tokenEnv: args.tokenEnv,
+          stdio: args.stdio,
+          file: args.file,
+          url: args.url,
+          dryRun: args.dryRun,
+          envFile: args.envFile,
+        });
+      }
       case "approve": {
         const { approveCommand } = await import("./approve.ts");
         return approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));

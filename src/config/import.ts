@@ -3,6 +3,7 @@
  * Cursor and the `servers` file of VS Code become the equivalent `gateway.yaml`, so an operator
  * can paste what they already have. Whatever has no equivalent is dropped with a comment.
  */
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { byName, own } from "../shared/by-name.ts";
 import { Document, isScalar, isSeq, type YAMLMap } from "yaml";
 import { GatewayError } from "../shared/errors.ts";
@@ -22,6 +23,12 @@ export interface ImportedConfig {
    * gateway keeps them literal instead of expanding them from its own environment.
    */
   escaped: string[];
+  /**
+   * Secrets taken out of the config: an `env` value or header whose name says it holds one
+   * (token, key, password, authorization…) became a `${NAME}`; its value is here, for an env
+   * file (`writeEnvFile`), never for the YAML.
+   */
+  secrets: Map<string, string>;
 }
 
 /** What an escaped value means, for the YAML comment and the command's stderr. */
@@ -48,58 +55,29 @@ export function isClientConfig(value: unknown): boolean {
 
 /** Parses JSON that may carry `//` and `/* *\/` comments and trailing commas (VS Code's JSONC). */
 export function parseJsonc(text: string, file: string): unknown {
-  const clean = outsideStrings(text, (rest) => {
-    if (rest.startsWith("//")) {
-      const end = rest.indexOf("\n");
-      return [end < 0 ? rest.length : end, ""];
-    }
-    if (rest.startsWith("/*")) {
-      const end = rest.indexOf("*/");
-      const len = end < 0 ? rest.length : end + 2;
-      // Keep line breaks so JSON.parse positions still match the file's lines.
-      return [len, rest.slice(0, len).replace(/[^\n]/g, " ")];
-    }
-    return undefined;
-  });
-  const strict = outsideStrings(clean, (rest) => /^,\s*[}\]]/.test(rest) ? [1, ""] : undefined);
-  try {
-    return JSON.parse(strict);
-  } catch (err) {
-    throw new GatewayError("CONFIG_INVALID", `${file}: not valid JSON: ${(err as Error).message}`);
+  const errors: ParseError[] = [];
+  const value = parse(text, errors, { allowTrailingComma: true });
+  const first = errors[0];
+  if (first) {
+    const line = text.slice(0, first.offset).split("\n").length;
+    throw new GatewayError(
+      "CONFIG_INVALID",
+      `${file}: not valid JSON: ${printParseErrorCode(first.error)} on line ${line}`,
+    );
   }
+  return value;
 }
 
-/**
- * Copies `text`, letting `edit` replace spans that start outside JSON strings: it returns how
- * many characters to consume and what to write instead, or `undefined` to keep the character.
- */
-function outsideStrings(
-  text: string,
-  edit: (rest: string) => [number, string] | undefined,
-): string {
-  let out = "";
-  for (let i = 0; i < text.length;) {
-    if (text[i] === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    const change = text[i] === "/" || text[i] === "," ? edit(text.slice(i)) : undefined;
-    if (change) {
-      out += change[1];
-      i += change[0];
-    } else out += text[i++];
-  }
-  return out;
-}
-
-/** What one conversion collects: variables to set, and values whose `$`s were escaped. */
+/** What one conversion collects: variables to set, values escaped, secrets taken out. */
 interface Found {
   used: Set<string>;
   escaped: string[];
+  secrets: Map<string, string>;
 }
+
+/** Names of env variables and headers that hold a secret. */
+const SECRET_NAME =
+  /token|secret|passw|api[_-]?key|apikey|auth|credential|private[_-]?key|access[_-]?key|cookie/i;
 
 const CLIENT_VARIABLE = /\$\{(env|input):([^}]+)\}|\$\{workspaceFolder\}/g;
 
@@ -135,12 +113,37 @@ function strings(value: unknown, at: string, found: Found): string[] | undefined
     : undefined;
 }
 
-function stringMap(value: unknown, at: string, found: Found): Record<string, string> | undefined {
+function stringMap(
+  value: unknown,
+  at: string,
+  found: Found,
+  server: string,
+): Record<string, string> | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  // From entries: a variable named `__proto__` stays a key.
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, variables(String(v), `${at}.${k}`, found)]),
-  );
+  // Entries, then one object from them: a variable named `__proto__` stays a key.
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(value)) {
+    const text = String(v);
+    // A secret the client holds as plain text moves to the env file; a value naming a variable
+    // (the client's, or `${…}` text) is no secret and converts as any other.
+    if (
+      SECRET_NAME.test(k) && text !== "" && !hasReferences(text) && text.search(CLIENT_VARIABLE) < 0
+    ) {
+      const name = secretName(server, k, found.secrets);
+      found.secrets.set(name, text);
+      out.push([k, `\${${name}}`]);
+    } else out.push([k, variables(text, `${at}.${k}`, found)]);
+  }
+  return Object.fromEntries(out);
+}
+
+/** `SERVER_KEY` in upper case, unique among `taken`. */
+function secretName(server: string, key: string, taken: ReadonlyMap<string, string>): string {
+  const up = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+  const base = up(key).startsWith(`${up(server)}_`) ? up(key) : `${up(server)}_${up(key)}`;
+  let name = /^[0-9]/.test(base) ? `_${base}` : base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  return name;
 }
 
 /** A server name valid in gateway.yaml (NAME_PATTERN, no `__`), unique among `taken`. */
@@ -178,7 +181,7 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
   }
   const servers: ImportedConfig["config"]["servers"] = {};
   const notes: ImportedConfig["notes"] = byName();
-  const found: Found = { used: new Set(), escaped: [] };
+  const found: Found = { used: new Set(), escaped: [], secrets: new Map() };
   for (const [original, raw] of Object.entries(entries as Record<string, unknown>)) {
     const name = sanitiseName(original, new Set(Object.keys(servers)));
     const mine: string[] = [];
@@ -192,7 +195,7 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
     const type = typeof s.type === "string" ? s.type : undefined;
     if (typeof s.url === "string" && type !== "stdio") {
       out.url = variables(s.url, `${at}.url`, found);
-      const headers = stringMap(s.headers, `${at}.headers`, found);
+      const headers = stringMap(s.headers, `${at}.headers`, found, name);
       if (headers) out.headers = headers;
       if (type === "sse") out.transport = "sse";
       else if (type && type !== "stdio") out.transport = "streamable-http";
@@ -200,7 +203,7 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
       out.command = variables(s.command, `${at}.command`, found);
       const args = strings(s.args, `${at}.args`, found);
       if (args?.length) out.args = args;
-      const env = stringMap(s.env, `${at}.env`, found);
+      const env = stringMap(s.env, `${at}.env`, found, name);
       if (env && Object.keys(env).length > 0) out.env = env;
       if (typeof s.cwd === "string") out.cwd = variables(s.cwd, `${at}.cwd`, found);
     } else {
@@ -223,7 +226,20 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
   if (found.escaped.length > 0) {
     header.push(`${ESCAPED_NOTE}:`, ...found.escaped.map((p) => `  ${p}`));
   }
-  return { config: { servers }, notes, header, escaped: found.escaped };
+  if (found.secrets.size > 0) {
+    header.push(
+      "Secrets found in the client's config are ${VARS} here; their values are in the env file",
+      "beside this file (mode 0600): start with --env-file, or as systemd's EnvironmentFile=:",
+      ...[...found.secrets.keys()].map((n) => `  ${n}`),
+    );
+  }
+  return {
+    config: { servers },
+    notes,
+    header,
+    escaped: found.escaped,
+    secrets: found.secrets,
+  };
 }
 
 /** The imported config as gateway.yaml text, with its notes as comments. */

@@ -88,6 +88,14 @@ export function normaliseConfig(
       file: t.file === undefined ? null : abs(dir, t.file),
     });
   }
+  if (g.cors && g.allowedOrigins) {
+    // One list: CORS must answer exactly the origins the origin check lets through.
+    problems.push({
+      path: ["gateway", "allowedOrigins"],
+      message: "with gateway.cors set, list browser origins once, in gateway.cors.origins " +
+        "(the allowlist of both the origin check and CORS)",
+    });
+  }
   if (g.auth && g.auth.tokens === undefined && g.auth.oauth === undefined) {
     problems.push({ path: ["gateway", "auth"], message: "expected tokens, oauth, or both" });
   }
@@ -119,7 +127,13 @@ export function normaliseConfig(
         }
         : null,
       oauth: normaliseOAuth(g.auth?.oauth, problems),
-      allowedOrigins: g.allowedOrigins ?? DEFAULT_ORIGINS,
+      allowedOrigins: g.cors?.origins ?? g.allowedOrigins ?? DEFAULT_ORIGINS,
+      cors: g.cors
+        ? {
+          credentials: g.cors.credentials ?? false,
+          maxAgeS: Math.round(ms(g.cors.maxAge, 10 * 60_000) / 1000),
+        }
+        : null,
       // null: the HTTP layer picks loopback names plus the listen host (it knows --listen).
       allowedHosts: g.allowedHosts ?? null,
       requestBodyBytes: size(g.limits?.requestBody, 32 * 1024 ** 2),
@@ -129,6 +143,7 @@ export function normaliseConfig(
       streamBufferBytes: size(g.limits?.streamBuffer, 4 * 1024 ** 2),
       maxTasksPerToken: g.limits?.tasksPerToken ?? 1000,
       sessionIdleMs: ms(g.limits?.sessionIdle, 30 * 60_000),
+      sessionIdleShortMs: ms(g.limits?.sessionIdleShort, 2 * 60_000),
       drainTimeoutMs: ms(g.drainTimeout, 10_000),
       publicUrl: g.publicUrl?.replace(/\/+$/, "") ?? null,
       secretsKey: g.secrets?.key ?? null,

@@ -371,10 +371,31 @@ export const configSchema = z.strictObject({
     allowedHosts: globList.optional().describe(
       "Host headers allowed (default on loopback: loopback names and the listen host).",
     ),
+    cors: z.strictObject({
+      origins: globList.min(1, { error: "expected at least one origin" }).describe(
+        "Browser Origins (globs) that may read answers from another origin; also the origin " +
+          "allowlist (set them here instead of allowedOrigins).",
+      ),
+      credentials: z.boolean().optional().describe(
+        "Answer Access-Control-Allow-Credentials: true (cookies, HTTP auth; default false).",
+      ),
+      maxAge: duration.optional().describe("How long a browser keeps a preflight (default 10m)."),
+    }).optional().describe(
+      "CORS on /mcp, /sse, /message and the OAuth metadata for web pages on other origins " +
+        "(off by default).",
+    ),
     limits: z.strictObject({
       requestBody: size.optional(),
       sessions: z.number().int().positive().optional(),
-      sessionIdle: duration.optional(),
+      sessionIdle: duration.optional().describe(
+        "Close a session idle this long although it holds a resource subscription or a task " +
+          "(default 30m; 0s = never).",
+      ),
+      sessionIdleShort: duration.optional().describe(
+        "Close a session that holds no open stream, subscription or task this long after its " +
+          "last request (default 2m; 0s = only sessionIdle): one-shot clients that never " +
+          "DELETE their session do not fill the table.",
+      ),
       sessionsPerToken: z.number().int().positive().optional().describe(
         "Sessions one token may hold (default: a quarter of sessions, at least 1).",
       ),

@@ -261,6 +261,11 @@ export interface GatewayConfig {
     readonly oauth: OAuthConfig | null;
     /** Globs over `Origin` (default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*). */
     readonly allowedOrigins: readonly string[];
+    /**
+     * CORS for pages on other origins, answered for exactly {@link allowedOrigins} (which then
+     * come from `cors.origins`); `null` = off.
+     */
+    readonly cors: CorsConfig | null;
     /** Globs over `Host`; `null` = loopback names and the listen host when on loopback. */
     readonly allowedHosts: readonly string[] | null;
     readonly requestBodyBytes: number;
@@ -273,7 +278,10 @@ export interface GatewayConfig {
     readonly streamBufferBytes: number;
     /** Tasks one token may hold in the gateway's task table (`limits.tasksPerToken`). */
     readonly maxTasksPerToken: number;
+    /** Idle time that ends a session holding a subscription or a task; 0 = never. */
     readonly sessionIdleMs: number;
+    /** Idle time that ends a session holding nothing (no stream, subscription, task); 0 = off. */
+    readonly sessionIdleShortMs: number;
     readonly drainTimeoutMs: number;
     /**
      * Longest wait at start for upstreams before clients are served; servers up by then are
@@ -318,4 +326,12 @@ export interface ClusterConfig {
   readonly instance: string | null;
   readonly advertise: string | null;
   readonly heartbeatMs: number;
+}
+
+/** `gateway.cors`, normalised (its origins are the gateway's `allowedOrigins`). */
+export interface CorsConfig {
+  /** Answer `Access-Control-Allow-Credentials: true`. */
+  readonly credentials: boolean;
+  /** `Access-Control-Max-Age` of a preflight answer, in seconds. */
+  readonly maxAgeS: number;
 }

@@ -6,11 +6,13 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
+import { RETRY_AFTER_S } from "../shared/errors.ts";
 import { errorResponse } from "./error-answer.ts";
 import { plainError } from "./front-door.ts";
 import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
+import { corsMiddleware, isCorsPath, wantsCors } from "./security/cors.ts";
 import type { Door, RequestIdentity } from "../session/mod.ts";
 import { type SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 
@@ -64,6 +66,7 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set([
  */
 export class GatewayApp extends Hono<AppEnv> {
   #mcp: ((request: Request, path: string) => Promise<Response>) | undefined;
+  #viaHono: (request: Request) => boolean = () => false;
 
   constructor() {
     super();
@@ -75,7 +78,7 @@ export class GatewayApp extends Hono<AppEnv> {
         const path = pathOf(request.url);
         if (
           isMcpPath(path) && request.headers.has("content-length") &&
-          !request.headers.has("transfer-encoding")
+          !request.headers.has("transfer-encoding") && !this.#viaHono(request)
         ) {
           return mcp(request, path);
         }
@@ -85,11 +88,16 @@ export class GatewayApp extends Hono<AppEnv> {
   }
 
   /**
-   * Sets the pre-dispatch (see the class comment), which is handed the request and its path;
+   * Sets the pre-dispatch (see the class comment), which is handed the request and its path,
+   * except a request `viaHono` sends through hono's middleware (a browser's, when CORS is on);
    * `createApp` calls it.
    */
-  preDispatch(mcp: (request: Request, path: string) => Promise<Response>): void {
+  preDispatch(
+    mcp: (request: Request, path: string) => Promise<Response>,
+    viaHono?: (request: Request) => boolean,
+  ): void {
     this.#mcp = mcp;
+    if (viaHono) this.#viaHono = viaHono;
   }
 }
 
@@ -168,7 +176,7 @@ export function createApp(deps: AppDeps): GatewayApp {
       } catch (err) {
         return chain.refusal(err, request, path);
       }
-    });
+    }, (request) => wantsCors(gateway, request));
   }
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -176,7 +184,9 @@ export function createApp(deps: AppDeps): GatewayApp {
     // Unauthenticated by design (probes): with auth on, reasons stay behind a token.
     const reasons = gateway.config.gateway.tokens === null;
     const { ready, ...rest } = readiness(gateway.pool.all(), { reasons });
-    return c.json({ status: ready ? "ready" : "not ready", ...rest }, ready ? 200 : 503);
+    if (ready) return c.json({ status: "ready", ...rest });
+    c.header("Retry-After", String(RETRY_AFTER_S));
+    return c.json({ status: "not ready", ...rest }, 503);
   });
 
   // The body size: the declared length by the chain's check, a body of unstated length as read.
@@ -189,6 +199,10 @@ export function createApp(deps: AppDeps): GatewayApp {
     if (counted.max !== max) counted = countedBody(max);
     return counted.middleware(c, next);
   };
+  // CORS first: a preflight is answered before the chain would ask it for credentials, and
+  // the chain's refusals leave with the CORS headers (`security/cors.ts`).
+  const corsAnswer = corsMiddleware(gateway);
+  app.use("*", (c, next) => isCorsPath(c.req.path) ? corsAnswer(c, next) : next());
   // The chain guards every route but the health probes, including routes added later through
   // `deps.routes` (metrics, status page) and unknown paths.
   for (const mw of [...(chain ? [chain.middleware] : []), ...deps.middleware ?? []]) {

@@ -5,7 +5,7 @@
  * the same whichever of them answers it.
  */
 import type { Gateway } from "../gateway/mod.ts";
-import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
+import { GatewayError, httpStatusOf, messageOf, RETRY_AFTER_S } from "../shared/errors.ts";
 import { plainError } from "./front-door.ts";
 
 /** The answer to `err`, thrown while serving `path`; a 5xx is logged, a 500 says nothing. */
@@ -19,19 +19,18 @@ export function errorResponse(gateway: Gateway, err: unknown, path: string): Res
   const code = err instanceof GatewayError ? err.code : "INTERNAL";
   return Response.json({ error: { code, message: messageOf(err) } }, {
     status,
-    headers: headersOf(err),
+    headers: headersOf(err, status),
   });
 }
 
 /**
- * Headers an error answer must carry: when to retry. The auth challenge of a 401 is put on by the
- * security chain (`addChallenge`), which knows whether OAuth is configured.
+ * Headers an error answer must carry: when to retry, on every `429` and `503` (the limit's own
+ * wait when it knows one). The auth challenge of a 401 is put on by the security chain
+ * (`addChallenge`), which knows whether OAuth is configured.
  */
-function headersOf(err: unknown): Record<string, string> {
-  if (!(err instanceof GatewayError)) return {};
-  const retryAfter = err.data?.retryAfter;
-  if (err.code === "RATE_LIMITED" && typeof retryAfter === "number") {
-    return { "Retry-After": String(retryAfter) };
-  }
-  return {};
+function headersOf(err: unknown, status: number): Record<string, string> {
+  if (status !== 429 && status !== 503) return {};
+  const retryAfter = err instanceof GatewayError ? err.data?.retryAfter : undefined;
+  const seconds = typeof retryAfter === "number" ? retryAfter : RETRY_AFTER_S;
+  return { "Retry-After": String(seconds) };
 }

@@ -33,9 +33,14 @@ export function oauthRoutes(gateway: Gateway): (app: Hono<AppEnv>) => void {
   const credential = (name: string): UpstreamCredential => {
     const found = auth.byName(name);
     if (!found) {
+      // A name from the request: shown cut, and only said to be configured when it is.
+      const shown = JSON.stringify(name.slice(0, 80));
+      const known = gateway.config.servers.some((s) => s.name === name);
       throw new GatewayError(
         "USAGE",
-        `server "${name}" has no oauth: section (servers.${name}.oauth)`,
+        known
+          ? `server ${shown} has no oauth: section (servers.${name}.oauth)`
+          : `unknown server ${shown}: the config has no such server`,
       );
     }
     if (found.server.oauth?.mode === "per-user") {

@@ -4,6 +4,7 @@
  * MCP requests arriving meanwhile wait for it. On shutdown the gateway drains: new requests get
  * 503, in-flight calls may finish until the drain timeout.
  */
+import { RETRY_AFTER_S } from "../shared/errors.ts";
 
 /** Where the gateway is in its life. */
 export type Phase = "starting" | "ready" | "draining" | "stopped";
@@ -58,7 +59,7 @@ export class Lifecycle {
       if (path === "/readyz") return notReady(this.#phase);
       return Response.json(
         { error: { code: "UNAVAILABLE", message: "the gateway is shutting down" } },
-        { status: 503, headers: { "retry-after": "5", connection: "close" } },
+        { status: 503, headers: { "retry-after": String(RETRY_AFTER_S), connection: "close" } },
       );
     }
     return await this.#app!(request);
@@ -91,5 +92,6 @@ export class Lifecycle {
 }
 
 function notReady(status: string): Response {
-  return Response.json({ status: "not ready", reason: status }, { status: 503 });
+  const headers = { "retry-after": String(RETRY_AFTER_S) };
+  return Response.json({ status: "not ready", reason: status }, { status: 503, headers });
 }

@@ -146,6 +146,12 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   UPSTREAM_UNAVAILABLE: 503,
 };
 
+/**
+ * The wait (seconds) a `429` or `503` advises in `Retry-After` when the limit met knows no
+ * better one: every such answer carries one, so a client backs off instead of hammering.
+ */
+export const RETRY_AFTER_S = 5;
+
 /** The HTTP status for an error that ends a request before it reaches the MCP layer. */
 export function httpStatusOf(err: unknown): number {
   return err instanceof GatewayError ? HTTP_STATUS[err.code] ?? 500 : 500;

@@ -224,3 +224,40 @@ describe("mcp-gateway check", () => {
     );
   });
 });
+
+describe("mcp-gateway check in one pass", () => {
+  it("lists unset variables, missing commands and macro problems together", () => {
+    const cfg = folder(
+      [
+        "servers:",
+        "  api: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer ${MCPGW_CHECK_UNSET_1}' } }",
+        "  tool: { command: no-such-program-mcpgw-2, env: { KEY: '${MCPGW_CHECK_UNSET_2}' } }",
+        "scripting:",
+        "  macros: ./macros",
+      ].join("\n") + "\n",
+      {
+        "macros/typo.lua":
+          `mcp.tool { name = "t", description = "d", params = { n = { type = "integr" } }, run = function() end }`,
+      },
+    );
+    const env = { ...process.env };
+    delete env.MCPGW_CHECK_UNSET_1;
+    delete env.MCPGW_CHECK_UNSET_2;
+    const r = cli(["check", "--config", cfg], undefined, env);
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(
+      r.stderr,
+      /servers\.api\.headers\.Authorization \(line 2\): environment variable MCPGW_CHECK_UNSET_1 is not set/,
+    );
+    assert.match(
+      r.stderr,
+      /servers\.tool\.env\.KEY \(line 3\): environment variable MCPGW_CHECK_UNSET_2 is not set/,
+    );
+    assert.match(
+      r.stderr,
+      /servers\.tool\.command \(line 3\): command "no-such-program-mcpgw-2" is not found/,
+    );
+    assert.match(r.stderr, /integr/);
+    assert.doesNotMatch(r.stderr, /stand-in/);
+  });
+});

@@ -1,11 +1,9 @@
 /** A gateway in front of the `pinnable` fixture, with a control file and a state folder. */
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { selfCommand } from "../../src/runtime/mod.ts";
 import { fixture, httpClient, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 
 /** What the fixture declares (see test/fixtures/servers/pinnable.mjs). */
@@ -67,19 +65,4 @@ export async function toolNames(client: Client): Promise<string[]> {
     .sort();
 }
 
-/** Runs `mcp-gateway ARGS…` as a child process without blocking the gateway under test. */
-export function cliAsync(args: string[]): Promise<{ code: number | null; out: string }> {
-  const [cmd, ...pre] = selfCommand();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, [...pre, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+export { cliAsync } from "../cli/_cli.ts";

@@ -254,6 +254,19 @@ export class TaskRouter {
   }
 
   /**
+   * Whether `session` made a task still running: its status notifications go to that session,
+   * so the session is kept past the short idle time (a task itself outlives its session: it is
+   * its token's, read from any of them).
+   */
+  runsFor(session: SessionLink): boolean {
+    const now = Date.now();
+    for (const o of this.#byId.values()) {
+      if (o.session === session && !o.ended && o.expires >= now) return true;
+    }
+    return false;
+  }
+
+  /**
    * `notifications/tasks/status` from process `from`, delivered to the session that made the
    * task there.
    */

@@ -22,6 +22,7 @@ export type { RequestChainOptions } from "./chain.ts";
 export { TokenCallLimits } from "./call-limits.ts";
 export type { CallRate, SharedCallBuckets } from "./call-limits.ts";
 export type { BearerAuthOptions } from "./auth.ts";
+export { corsMiddleware, isCorsPath, wantsCors } from "./cors.ts";
 export { assertSafeExposure, isLoopback } from "./exposure.ts";
 export { defaultHosts, LOOPBACK_HOSTS, matchesHostGlob, originCheck } from "./origin.ts";
 export type { OriginGuardOptions } from "./origin.ts";

@@ -6,7 +6,14 @@
  * long-lived hold on the gateway, so it counts as a session here: in the table and in its
  * token's share. Anonymous sessions (no auth) only meet the table's own limit.
  */
-import { jsonError } from "./sse.ts";
+
+/** Why a session is refused: the status, the limit met, and whose sessions fill it. */
+export interface ShareRefusal {
+  readonly status: 429 | 503;
+  readonly message: string;
+  /** The token whose share is full; `null`: the whole table is. */
+  readonly of: string | null;
+}
 
 /** What the share needs to know about the open sessions. */
 export interface OpenSessions {
@@ -25,25 +32,25 @@ export class SessionShares {
   }
 
   /**
-   * The answer refusing one more session or listen stream to `tokenName` — `503` when the table
-   * is full, `429` past the token's share — or `null` when it fits.
+   * Why one more session or listen stream for `tokenName` is refused — the table is full
+   * (`503`, every session counts) or the token holds its share (`429`, its own sessions count)
+   * — or `null` when it fits. The caller words the answer (`./session-table.ts`).
    */
   refusal(
     open: OpenSessions,
     tokenName: string | null,
     limits: { readonly maxSessions: number; readonly perToken: number },
-  ): Response | null {
+  ): ShareRefusal | null {
     if (open.size + this.#total >= limits.maxSessions) {
-      return jsonError(503, -32000, `too many sessions (limit ${limits.maxSessions})`);
+      return { status: 503, message: `too many sessions (limit ${limits.maxSessions})`, of: null };
     }
     if (tokenName === null) return null;
     let held = this.#streams.get(tokenName) ?? 0;
     for (const s of open.values()) if (s.tokenName === tokenName) held++;
     if (held < limits.perToken) return null;
     const message = `token "${tokenName}" holds ${held} sessions and listen streams, its share ` +
-      `of the session table (gateway.limits.sessionsPerToken = ${limits.perToken}); close one ` +
-      `before opening another`;
-    return jsonError(429, -32000, message);
+      `of the session table (gateway.limits.sessionsPerToken = ${limits.perToken})`;
+    return { status: 429, message, of: tokenName };
   }
 
   /** Counts one listen stream of `tokenName`; returns what ends it (idempotent). */

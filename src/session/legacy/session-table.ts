@@ -12,9 +12,10 @@ import { callerOf, type RequestIdentity } from "../door.ts";
 import type { Activity } from "./activity.ts";
 import type { MemoryEventStore } from "./event-store.ts";
 import type { FastCalls } from "./fast-call.ts";
+import { idleRelease } from "./idle.ts";
 import type { SessionShares } from "./session-share.ts";
 import { createSessionServer, type SessionOptions, type SessionServer } from "./server.ts";
-import type { SseSessionTransport } from "./sse.ts";
+import { jsonError, type SseSessionTransport } from "./sse.ts";
 import {
   guardOptions,
   type StreamGuardOptions,
@@ -81,14 +82,29 @@ export function streamGuard(
   return guardOptions(stream, max, who.expiresAt, table.opts.streams);
 }
 
-/** The refusal of a new session or listen stream for `who`, or `null` (./session-share.ts). */
+/**
+ * The refusal of a new session or listen stream for `who`, or `null`: `503` when the table is
+ * full, `429` past the token's share, each naming how long the oldest idle session that fills it
+ * has been idle and, in `Retry-After`, when the first of them will be ended (`./idle.ts`).
+ */
 export function shareRefusal(
   table: SessionTable,
   who: { readonly tokenName: string | null },
 ): Response | null {
   const perToken = table.gateway.config.gateway.maxSessionsPerToken;
   const limits = { maxSessions: table.opts.maxSessions, perToken };
-  return table.shares.refusal(table.sessions, who.tokenName, limits);
+  const refused = table.shares.refusal(table.sessions, who.tokenName, limits);
+  if (refused === null) return null;
+  const of = refused.of;
+  const release = idleRelease(table, (s) => of === null || s.tokenName === of);
+  const idle = release.oldestIdleMs === null
+    ? "none of them is idle"
+    : `the oldest idle one has been idle ${Math.round(release.oldestIdleMs / 1000)}s and is ` +
+      `ended in ${release.retryAfterS}s (gateway.limits.sessionIdleShort, sessionIdle)`;
+  const close = "; end a session (DELETE /mcp) before opening another";
+  return jsonError(refused.status, -32000, `${refused.message}; ${idle}${close}`, {
+    "Retry-After": String(release.retryAfterS),
+  });
 }
 
 /**

@@ -11,8 +11,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GatewayConfig } from "../../config/mod.ts";
 import { configuredToken, type Gateway, profileConfig } from "../../gateway/mod.ts";
 import { callerOf, type Door, type RequestIdentity } from "../door.ts";
-import { isIdle } from "./activity.ts";
 import { MemoryEventStore } from "./event-store.ts";
+import { expiredSessions, idleLimits } from "./idle.ts";
 import { createSessionServer } from "./server.ts";
 import { SessionShares } from "./session-share.ts";
 import { type SessionRegistryOptions, type SessionTable, shareRefusal } from "./session-table.ts";
@@ -35,13 +35,14 @@ export class SessionRegistry implements Door<true> {
       shares: new SessionShares(),
     };
     this.#unobserve = gateway.observeConfig((prev, next) => this.#closeRemoved(prev, next));
-    const idleMs = opts.idleMs ?? gateway.config.gateway.sessionIdleMs;
-    if (idleMs > 0) {
-      // Sweep a few times per idle period; unref'd so the timer never keeps the process alive.
+    const { bareMs } = idleLimits(this.#table);
+    if (bareMs > 0) {
+      // Sweep a few times per (short) idle period; unref'd so the timer never keeps the process
+      // alive. The limits themselves are read at each sweep: a reload applies to the next.
       this.#sweeper = setInterval(() => {
-        const n = this.expireIdle(idleMs);
-        if (n > 0) gateway.log.info("idle sessions closed", { count: n, idleMs });
-      }, Math.min(60_000, Math.max(250, Math.floor(idleMs / 4))));
+        const n = this.expireIdle();
+        if (n > 0) gateway.log.info("idle sessions closed", { count: n });
+      }, Math.min(60_000, Math.max(250, Math.floor(bareMs / 4))));
       (this.#sweeper as { unref?: () => void }).unref?.();
     }
   }
@@ -105,21 +106,16 @@ export class SessionRegistry implements Door<true> {
   }
 
   /**
-   * Closes sessions idle for longer than `idleMs` — none while a request is being handled or a
-   * response stream is open; returns how many.
+   * Closes the sessions idle past their limit (`./idle.ts`) — none while a request is being
+   * handled or a response stream is open; returns how many.
    */
-  expireIdle(idleMs: number): number {
-    const cutoff = Date.now() - idleMs;
-    const sessions = this.#table.sessions;
-    let n = 0;
-    for (const s of [...sessions.values()]) {
-      if (isIdle(s.activity, cutoff)) {
-        n++;
-        void s.server.close().catch(() => {});
-        sessions.delete(s.id);
-      }
+  expireIdle(now = Date.now()): number {
+    const expired = expiredSessions(this.#table, now);
+    for (const s of expired) {
+      void s.server.close().catch(() => {});
+      this.#table.sessions.delete(s.id);
     }
-    return n;
+    return expired.length;
   }
 
   /**

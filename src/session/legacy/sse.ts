@@ -101,6 +101,12 @@ export class SseSessionTransport implements Transport {
 }
 
 /** A JSON-RPC error response with no id, as transports answer malformed requests. */
-export function jsonError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+export function jsonError(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
+  const error = { code, message };
+  return Response.json({ jsonrpc: "2.0", id: null, error }, { status, headers });
 }
