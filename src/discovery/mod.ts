@@ -21,3 +21,7 @@ export type {
   ToolDescription,
   ToolDescriptor,
 } from "./types.ts";
+export { browseText, describeText, searchText } from "./answer.ts";
+export { browseServers } from "./browse.ts";
+export type { ServerSummary } from "./browse.ts";
+export { MAX_SUMMARY, summarize } from "./summary.ts";

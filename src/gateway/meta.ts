@@ -5,12 +5,18 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
+  browseServers,
+  browseText,
   buildSearchIndex,
+  describeText,
   describeTool,
   type SearchIndex,
   type SearchResult,
+  searchText,
+  type ServerSummary,
   suggestNames,
   type ToolDescription,
+  type ToolDescriptor,
 } from "../discovery/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { Gateway } from "./gateway.ts";
@@ -20,12 +26,19 @@ import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
 /** Names of the meta-tools. */
 export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
 
+/** Names one `tool_describe` call may ask for at once. */
+const MAX_DESCRIBE_NAMES = 20;
+/** Names listed per page when browsing one server. */
+const BROWSE_LIMIT = 100;
+
 const SEARCH_TOOL: Tool = {
   name: "tool_search",
   description:
     "Search every tool behind this gateway, including ones not listed, by words in their " +
-    "names, descriptions, parameters and keywords. Returns ranked {name, server, description, score} " +
-    "items with total and has_more; call a found tool by its name, or tool_describe it first.",
+    "names, descriptions and parameters. Returns ranked {name, server, description (first " +
+    "sentence), score} items with total and has_more; call a found tool by its name, or " +
+    "tool_describe it for its parameters. Without a query: the servers, their tool counts and " +
+    "what they are about; with only a server: that server's tool names.",
   inputSchema: {
     type: "object",
     properties: {
@@ -34,17 +47,24 @@ const SEARCH_TOOL: Tool = {
       limit: { type: "integer", minimum: 1, maximum: 100, default: 10 },
       offset: { type: "integer", minimum: 0, default: 0 },
     },
-    required: ["query"],
   },
 };
 
 const DESCRIBE_TOOL: Tool = {
   name: "tool_describe",
-  description: "Describe one tool: its full input schema, output schema and a compact signature.",
+  description: "Describe tools: a compact signature and parameter shape, parameter notes and " +
+    "the output schema. Give one name, or several as names.",
   inputSchema: {
     type: "object",
-    properties: { name: { type: "string", description: "Exact tool name from tool_search" } },
-    required: ["name"],
+    properties: {
+      name: { type: "string", description: "Exact tool name from tool_search" },
+      names: {
+        type: "array",
+        items: { type: "string" },
+        maxItems: MAX_DESCRIBE_NAMES,
+        description: "Several exact tool names",
+      },
+    },
   },
 };
 
@@ -70,12 +90,78 @@ export class MetaTools implements LocalToolProvider {
     const forProfiles = this.#gateway.config.profiles.some((p) => p.exposure === "search");
     if (!this.#enabled() && !forProfiles) return [];
     return [
-      this.#tool(SEARCH_TOOL, (args, caller) => ok(this.search(caller, args))),
-      this.#tool(
-        DESCRIBE_TOOL,
-        (args, caller) => ok(this.describe(caller, String(args.name ?? ""))),
-      ),
+      this.#tool(SEARCH_TOOL, (args, caller) => this.#searchAnswer(caller, args)),
+      this.#tool(DESCRIBE_TOOL, (args, caller) => this.#describeAnswer(caller, args)),
     ];
+  }
+
+  /** `tool_search`: a ranked page, or without a query the catalog's shape. */
+  #searchAnswer(caller: Caller, args: Record<string, unknown>): CallToolResult {
+    const query = args.query ?? "";
+    if (typeof query !== "string") {
+      throw new GatewayError("INVALID_ARGUMENTS", "tool_search: query must be a string");
+    }
+    if (query.trim() !== "") {
+      const found = this.search(caller, args);
+      return answer(searchText(found, typeof args.offset === "number" ? args.offset : 0), found);
+    }
+    if (args.server === undefined) {
+      const servers = this.browse(caller);
+      return answer(browseText(servers), { servers });
+    }
+    const page = this.search(caller, { limit: BROWSE_LIMIT, ...args, query: "" });
+    const names = page.items.map((i) => i.name);
+    const value = { server: args.server, names, total: page.total, has_more: page.has_more };
+    const next = page.next_offset === undefined ? {} : { next_offset: page.next_offset };
+    return answer(
+      `${page.total} tools of ${String(args.server)}${
+        page.has_more ? ` (next offset ${page.next_offset})` : ""
+      }:\n${names.join("\n")}`,
+      { ...value, ...next },
+    );
+  }
+
+  /** `tool_describe`: one tool, or several (`names`) with the unknown ones listed apart. */
+  #describeAnswer(caller: Caller, args: Record<string, unknown>): CallToolResult {
+    const { name, names } = args;
+    if (names === undefined) {
+      const one = this.describe(caller, String(name ?? ""));
+      return answer(describeText(one), one);
+    }
+    if (
+      name !== undefined || !Array.isArray(names) || names.length === 0 ||
+      names.length > MAX_DESCRIBE_NAMES || !names.every((n) => typeof n === "string")
+    ) {
+      throw new GatewayError(
+        "INVALID_ARGUMENTS",
+        `tool_describe: names must be 1–${MAX_DESCRIBE_NAMES} tool names, without name`,
+      );
+    }
+    const tools: ToolDescription[] = [];
+    const unknown: { name: string; suggestions: string[] }[] = [];
+    for (const n of new Set(names as string[])) {
+      try {
+        tools.push(this.describe(caller, n));
+      } catch (err) {
+        if (!(err instanceof GatewayError) || err.code !== "TOOL_NOT_FOUND") throw err;
+        const data = err.data as { suggestions?: string[] } | undefined;
+        unknown.push({ name: n, suggestions: data?.suggestions ?? [] });
+      }
+    }
+    const text = [
+      ...tools.map(describeText),
+      ...unknown.map((u) =>
+        `unknown tool "${u.name}"${
+          u.suggestions.length ? `; did you mean ${u.suggestions.join(", ")}?` : ""
+        }`
+      ),
+    ].join("\n\n");
+    return answer(text, unknown.length > 0 ? { tools, unknown } : { tools });
+  }
+
+  /** The servers this caller may search, with tool counts and what they are about. */
+  browse(caller: Caller): ServerSummary[] {
+    return browseServers(this.#index(caller).index);
   }
 
   /** Ranked search over what this caller may find. */
@@ -114,7 +200,10 @@ export class MetaTools implements LocalToolProvider {
         data: { suggestions: near },
       });
     }
-    return describeTool({ ...found.tool, server: found.server });
+    const out = describeTool({ ...found.tool, server: found.server });
+    const also = this.#index(caller).index.copiesOf(name).filter((n) => n !== name);
+    if (also.length > 0) out.also = also;
+    return out;
   }
 
   #index(caller: Caller) {
@@ -126,17 +215,30 @@ export class MetaTools implements LocalToolProvider {
     const visible = this.#gateway.visibleTools(caller)
       .filter((t) => !(META_TOOL_NAMES as readonly string[]).includes(t.tool.name));
     const tools = new Map(visible.map((t) => [t.tool.name, t]));
-    const index = buildSearchIndex(visible.map((t) => ({
-      name: t.tool.name,
-      server: t.server,
-      description: t.tool.description ?? "",
-      inputSchema: t.tool.inputSchema,
-      keywords: t.keywords,
-    })));
+    const index = buildSearchIndex(visible.map((t) => this.#descriptor(t)));
     const entry = { version, index, tools };
     if (this.#indexes.size > 64) this.#indexes.clear();
     this.#indexes.set(key, entry);
     return entry;
+  }
+
+  // What search sees of a tool; the name without its server prefix is what makes two servers'
+  // copies of one tool the same definition.
+  #descriptor(t: VisibleTool): ToolDescriptor {
+    const { tool, server } = t;
+    const head = server === null ? "" : `${server}${this.#gateway.config.gateway.separator}`;
+    const title = tool.title ?? tool.annotations?.title;
+    return {
+      name: tool.name,
+      server,
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema,
+      keywords: t.keywords,
+      ...(title === undefined ? {} : { title }),
+      ...(head !== "" && tool.name.startsWith(head) && tool.name.length > head.length
+        ? { localName: tool.name.slice(head.length) }
+        : {}),
+    };
   }
 
   #tool(
@@ -169,9 +271,10 @@ export class MetaTools implements LocalToolProvider {
   }
 }
 
-function ok(value: object): CallToolResult {
+// The text is a short readable form; the data is in structuredContent only.
+function answer(text: string, value: object): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
+    content: [{ type: "text", text }],
     structuredContent: value as Record<string, unknown>,
   };
 }
