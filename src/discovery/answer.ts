@@ -25,12 +25,10 @@ export function describeText(d: ToolDescription): string {
   return first === "" ? d.signature : `${d.signature}\n${first}`;
 }
 
-/** One line per server: name, tool count, what its tools are about. */
+/** The server names; counts and topics are in the structured content. */
 export function browseText(servers: readonly ServerSummary[]): string {
-  const lines = servers.map((s) =>
-    `${s.server ?? "(gateway)"}: ${s.tools} tools${s.about === "" ? "" : ` — ${s.about}`}`
-  );
-  return [`${servers.length} servers; tool_search {server} lists one's tools:`, ...lines].join(
-    "\n",
-  );
+  const tools = servers.reduce((sum, s) => sum + s.tools, 0);
+  const names = servers.map((s) => s.server ?? "(gateway)").join(", ");
+  return `${servers.length} servers, ${tools} tools (counts and topics in structuredContent; ` +
+    `tool_search {server} lists one's tools): ${names}`;
 }

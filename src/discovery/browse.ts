@@ -7,7 +7,7 @@ import { fold, tokenize } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** Words shown per server. */
-const ABOUT_WORDS = 5;
+const ABOUT_WORDS = 3;
 
 /** One server in the overview. */
 export interface ServerSummary {
@@ -32,12 +32,15 @@ export function browseServers(index: SearchIndex): ServerSummary[] {
         if (!own.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
       }
     }
-    // Frequent in this server, rare in the catalog: count × idf.
+    // Frequent in this server, rare in the catalog: count × idf², so that verbs every server
+    // has ("get", "list") give way to the nouns that say what the server is for.
     const weightOf = (t: string, n: number): number =>
-      n * (data.idf[data.termIds.get(t) ?? -1] ?? 0);
-    const about = [...counts].filter(([, n]) => n > 1 || docs.length === 1)
-      .sort((a, b) => weightOf(b[0], b[1]) - weightOf(a[0], a[1]) || (a[0] < b[0] ? -1 : 1))
-      .slice(0, ABOUT_WORDS).map(([t]) => t);
+      n * (data.idf[data.termIds.get(t) ?? -1] ?? 0) ** 2;
+    const ranked = [...counts].sort((a, b) =>
+      weightOf(b[0], b[1]) - weightOf(a[0], a[1]) || (a[0] < b[0] ? -1 : 1)
+    );
+    const repeated = ranked.filter(([, n]) => n > 1);
+    const about = (repeated.length >= 2 ? repeated : ranked).slice(0, ABOUT_WORDS).map(([t]) => t);
     out.push({ server, tools: docs.length, about: about.join(", ") });
   }
   return out.sort((a, b) =>

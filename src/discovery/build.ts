@@ -243,7 +243,8 @@ function fieldTexts(
   for (const c of copies ?? [doc]) if (c.server !== null) servers.add(c.server);
   return {
     name: [localNameOf(doc)],
-    title: doc.title === undefined ? [] : [doc.title],
+    // A title that only restates the name would count the name twice for tools that have one.
+    title: doc.title === undefined || sameWords(doc.title, localNameOf(doc)) ? [] : [doc.title],
     keywords: [...(doc.keywords ?? [])],
     params,
     enums,
@@ -282,6 +283,11 @@ function collectParams(
       collectParams(s.items, params, paramDocs, enums, 1);
     }
   }
+}
+
+function sameWords(a: string, b: string): boolean {
+  const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+  return squash(a) === squash(b);
 }
 
 function addTo<K>(map: Map<K, number[]>, key: K, d: number): void {
