@@ -4,8 +4,6 @@
  * it. Nothing is listed by hand, so a catalog of other domains learns its own ("merge request" →
  * "mr", "virtual machine" → "vm").
  */
-import { tokenize } from "./tokenize.ts";
-import type { ToolDescriptor } from "./types.ts";
 
 /** Phrases of this many words are considered. */
 const MIN_WORDS = 2;
@@ -16,38 +14,51 @@ const MIN_TOOLS = 2;
 const DOMINANCE = 2;
 /** … and than the tools that already use the acronym as a word. */
 const OVER_OWN_USE = 2;
-/** Phrases counted per catalog: bounds the work on a hostile catalog. */
+/** Distinct phrases counted per catalog: bounds the memory a hostile catalog can take. */
 const MAX_PHRASES = 50_000;
 
 /**
- * Acronym → the terms of the phrase it stands for. `dfOf(term)` is the number of tools whose
- * text holds `term` as a word.
+ * The `acronym\0phrase` keys of a tool's name and title: every run of 2–3 words. Computed once
+ * per tool (it is cached with its terms) and counted per catalog by {@link learnAcronyms}.
  */
-export function learnAcronyms(
-  docs: readonly ToolDescriptor[],
-  dfOf: (term: string) => number,
-): Map<string, readonly string[]> {
-  const counts = new Map<string, Map<string, number>>();
-  let phrases = 0;
-  for (const doc of docs) {
-    const seen = new Set<string>();
-    for (const text of [doc.localName ?? doc.name, doc.title ?? ""]) {
-      const terms = tokenize(text);
-      for (let i = 0; i < terms.length; i++) {
-        for (let len = MIN_WORDS; len <= MAX_WORDS && i + len <= terms.length; len++) {
-          const words = terms.slice(i, i + len);
-          if (!words.every(isWord)) break;
-          const phrase = words.join(" ");
-          if (seen.has(phrase)) continue;
-          seen.add(phrase);
-          const acronym = words.map((w) => w[0]).join("");
-          let byPhrase = counts.get(acronym);
-          if (byPhrase === undefined) counts.set(acronym, byPhrase = new Map());
-          byPhrase.set(phrase, (byPhrase.get(phrase) ?? 0) + 1);
-          if (++phrases >= MAX_PHRASES) return decide(counts, dfOf);
-        }
+export function phrasesOf(texts: readonly (readonly string[])[]): string[] {
+  const out = new Set<string>();
+  for (const terms of texts) {
+    for (let i = 0; i < terms.length; i++) {
+      for (let len = MIN_WORDS; len <= MAX_WORDS && i + len <= terms.length; len++) {
+        const words = terms.slice(i, i + len);
+        if (!words.every(isWord)) break;
+        out.add(`${words.map((w) => w[0]).join("")}\0${words.join(" ")}`);
       }
     }
+  }
+  return [...out];
+}
+
+/**
+ * Acronym → the terms of the phrase it stands for. `phrases` holds each tool's
+ * {@link phrasesOf}; `dfOf(term)` is the number of tools whose text holds `term`.
+ */
+export function learnAcronyms(
+  phrases: Iterable<readonly string[]>,
+  dfOf: (term: string) => number,
+): Map<string, readonly string[]> {
+  // Counted by whole key first (one map operation per phrase), then grouped by acronym.
+  const byKey = new Map<string, number>();
+  for (const list of phrases) {
+    for (const key of list) {
+      if (byKey.size >= MAX_PHRASES && !byKey.has(key)) continue;
+      byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    }
+  }
+  const counts = new Map<string, Map<string, number>>();
+  for (const [key, n] of byKey) {
+    if (n < MIN_TOOLS) continue;
+    const cut = key.indexOf("\0");
+    const acronym = key.slice(0, cut);
+    let byPhrase = counts.get(acronym);
+    if (byPhrase === undefined) counts.set(acronym, byPhrase = new Map());
+    byPhrase.set(key.slice(cut + 1), n);
   }
   return decide(counts, dfOf);
 }

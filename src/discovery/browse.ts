@@ -2,6 +2,7 @@
  * Browsing instead of searching: the catalog's shape for a few hundred tokens — each server with
  * its tool count and the words that set its tools apart — and then one server's tool names.
  */
+import { termIndex } from "./build.ts";
 import type { SearchIndex } from "./index.ts";
 import { fold, tokenize } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
@@ -35,7 +36,7 @@ export function browseServers(index: SearchIndex): ServerSummary[] {
     // Frequent in this server, rare in the catalog: count × idf², so that verbs every server
     // has ("get", "list") give way to the nouns that say what the server is for.
     const weightOf = (t: string, n: number): number =>
-      n * (data.idf[data.termIds.get(t) ?? -1] ?? 0) ** 2;
+      n * (data.idf[termIndex(data.vocabulary, t)] ?? 0) ** 2;
     const ranked = [...counts].sort((a, b) =>
       weightOf(b[0], b[1]) - weightOf(a[0], a[1]) || (a[0] < b[0] ? -1 : 1)
     );

@@ -7,9 +7,19 @@
  * of small arrays per term: a catalog of tens of thousands of tools builds without a large
  * transient heap, and the built index is a few bytes per (tool, term) pair.
  */
-import { groupDefinitions } from "./group.ts";
 import { learnAcronyms } from "./acronyms.ts";
-import { fold, tokenize } from "./tokenize.ts";
+import { groupDefinitions } from "./group.ts";
+import {
+  beginBuild,
+  CACHED_FIELDS,
+  dictionarySize,
+  type FieldTerms,
+  fieldTerms,
+  sortedTermIds,
+  termId,
+  termOf,
+  textTerms,
+} from "./terms.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** One searchable field: its BM25F weight and length-normalisation strength. */
@@ -35,11 +45,13 @@ const FIELDS = {
 type FieldName = keyof typeof FIELDS;
 const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 const FIELD_COUNT = FIELD_NAMES.length;
+/** The server field comes last: the others are cached per descriptor, in the same order. */
+const SERVER_FIELD = FIELD_COUNT - 1;
+const WEIGHTS = Float64Array.from(FIELD_NAMES, (f) => FIELDS[f].weight);
+const B = Float64Array.from(FIELD_NAMES, (f) => FIELDS[f].b);
 
 /** BM25 term-frequency saturation. */
 const K1 = 1.2;
-/** Enum values per parameter that are indexed (a list of 500 country codes is not words). */
-const MAX_ENUM_VALUES = 32;
 
 /** The immutable search structure; see {@link buildIndexData}. */
 export interface IndexData {
@@ -47,11 +59,8 @@ export interface IndexData {
   readonly docs: readonly ToolDescriptor[];
   /** Every descriptor of a definition offered more than once, the representative first. */
   readonly copies: ReadonlyMap<number, readonly ToolDescriptor[]>;
-  /** Term → term id. */
-  readonly termIds: ReadonlyMap<string, number>;
-  /** Every indexed term, sorted, for prefix lookups; `sortedIds[i]` is its id. */
+  /** Every indexed term, sorted; a term's id is its position here. */
   readonly vocabulary: readonly string[];
-  readonly sortedIds: Int32Array;
   /** Postings of term `t` are `postDocs/postWeights[start[t] .. start[t + 1])`, docs ascending. */
   readonly start: Int32Array;
   readonly postDocs: Int32Array;
@@ -73,142 +82,152 @@ export interface IndexData {
   readonly localNames: ReadonlyMap<string, readonly number[]>;
 }
 
-/** Tokenises every field of every definition and lays out postings, name order and lookups. */
+/** Lays out postings, name order and lookups over every field of every definition. */
 export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexData {
-  const { docs, copies } = groupDefinitions(descriptors);
+  beginBuild();
+  const termsOf = (doc: ToolDescriptor): FieldTerms => fieldTerms(doc, localNameOf);
+  const { docs, copies } = groupDefinitions(descriptors, (doc) => termsOf(doc).groupKey);
   const n = docs.length;
-  const termIds = new Map<string, number>();
-  const terms: string[] = [];
-  // Pass 1: every field's terms as ids, end to end; `bounds` marks where each (doc, field) ends.
-  let tokens = new Int32Array(1 << 16);
-  let used = 0;
-  const bounds = new Int32Array(n * FIELD_COUNT + 1);
+  const cached = docs.map(termsOf);
+  // The server field is the one thing copies of a definition do not share: built per index.
+  const serverIds = new Map<string, number[]>();
+  const serverTerms = docs.map((doc, d) => {
+    const out: number[] = [];
+    for (const server of serversOf(doc, copies.get(d))) {
+      if (server === null) continue;
+      let ids = serverIds.get(server);
+      if (ids === undefined) serverIds.set(server, ids = textTerms(server));
+      out.push(...ids);
+    }
+    return out;
+  });
+  const g = dictionarySize();
+
+  // Document frequencies (each doc counted once per term) and field length totals.
+  const lastDoc = new Int32Array(g).fill(-1);
+  const df = new Int32Array(g);
   const totals = new Float64Array(FIELD_COUNT);
   for (let d = 0; d < n; d++) {
-    const fields = fieldTexts(docs[d] as ToolDescriptor, copies.get(d));
-    for (let fi = 0; fi < FIELD_COUNT; fi++) {
-      const before = used;
-      for (const text of fields[FIELD_NAMES[fi] as FieldName]) {
-        for (const t of tokenize(text)) {
-          let id = termIds.get(t);
-          if (id === undefined) {
-            id = terms.length;
-            termIds.set(t, id);
-            terms.push(t);
-          }
-          if (used === tokens.length) {
-            const grown = new Int32Array(tokens.length * 2);
-            grown.set(tokens);
-            tokens = grown;
-          }
-          tokens[used++] = id;
-        }
-      }
-      bounds[d * FIELD_COUNT + fi + 1] = used;
-      totals[fi] = (totals[fi] as number) + (used - before);
-    }
-  }
-
-  const v = terms.length;
-  // Pass 2: document frequencies (each doc counted once per term).
-  const lastDoc = new Int32Array(v).fill(-1);
-  const df = new Int32Array(v);
-  for (let d = 0; d < n; d++) {
-    for (
-      let i = bounds[d * FIELD_COUNT] as number;
-      i < (bounds[(d + 1) * FIELD_COUNT] as number);
-      i++
-    ) {
-      const t = tokens[i] as number;
+    const { ids, ends } = cached[d] as FieldTerms;
+    const servers = serverTerms[d] as number[];
+    for (let i = 0, m = ids.length + servers.length; i < m; i++) {
+      const t = (i < ids.length ? ids[i] : servers[i - ids.length]) as number;
       if (lastDoc[t] !== d) {
         lastDoc[t] = d;
         df[t] = (df[t] as number) + 1;
       }
     }
+    let from = 0;
+    for (let f = 0; f < SERVER_FIELD; f++) {
+      totals[f] = (totals[f] as number) + (ends[f] as number) - from;
+      from = ends[f] as number;
+    }
+    totals[SERVER_FIELD] = (totals[SERVER_FIELD] as number) + servers.length;
   }
+
+  // This index's terms in term order: a term's position is its id, so prefix lookups and exact
+  // lookups are both a binary search over one sorted array.
+  const local = new Int32Array(g).fill(-1);
+  const vocabulary: string[] = [];
+  const order = sortedTermIds();
+  for (let i = 0; i < order.length; i++) {
+    const t = order[i] as number;
+    if ((df[t] as number) === 0) continue;
+    local[t] = vocabulary.length;
+    vocabulary.push(termOf(t));
+  }
+  const v = vocabulary.length;
   const start = new Int32Array(v + 1);
-  for (let t = 0; t < v; t++) start[t + 1] = (start[t] as number) + (df[t] as number);
-  const postings = start[v] as number;
-  const postDocs = new Int32Array(postings);
-  const postWeights = new Float32Array(postings);
+  const idf = new Float32Array(v);
+  for (let t = 0; t < g; t++) {
+    const id = local[t] as number;
+    if (id < 0) continue;
+    const f = df[t] as number;
+    start[id + 1] = f;
+    idf[id] = Math.log(1 + (n - f + 0.5) / (f + 0.5));
+  }
+  for (let id = 0; id < v; id++) start[id + 1] = (start[id + 1] as number) + (start[id] as number);
+  const postDocs = new Int32Array(start[v] as number);
+  const postWeights = new Float32Array(start[v] as number);
   const cursor = start.slice(0, v);
 
-  // Pass 3: per doc, the weighted frequency of each term (weight / length normalisation per
-  // field), saturated, written straight into its term's postings.
-  const scale = new Float64Array(FIELD_COUNT);
-  const avg = FIELD_NAMES.map((_, fi) => (n === 0 ? 1 : Math.max((totals[fi] as number) / n, 1)));
+  // Per doc, the weighted frequency of each term (weight / length normalisation per field),
+  // saturated, written straight into its term's postings.
+  const avg = new Float64Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    avg[f] = n === 0 ? 1 : Math.max((totals[f] as number) / n, 1);
+  }
   const tf = new Float64Array(v);
-  const touched: number[] = [];
+  const touched = new Int32Array(v);
   for (let d = 0; d < n; d++) {
-    for (let fi = 0; fi < FIELD_COUNT; fi++) {
-      const { weight, b } = FIELDS[FIELD_NAMES[fi] as FieldName];
-      const from = bounds[d * FIELD_COUNT + fi] as number;
-      const to = bounds[d * FIELD_COUNT + fi + 1] as number;
-      scale[fi] = weight / (1 - b + b * ((to - from) / (avg[fi] as number)));
+    const { ids, ends } = cached[d] as FieldTerms;
+    const servers = serverTerms[d] as number[];
+    let count = 0;
+    let from = 0;
+    for (let f = 0; f <= SERVER_FIELD; f++) {
+      const to = f === SERVER_FIELD ? from + servers.length : ends[f] as number;
+      const scale = (WEIGHTS[f] as number) /
+        (1 - (B[f] as number) + (B[f] as number) * ((to - from) / (avg[f] as number)));
       for (let i = from; i < to; i++) {
-        const t = tokens[i] as number;
-        if (tf[t] === 0) touched.push(t);
-        tf[t] = (tf[t] as number) + (scale[fi] as number);
+        const t = (f === SERVER_FIELD ? servers[i - from] : ids[i]) as number;
+        const id = local[t] as number;
+        if (tf[id] === 0) touched[count++] = id;
+        tf[id] = (tf[id] as number) + scale;
       }
+      from = to;
     }
-    for (const t of touched) {
-      const at = cursor[t] as number;
-      cursor[t] = at + 1;
-      const x = tf[t] as number;
+    for (let i = 0; i < count; i++) {
+      const id = touched[i] as number;
+      const at = cursor[id] as number;
+      cursor[id] = at + 1;
+      const x = tf[id] as number;
       postDocs[at] = d;
       postWeights[at] = x / (K1 + x);
-      tf[t] = 0;
+      tf[id] = 0;
     }
-    touched.length = 0;
   }
-  const idf = new Float32Array(v);
-  for (let t = 0; t < v; t++) {
-    const f = df[t] as number;
-    idf[t] = Math.log(1 + (n - f + 0.5) / (f + 0.5));
-  }
-
-  const order = Int32Array.from(terms.keys()).sort((a, b) =>
-    compareStrings(terms[a] as string, terms[b] as string)
-  );
-  const vocabulary = Array.from(order, (t) => terms[t] as string);
 
   const serverLists = new Map<string | null, number[]>();
   docs.forEach((doc, d) => {
-    const servers = new Set((copies.get(d) ?? [doc]).map((c) => c.server));
-    for (const s of servers) addTo(serverLists, s, d);
+    for (const s of serversOf(doc, copies.get(d))) addTo(serverLists, s, d);
   });
   const serverDocs = new Map<string | null, Int32Array>();
   for (const [s, list] of serverLists) serverDocs.set(s, Int32Array.from(list));
 
-  const byName = Int32Array.from(docs.keys()).sort((a, b) =>
-    compareStrings(docs[a]?.name ?? "", docs[b]?.name ?? "") || a - b
-  );
+  // Names sort natively as strings (code-unit order); the padded position keeps ties stable.
+  const keyed = docs.map((doc, d) => `${doc.name}\0${String(d).padStart(10, "0")}`).sort();
+  const byName = new Int32Array(n);
   const nameRank = new Int32Array(n);
-  byName.forEach((d, rank) => (nameRank[d] = rank));
+  keyed.forEach((key, rank) => {
+    const d = Number(key.slice(key.lastIndexOf("\0") + 1));
+    byName[rank] = d;
+    nameRank[d] = rank;
+  });
 
   const fullNames = new Map<string, number[]>();
   const localNames = new Map<string, number[]>();
   docs.forEach((doc, d) => {
     for (const copy of copies.get(d) ?? [doc]) {
-      const lower = fold(copy.name);
-      addTo(fullNames, lower, d);
-      const local = copy.localName === undefined ? afterPrefix(lower) : fold(copy.localName);
-      if (local !== lower) addTo(localNames, local, d);
+      const { folded, foldedLocal } = termsOf(copy);
+      addTo(fullNames, folded, d);
+      if (foldedLocal !== folded) addTo(localNames, foldedLocal, d);
     }
   });
 
+  const dfOf = (term: string): number => {
+    const t = termId(term);
+    return t === undefined || t >= g ? 0 : df[t] as number;
+  };
   return {
     docs,
     copies,
-    termIds,
     vocabulary,
-    sortedIds: order,
     start,
     postDocs,
     postWeights,
     idf,
     serverDocs,
-    acronyms: learnAcronyms(docs, (t) => df[termIds.get(t) ?? -1] ?? 0),
+    acronyms: learnAcronyms(cached.map((c) => c.phrases), dfOf),
     nameRank,
     byName,
     fullNames,
@@ -216,9 +235,35 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
   };
 }
 
+function serversOf(
+  doc: ToolDescriptor,
+  copies: readonly ToolDescriptor[] | undefined,
+): Iterable<string | null> {
+  if (copies === undefined) return [doc.server];
+  return new Set(copies.map((c) => c.server));
+}
+
 /** Code-unit order: locale-independent and fast, so rankings are identical on every runtime. */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first position in `sorted` whose string is not below `key`. */
+export function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareStrings(sorted[mid] as string, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The id of `term` in a sorted vocabulary, or -1. */
+export function termIndex(vocabulary: readonly string[], term: string): number {
+  const at = lowerBound(vocabulary, term);
+  return vocabulary[at] === term ? at : -1;
 }
 
 /** The name a tool has on its server: `localName`, else the part after the last `__`. */
@@ -231,63 +276,9 @@ function afterPrefix(name: string): string {
   return cut > 0 && cut + 2 < name.length ? name.slice(cut + 2) : name;
 }
 
-function fieldTexts(
-  doc: ToolDescriptor,
-  copies: readonly ToolDescriptor[] | undefined,
-): Record<FieldName, string[]> {
-  const params: string[] = [];
-  const paramDocs: string[] = [];
-  const enums: string[] = [];
-  collectParams(doc.inputSchema, params, paramDocs, enums, 0);
-  const servers = new Set<string>();
-  for (const c of copies ?? [doc]) if (c.server !== null) servers.add(c.server);
-  return {
-    name: [localNameOf(doc)],
-    // A title that only restates the name would count the name twice for tools that have one.
-    title: doc.title === undefined || sameWords(doc.title, localNameOf(doc)) ? [] : [doc.title],
-    keywords: [...(doc.keywords ?? [])],
-    params,
-    enums,
-    description: [doc.description ?? ""],
-    paramDocs,
-    server: [...servers],
-  };
-}
-
-// Top-level parameters and those of one nested object (or array of objects): enough to find
-// `filter.state` without walking a hostile schema to any depth.
-function collectParams(
-  schema: unknown,
-  params: string[],
-  paramDocs: string[],
-  enums: string[],
-  depth: number,
-): void {
-  const props = (schema as { properties?: unknown } | null)?.properties;
-  if (typeof props !== "object" || props === null || Array.isArray(props)) return;
-  for (const [key, spec] of Object.entries(props)) {
-    params.push(key);
-    if (typeof spec !== "object" || spec === null) continue;
-    const s = spec as { description?: unknown; enum?: unknown; items?: unknown };
-    if (typeof s.description === "string") paramDocs.push(s.description);
-    const values = Array.isArray(s.enum)
-      ? s.enum
-      : Array.isArray((s.items as { enum?: unknown } | undefined)?.enum)
-      ? (s.items as { enum: unknown[] }).enum
-      : [];
-    for (const value of values.slice(0, MAX_ENUM_VALUES)) {
-      if (typeof value === "string") enums.push(value);
-    }
-    if (depth === 0) {
-      collectParams(s, params, paramDocs, enums, 1);
-      collectParams(s.items, params, paramDocs, enums, 1);
-    }
-  }
-}
-
-function sameWords(a: string, b: string): boolean {
-  const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-  return squash(a) === squash(b);
+// The cached fields and FIELDS must list the same fields in the same order.
+if (CACHED_FIELDS.some((f, i) => FIELD_NAMES[i] !== f) || FIELD_NAMES[SERVER_FIELD] !== "server") {
+  throw new Error("discovery: FIELDS and CACHED_FIELDS disagree");
 }
 
 function addTo<K>(map: Map<K, number[]>, key: K, d: number): void {

@@ -13,12 +13,17 @@ export interface Grouped {
   readonly copies: Map<number, ToolDescriptor[]>;
 }
 
-/** Groups identical definitions; the first descriptor of each represents it. */
-export function groupDefinitions(descriptors: readonly ToolDescriptor[]): Grouped {
+/**
+ * Groups identical definitions; the first descriptor of each represents it. `keyOf` gives a
+ * short key (name, description length and hash) that equal definitions share; equality is then
+ * checked on the real fields, so the key only has to find candidates.
+ */
+export function groupDefinitions(
+  descriptors: readonly ToolDescriptor[],
+  keyOf: (doc: ToolDescriptor) => string,
+): Grouped {
   const docs: ToolDescriptor[] = [];
   const copies = new Map<number, ToolDescriptor[]>();
-  // A short key (name, lengths, a hash of the description) finds candidates without holding a
-  // second copy of every description; equality is then checked on the real fields.
   const candidates = new Map<string, number[]>();
   const schemaText = new Map<number, string>();
   const textOf = (d: number, doc: ToolDescriptor): string => {
@@ -28,7 +33,7 @@ export function groupDefinitions(descriptors: readonly ToolDescriptor[]): Groupe
   };
   for (const doc of descriptors) {
     const description = doc.description ?? "";
-    const key = `${doc.localName ?? doc.name}\0${description.length}\0${hash(description)}`;
+    const key = keyOf(doc);
     const list = candidates.get(key);
     let found = -1;
     if (doc.localName !== undefined && list !== undefined) {
@@ -56,14 +61,4 @@ export function groupDefinitions(descriptors: readonly ToolDescriptor[]): Groupe
     else list.push(d);
   }
   return { docs, copies };
-}
-
-// FNV-1a over UTF-16 code units.
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

@@ -4,7 +4,7 @@
  * catalog teaches, and exact-name matches lifted to the top. Built once per catalog, queried
  * many times; a query touches only the postings of its own terms.
  */
-import { buildIndexData, compareStrings } from "./build.ts";
+import { buildIndexData, lowerBound, termIndex } from "./build.ts";
 import type { IndexData } from "./build.ts";
 import { makePage, topRanked } from "./rank.ts";
 import { fold, queryWords } from "./tokenize.ts";
@@ -188,16 +188,16 @@ function score(
             if (match > (termCover[d] as number)) termCover[d] = match;
           }
         };
-        const exact = data.termIds.get(t);
-        if (exact !== undefined) walk(exact, 1);
+        const vocab = data.vocabulary;
+        const at = lowerBound(vocab, t);
+        if (vocab[at] === t) walk(at, 1);
         if (t.length >= MIN_PREFIX) {
-          const vocab = data.vocabulary;
           let expanded = 0;
-          for (let i = lowerBound(vocab, t); i < vocab.length && expanded < MAX_EXPANSIONS; i++) {
+          for (let i = at; i < vocab.length && expanded < MAX_EXPANSIONS; i++) {
             const candidate = vocab[i] as string;
             if (!candidate.startsWith(t)) break;
             if (candidate === t) continue;
-            walk(data.sortedIds[i] as number, (PREFIX_WEIGHT * t.length) / candidate.length);
+            walk(i, (PREFIX_WEIGHT * t.length) / candidate.length);
             expanded++;
           }
         }
@@ -272,23 +272,12 @@ function alternativesOf(
   const out: Alternative[] = [{ terms: [word.term], factor: 1 }];
   // A compound the catalog knows means itself ("GitLab"); one it does not know is read as its
   // parts ("readFile" finds `read_file`).
-  if (word.parts.length > 1 && !data.termIds.has(word.term)) {
+  if (word.parts.length > 1 && termIndex(data.vocabulary, word.term) < 0) {
     out.push({ terms: word.parts, factor: 1 / word.parts.length });
   }
   const phrase = data.acronyms.get(word.term);
   if (phrase !== undefined) out.push({ terms: phrase, factor: ACRONYM_WEIGHT / phrase.length });
   return out;
-}
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareStrings(sorted[mid] as string, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {

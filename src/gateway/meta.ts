@@ -81,6 +81,8 @@ export class MetaTools implements LocalToolProvider {
     { version: number; index: SearchIndex; tools: Map<string, VisibleTool> }
   >();
 
+  #descriptors = new WeakMap<Tool, ToolDescriptor>();
+
   constructor(gateway: Gateway, enabled: () => boolean) {
     this.#gateway = gateway;
     this.#enabled = enabled;
@@ -223,8 +225,22 @@ export class MetaTools implements LocalToolProvider {
   }
 
   // What search sees of a tool; the name without its server prefix is what makes two servers'
-  // copies of one tool the same definition.
+  // copies of one tool the same definition. Kept per tool object, so an index rebuilt after a
+  // catalog change re-reads only the tools that changed (discovery caches their terms).
   #descriptor(t: VisibleTool): ToolDescriptor {
+    const known = this.#descriptors.get(t.tool);
+    if (
+      known !== undefined && known.server === t.server &&
+      JSON.stringify(known.keywords ?? []) === JSON.stringify(t.keywords)
+    ) {
+      return known;
+    }
+    const made = this.#describe(t);
+    this.#descriptors.set(t.tool, made);
+    return made;
+  }
+
+  #describe(t: VisibleTool): ToolDescriptor {
     const { tool, server } = t;
     const head = server === null ? "" : `${server}${this.#gateway.config.gateway.separator}`;
     const title = tool.title ?? tool.annotations?.title;
