@@ -36,10 +36,25 @@ export interface SearchIndex {
    * whose name equals it.
    */
   search(query: string, options?: SearchOptions): SearchResult;
+  /**
+   * The best `k` definitions for a non-blank query, best first, with their scores and the
+   * number of matches: the lexical half of a fused ranking.
+   */
+  ranked(query: string, server: string | undefined, k: number): RankedDocs;
+  /** A page of results from a ranking of definitions made elsewhere (a fused one). */
+  page(ranked: RankedDocs, options?: SearchOptions): SearchResult;
   /** Names of every copy of the definition `name` belongs to (several servers offering it). */
   copiesOf(name: string): string[];
   /** The data the index was built from, for browsing. */
   readonly data: IndexData;
+}
+
+/** Definitions by position in the index's `data.docs`, best first. */
+export interface RankedDocs {
+  readonly ids: readonly number[];
+  readonly scores: readonly number[];
+  /** Matches in all (may exceed `ids`). */
+  readonly total: number;
 }
 
 /** Indexes `descriptors` (the array is copied; later changes to it are not seen). */
@@ -67,6 +82,14 @@ export function buildSearchIndex(descriptors: readonly ToolDescriptor[]): Search
     size: n,
     data,
     search: (query, options = {}) => runSearch(data, scratch, query, options),
+    ranked: (query, server, k) => rankDocs(data, scratch, query, server, k),
+    page: (ranked, options = {}) => {
+      const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, 1, MAX_SEARCH_LIMIT);
+      const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+      const ids = ranked.ids.slice(offset, offset + limit);
+      const scoreOf = new Map(ids.map((d, i) => [d, ranked.scores[offset + i] ?? 0]));
+      return makePage(data, ids, (d) => scoreOf.get(d) ?? 0, ranked.total, offset, options.server);
+    },
     copiesOf: (name) => {
       for (const d of data.fullNames.get(fold(name)) ?? []) {
         const copies = data.copies.get(d);
@@ -110,11 +133,9 @@ function runSearch(
 ): SearchResult {
   const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, 1, MAX_SEARCH_LIMIT);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  const filtered = options.server !== undefined;
-  const server = filtered ? options.server as string : undefined;
-  const serverDocs = filtered ? data.serverDocs.get(server as string) ?? new Int32Array() : null;
-
+  const server = options.server;
   if (query.trim() === "") {
+    const serverDocs = server === undefined ? null : data.serverDocs.get(server) ?? [];
     let count = 0;
     const ids: number[] = [];
     const inServer = serverDocs === null ? null : new Set(serverDocs);
@@ -125,27 +146,34 @@ function runSearch(
     }
     return makePage(data, ids, () => 0, count, offset, server);
   }
+  const { ids, scores, total } = rankDocs(data, scratch, query, server, offset + limit);
+  const page = ids.slice(offset);
+  const scoreOf = new Map(page.map((d, i) => [d, scores[offset + i] as number]));
+  return makePage(data, page, (d) => scoreOf.get(d) ?? 0, total, offset, server);
+}
 
+/** The best `k` docs for a non-blank query, best first, with their scores and the match count. */
+function rankDocs(
+  data: IndexData,
+  scratch: Scratch,
+  query: string,
+  server: string | undefined,
+  k: number,
+): { ids: number[]; scores: number[]; total: number } {
+  const serverDocs = server === undefined ? null : data.serverDocs.get(server) ?? new Int32Array();
   const { mask } = scratch;
   if (serverDocs !== null) { for (const d of serverDocs) mask[d] = 1; }
   try {
     const { touched, count, scores } = score(data, scratch, query, serverDocs !== null);
-    const ids = topRanked(touched.subarray(0, count), scores, data.nameRank, offset + limit);
-    const page = makePage(
-      data,
-      ids.slice(offset),
-      (d) => scores[d] as number,
-      count,
-      offset,
-      server,
-    );
+    const ids = topRanked(touched.subarray(0, count), scores, data.nameRank, k);
+    const out = { ids, scores: ids.map((d) => scores[d] as number), total: count };
     for (let i = 0; i < count; i++) {
       const d = touched[i] as number;
       scores[d] = 0;
       scratch.covered[d] = 0;
       scratch.seen[d] = 0;
     }
-    return page;
+    return out;
   } finally {
     if (serverDocs !== null) { for (const d of serverDocs) mask[d] = 0; }
   }

@@ -10,9 +10,12 @@ import {
   buildSearchIndex,
   describeText,
   describeTool,
+  fuseRankings,
   type SearchIndex,
   type SearchResult,
   searchText,
+  SemanticRanker,
+  type SemanticStats,
   type ServerSummary,
   suggestNames,
   type ToolDescription,
@@ -30,6 +33,8 @@ export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
 const MAX_DESCRIBE_NAMES = 20;
 /** Names listed per page when browsing one server. */
 const BROWSE_LIMIT = 100;
+/** Hits of each ranking (lexical, semantic) that a fused ranking draws from. */
+const FUSE_DEPTH = 50;
 
 const SEARCH_TOOL: Tool = {
   name: "tool_search",
@@ -82,6 +87,7 @@ export class MetaTools implements LocalToolProvider {
   >();
 
   #descriptors = new WeakMap<Tool, ToolDescriptor>();
+  #ranker: { key: string; ranker: SemanticRanker } | null = null;
 
   constructor(gateway: Gateway, enabled: () => boolean) {
     this.#gateway = gateway;
@@ -98,13 +104,13 @@ export class MetaTools implements LocalToolProvider {
   }
 
   /** `tool_search`: a ranked page, or without a query the catalog's shape. */
-  #searchAnswer(caller: Caller, args: Record<string, unknown>): CallToolResult {
+  async #searchAnswer(caller: Caller, args: Record<string, unknown>): Promise<CallToolResult> {
     const query = args.query ?? "";
     if (typeof query !== "string") {
       throw new GatewayError("INVALID_ARGUMENTS", "tool_search: query must be a string");
     }
     if (query.trim() !== "") {
-      const found = this.search(caller, args);
+      const found = await this.searchFused(caller, args);
       return answer(searchText(found, typeof args.offset === "number" ? args.offset : 0), found);
     }
     if (args.server === undefined) {
@@ -164,6 +170,49 @@ export class MetaTools implements LocalToolProvider {
   /** The servers this caller may search, with tool counts and what they are about. */
   browse(caller: Caller): ServerSummary[] {
     return browseServers(this.#index(caller).index);
+  }
+
+  /**
+   * Ranked search fused with the semantic ranking when `discovery.embeddings` is set; the
+   * lexical ranking alone when it is not, or when the endpoint cannot answer.
+   */
+  async searchFused(caller: Caller, args: Record<string, unknown>): Promise<SearchResult> {
+    const ranker = this.#semantic();
+    const lexical = this.search(caller, args);
+    if (ranker === null) return lexical;
+    const { index } = this.#index(caller);
+    const query = String(args.query);
+    const server = typeof args.server === "string" ? args.server : undefined;
+    const allowed = server === undefined ? null : index.data.serverDocs.get(server) ?? [];
+    const semantic = await ranker.rank(query, index.data.docs, allowed, FUSE_DEPTH);
+    if (semantic === null) return lexical;
+    const fused = fuseRankings([index.ranked(query, server, FUSE_DEPTH).ids, semantic]);
+    return index.page(fused, {
+      server,
+      limit: args.limit as number | undefined,
+      offset: args.offset as number | undefined,
+    });
+  }
+
+  /** Counters of the semantic ranking; `null` when it is not configured. */
+  semanticStats(): SemanticStats | null {
+    return this.#semantic()?.stats ?? null;
+  }
+
+  // One ranker per embeddings setting: a reload that changes it starts a new one.
+  #semantic(): SemanticRanker | null {
+    const config = this.#gateway.config.discovery.embeddings;
+    if (config === null) return null;
+    const key = JSON.stringify(config);
+    if (this.#ranker?.key !== key) {
+      const ranker = new SemanticRanker(
+        config,
+        this.#gateway.log,
+        this.#gateway.config.gateway.state,
+      );
+      this.#ranker = { key, ranker };
+    }
+    return this.#ranker.ranker;
   }
 
   /** Ranked search over what this caller may find. */
@@ -259,7 +308,10 @@ export class MetaTools implements LocalToolProvider {
 
   #tool(
     tool: Tool,
-    run: (args: Record<string, unknown>, caller: Caller) => CallToolResult,
+    run: (
+      args: Record<string, unknown>,
+      caller: Caller,
+    ) => CallToolResult | Promise<CallToolResult>,
   ): LocalTool {
     return {
       tool,
@@ -267,20 +319,17 @@ export class MetaTools implements LocalToolProvider {
       discoverable: false,
       alwaysListed: true,
       shownWith: (exposure) => exposure === "search" || this.#enabled(),
-      call: (args, caller) => {
+      call: async (args, caller) => {
         try {
-          return Promise.resolve(run(args, caller));
+          return await run(args, caller);
         } catch (err) {
           if (
             err instanceof GatewayError &&
             (err.code === "INVALID_ARGUMENTS" || err.code === "TOOL_NOT_FOUND")
           ) {
-            return Promise.resolve({
-              content: [{ type: "text", text: err.message }],
-              isError: true,
-            });
+            return { content: [{ type: "text", text: err.message }], isError: true };
           }
-          return Promise.reject(err);
+          throw err;
         }
       },
     };
