@@ -106,10 +106,15 @@ export function fieldTerms(
   const ends = new Int32Array(CACHED_FIELDS.length);
   const texts = fieldTexts(doc, localName);
   const named: string[][] = [];
+  const nameTerms = new Set(tokenize(localName));
   CACHED_FIELDS.forEach((field, f) => {
     for (const text of texts[field]) {
-      const terms = tokenize(text);
+      let terms = tokenize(text);
       if (f < 2) named.push(terms);
+      // A title adds only the words its name lacks: "Read Text File" adds nothing to
+      // `read_text_file`, "Read File (Deprecated)" adds "deprecated" to `read_file` — so a tool
+      // with a title does not count its name twice.
+      if (field === "title") terms = terms.filter((t) => !nameTerms.has(t));
       for (const t of terms) out.push(idOf(t));
     }
     ends[f] = out.length;
@@ -153,8 +158,7 @@ function fieldTexts(
   collectParams(doc.inputSchema, params, paramDocs, enums, 0);
   return {
     name: [localName],
-    // A title that only restates the name would count the name twice for tools that have one.
-    title: doc.title === undefined || sameWords(doc.title, localName) ? [] : [doc.title],
+    title: doc.title === undefined ? [] : [doc.title],
     keywords: [...(doc.keywords ?? [])],
     params,
     enums,
@@ -192,9 +196,4 @@ function collectParams(
       collectParams(s.items, params, paramDocs, enums, 1);
     }
   }
-}
-
-function sameWords(a: string, b: string): boolean {
-  const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-  return squash(a) === squash(b);
 }

@@ -6,14 +6,11 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
   browseServers,
-  browseText,
   buildSearchIndex,
-  describeText,
   describeTool,
   fuseRankings,
   type SearchIndex,
   type SearchResult,
-  searchText,
   SemanticRanker,
   type SemanticStats,
   type ServerSummary,
@@ -22,6 +19,7 @@ import {
   type ToolDescriptor,
 } from "../discovery/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
+import { DESCRIBE_TOOL, describeAnswer, SEARCH_TOOL, searchAnswer } from "./meta-answers.ts";
 import type { Gateway } from "./gateway.ts";
 import type { VisibleTool } from "./tool-views.ts";
 import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
@@ -29,49 +27,8 @@ import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
 /** Names of the meta-tools. */
 export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
 
-/** Names one `tool_describe` call may ask for at once. */
-const MAX_DESCRIBE_NAMES = 20;
-/** Names listed per page when browsing one server. */
-const BROWSE_LIMIT = 100;
 /** Hits of each ranking (lexical, semantic) that a fused ranking draws from. */
 const FUSE_DEPTH = 50;
-
-const SEARCH_TOOL: Tool = {
-  name: "tool_search",
-  description:
-    "Search every tool behind this gateway, including ones not listed, by words in their " +
-    "names, descriptions and parameters. Returns ranked {name, server, description (first " +
-    "sentence), score} items with total and has_more; call a found tool by its name, or " +
-    "tool_describe it for its parameters. Without a query: the servers, their tool counts and " +
-    "what they are about; with only a server: that server's tool names.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: "Words describing what you need, e.g. 'read file'" },
-      server: { type: "string", description: "Only tools of this server" },
-      limit: { type: "integer", minimum: 1, maximum: 100, default: 10 },
-      offset: { type: "integer", minimum: 0, default: 0 },
-    },
-  },
-};
-
-const DESCRIBE_TOOL: Tool = {
-  name: "tool_describe",
-  description: "Describe tools: a compact signature and parameter shape, parameter notes and " +
-    "the output schema. Give one name, or several as names.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      name: { type: "string", description: "Exact tool name from tool_search" },
-      names: {
-        type: "array",
-        items: { type: "string" },
-        maxItems: MAX_DESCRIBE_NAMES,
-        description: "Several exact tool names",
-      },
-    },
-  },
-};
 
 /**
  * Serves the meta-tools for a gateway. `enabled()` decides whether the whole catalog's
@@ -98,73 +55,9 @@ export class MetaTools implements LocalToolProvider {
     const forProfiles = this.#gateway.config.profiles.some((p) => p.exposure === "search");
     if (!this.#enabled() && !forProfiles) return [];
     return [
-      this.#tool(SEARCH_TOOL, (args, caller) => this.#searchAnswer(caller, args)),
-      this.#tool(DESCRIBE_TOOL, (args, caller) => this.#describeAnswer(caller, args)),
+      this.#tool(SEARCH_TOOL, (args, caller) => searchAnswer(this, caller, args)),
+      this.#tool(DESCRIBE_TOOL, (args, caller) => describeAnswer(this, caller, args)),
     ];
-  }
-
-  /** `tool_search`: a ranked page, or without a query the catalog's shape. */
-  async #searchAnswer(caller: Caller, args: Record<string, unknown>): Promise<CallToolResult> {
-    const query = args.query ?? "";
-    if (typeof query !== "string") {
-      throw new GatewayError("INVALID_ARGUMENTS", "tool_search: query must be a string");
-    }
-    if (query.trim() !== "") {
-      const found = await this.searchFused(caller, args);
-      return answer(searchText(found, typeof args.offset === "number" ? args.offset : 0), found);
-    }
-    if (args.server === undefined) {
-      const servers = this.browse(caller);
-      return answer(browseText(servers), { servers });
-    }
-    const page = this.search(caller, { limit: BROWSE_LIMIT, ...args, query: "" });
-    const names = page.items.map((i) => i.name);
-    const value = { server: args.server, names, total: page.total, has_more: page.has_more };
-    const next = page.next_offset === undefined ? {} : { next_offset: page.next_offset };
-    return answer(
-      `${page.total} tools of ${String(args.server)}${
-        page.has_more ? ` (next offset ${page.next_offset})` : ""
-      }:\n${names.join("\n")}`,
-      { ...value, ...next },
-    );
-  }
-
-  /** `tool_describe`: one tool, or several (`names`) with the unknown ones listed apart. */
-  #describeAnswer(caller: Caller, args: Record<string, unknown>): CallToolResult {
-    const { name, names } = args;
-    if (names === undefined) {
-      const one = this.describe(caller, String(name ?? ""));
-      return answer(describeText(one), one);
-    }
-    if (
-      name !== undefined || !Array.isArray(names) || names.length === 0 ||
-      names.length > MAX_DESCRIBE_NAMES || !names.every((n) => typeof n === "string")
-    ) {
-      throw new GatewayError(
-        "INVALID_ARGUMENTS",
-        `tool_describe: names must be 1–${MAX_DESCRIBE_NAMES} tool names, without name`,
-      );
-    }
-    const tools: ToolDescription[] = [];
-    const unknown: { name: string; suggestions: string[] }[] = [];
-    for (const n of new Set(names as string[])) {
-      try {
-        tools.push(this.describe(caller, n));
-      } catch (err) {
-        if (!(err instanceof GatewayError) || err.code !== "TOOL_NOT_FOUND") throw err;
-        const data = err.data as { suggestions?: string[] } | undefined;
-        unknown.push({ name: n, suggestions: data?.suggestions ?? [] });
-      }
-    }
-    const text = [
-      ...tools.map(describeText),
-      ...unknown.map((u) =>
-        `unknown tool "${u.name}"${
-          u.suggestions.length ? `; did you mean ${u.suggestions.join(", ")}?` : ""
-        }`
-      ),
-    ].join("\n\n");
-    return answer(text, unknown.length > 0 ? { tools, unknown } : { tools });
   }
 
   /** The servers this caller may search, with tool counts and what they are about. */
@@ -334,12 +227,4 @@ export class MetaTools implements LocalToolProvider {
       },
     };
   }
-}
-
-// The text is a short readable form; the data is in structuredContent only.
-function answer(text: string, value: object): CallToolResult {
-  return {
-    content: [{ type: "text", text }],
-    structuredContent: value as Record<string, unknown>,
-  };
 }

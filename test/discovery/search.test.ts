@@ -148,6 +148,13 @@ describe("tool search ranking", () => {
       }),
     ]);
     assert.deepEqual(names(small.search("archive mailbox")), ["x__op"]);
+    // A title adds only words its name lacks: restating the name does not count it twice.
+    const titled = buildSearchIndex([
+      tool("f__read_file", "Read a file", { title: "Read File (Deprecated)" }),
+      tool("f__read_text_file", "Read a text file", { title: "Read Text File" }),
+    ]);
+    assert.equal(names(titled.search("read text file"))[0], "f__read_text_file");
+    assert.deepEqual(names(titled.search("deprecated")), ["f__read_file"]);
     assert.deepEqual(names(small.search("rollback")), ["y__run"]);
   });
 

@@ -193,4 +193,24 @@ servers:
       await gw.stop();
     }
   });
+
+  it("with the endpoint down tool_search answers lexically and /metrics counts it", async () => {
+    const gw = await startTestGateway(`
+gateway: { exposure: search, state: ${JSON.stringify(join(state, "down"))} }
+discovery: { embeddings: { url: "http://127.0.0.1:9/v1/embeddings", model: m, apiKey: sk-x } }
+servers:
+  echo: ${nodeServer("echo.mjs")}
+`);
+    const client = await httpClient(gw.url);
+    try {
+      const r = await client.callTool({ name: "tool_search", arguments: { query: "echo" } });
+      const items = (r.structuredContent as { items: { name: string }[] }).items;
+      assert.equal(items[0]?.name, "echo__echo");
+      const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+      assert.match(metrics, /^mcp_gateway_search_semantic_fallbacks_total 1$/m);
+    } finally {
+      await client.close();
+      await gw.stop();
+    }
+  });
 });
