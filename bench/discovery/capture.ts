@@ -30,7 +30,10 @@ interface Source {
   package: string;
   bin: string;
   args?: string[];
+  /** Dummy environment; `{root}` stands for the server's scratch folder. */
   env?: Record<string, string>;
+  /** Dummy files written into the scratch folder before start (e.g. OAuth client keys). */
+  files?: Record<string, string>;
 }
 
 const DUMMY = "dummy-token-for-listing-tools";
@@ -229,6 +232,16 @@ const SOURCES: readonly Source[] = [
     name: "google-calendar",
     package: "@cocal/google-calendar-mcp",
     bin: "google-calendar-mcp",
+    env: { GOOGLE_OAUTH_CREDENTIALS: "{root}/oauth-keys.json" },
+    files: {
+      "oauth-keys.json": JSON.stringify({
+        installed: {
+          client_id: "dummy",
+          client_secret: DUMMY,
+          redirect_uris: ["http://127.0.0.1"],
+        },
+      }),
+    },
   },
 ];
 
@@ -266,12 +279,18 @@ function install(dir: string, source: Source): string {
 /** Starts the installed bin and lists every page of its tools, bounded in time. */
 async function listTools(dir: string, source: Source): Promise<Tool[]> {
   const root = join(dir, source.name);
+  for (const [file, text] of Object.entries(source.files ?? {})) {
+    writeFileSync(join(root, file), text);
+  }
+  const env = Object.fromEntries(
+    Object.entries(source.env ?? {}).map(([k, v]) => [k, v.replaceAll("{root}", root)]),
+  );
   const client = new Client({ name: "catalog-capture", version: "1.0.0" });
   const transport = new StdioClientTransport({
     command: join(root, "node_modules", ".bin", source.bin),
     args: source.args ?? [],
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: root, ...source.env },
+    env: { PATH: process.env.PATH ?? "", HOME: root, ...env },
     stderr: "ignore",
   });
   const timer = setTimeout(() => void client.close(), LIST_TIMEOUT_MS);
