@@ -13,7 +13,7 @@ const MIN_TOOLS = 2;
 /** It must name this many times more tools than the next phrase with the same initials … */
 const DOMINANCE = 2;
 /** … and than the tools that already use the acronym as a word. */
-const OVER_OWN_USE = 2;
+const OVER_OWN_USE = 1;
 /** Distinct phrases counted per catalog: bounds the memory a hostile catalog can take. */
 const MAX_PHRASES = 50_000;
 

@@ -268,12 +268,13 @@ function score(
   for (const d of data.fullNames.get(folded) ?? []) if (!filtered || mask[d]) tiers.set(d, 2);
 
   // Coordination: a tool matching the query's rare words beats one matching a common one. The
-  // share is weighted by idf, so "how do I …" filler that every tool shares costs little.
+  // share is weighted by idf, so words every tool shares cost little, and taken as a square
+  // root, so the extra words of a long natural request do not crush a strong match.
   let max = 0;
   for (let i = 0; i < touchedCount; i++) {
     const d = touched[i] as number;
     const share = weightSum > 0 ? (covered[d] as number) / weightSum : 0;
-    const s = (total[d] as number) * share;
+    const s = (total[d] as number) * Math.sqrt(share);
     total[d] = s;
     if (s > max) max = s;
   }
