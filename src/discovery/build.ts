@@ -20,6 +20,7 @@ import {
   termOf,
   textTerms,
 } from "./terms.ts";
+import { fold } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** One searchable field: its BM25F weight and length-normalisation strength. */
@@ -86,7 +87,7 @@ export interface IndexData {
 export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexData {
   beginBuild();
   const termsOf = (doc: ToolDescriptor): FieldTerms => fieldTerms(doc, localNameOf);
-  const { docs, copies } = groupDefinitions(descriptors, (doc) => termsOf(doc).groupKey);
+  const { docs, copies } = groupDefinitions(descriptors);
   const n = docs.length;
   const cached = docs.map(termsOf);
   // The server field is the one thing copies of a definition do not share: built per index.
@@ -207,11 +208,11 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
   const fullNames = new Map<string, number[]>();
   const localNames = new Map<string, number[]>();
   docs.forEach((doc, d) => {
-    for (const copy of copies.get(d) ?? [doc]) {
-      const { folded, foldedLocal } = termsOf(copy);
-      addTo(fullNames, folded, d);
-      if (foldedLocal !== folded) addTo(localNames, foldedLocal, d);
-    }
+    const { folded, foldedLocal } = cached[d] as FieldTerms;
+    addTo(fullNames, folded, d);
+    if (foldedLocal !== folded) addTo(localNames, foldedLocal, d);
+    // Copies share the local name; only their full names differ.
+    for (const copy of copies.get(d)?.slice(1) ?? []) addTo(fullNames, fold(copy.name), d);
   });
 
   const dfOf = (term: string): number => {

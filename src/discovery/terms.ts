@@ -31,8 +31,6 @@ export interface FieldTerms {
   /** Lowercased full name and local name, for exact-name matches. */
   readonly folded: string;
   readonly foldedLocal: string;
-  /** Same key, same candidate definition (see `group.ts`). */
-  readonly groupKey: string;
 }
 
 /** Enum values per parameter that are indexed (a list of 500 country codes is not words). */
@@ -119,7 +117,6 @@ export function fieldTerms(
     }
     ends[f] = out.length;
   });
-  const description = doc.description ?? "";
   const terms: FieldTerms = {
     ids: Int32Array.from(out),
     ends,
@@ -127,20 +124,9 @@ export function fieldTerms(
     phrases: phrasesOf(named),
     folded: fold(doc.name),
     foldedLocal: fold(localName),
-    groupKey: `${localName}\0${description.length}\0${hash(description)}`,
   };
   cache.set(doc, terms);
   return terms;
-}
-
-// FNV-1a over UTF-16 code units.
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** The term ids of a short text (a server name), not cached per descriptor. */
