@@ -72,7 +72,7 @@ export class MetaTools implements LocalToolProvider {
   async searchFused(caller: Caller, args: Record<string, unknown>): Promise<SearchResult> {
     const ranker = this.#semantic();
     const lexical = this.search(caller, args);
-    if (ranker === null) return lexical;
+    if (ranker === null || String(args.query ?? "").trim() === "") return lexical;
     const { index } = this.#index(caller);
     const query = String(args.query);
     const server = typeof args.server === "string" ? args.server : undefined;

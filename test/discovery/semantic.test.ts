@@ -188,6 +188,12 @@ servers:
       });
       const items = (r.structuredContent as { items: { name: string }[] }).items;
       assert.equal(items[0]?.name, "echo__echo");
+      // A script's tools.search ranks the same way.
+      const run = await client.callTool({
+        name: "execute",
+        arguments: { code: 'return tools.search{ query = "parrot what I say" }.items[1].name' },
+      });
+      assert.equal((run.structuredContent as { result: unknown }).result, "echo__echo");
     } finally {
       await client.close();
       await gw.stop();
