@@ -22,7 +22,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { DESCRIBE_TOOL, describeAnswer, SEARCH_TOOL, searchAnswer } from "./meta-answers.ts";
 import type { Gateway } from "./gateway.ts";
 import type { VisibleTool } from "./tool-views.ts";
-import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
+import { type Caller, LOCAL_CALLER, type LocalTool, type LocalToolProvider } from "./types.ts";
 
 /** Names of the meta-tools. */
 export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
@@ -45,10 +45,35 @@ export class MetaTools implements LocalToolProvider {
 
   #descriptors = new WeakMap<Tool, ToolDescriptor>();
   #ranker: { key: string; ranker: SemanticRanker } | null = null;
+  #warming = false;
 
   constructor(gateway: Gateway, enabled: () => boolean) {
     this.#gateway = gateway;
     this.#enabled = enabled;
+    // Off the request path: after each change of the tool list the whole catalog's index is
+    // built in the background, so the first search finds it ready, and every tool's terms are
+    // cached for the indexes of narrower scopes (tokens, profiles) built on demand.
+    gateway.subscribe({
+      toolsChanged: () => this.#warmSoon(),
+      promptsChanged: () => {},
+      resourcesChanged: () => {},
+    });
+  }
+
+  #warmSoon(): void {
+    if (this.#warming) return;
+    this.#warming = true;
+    setTimeout(() => {
+      this.#warming = false;
+      if (this.localTools().length === 0) return;
+      try {
+        this.#index(LOCAL_CALLER);
+      } catch (err) {
+        this.#gateway.log.debug("search index warm-up failed", {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }, 0);
   }
 
   localTools(): readonly LocalTool[] {
@@ -150,9 +175,13 @@ export class MetaTools implements LocalToolProvider {
     return out;
   }
 
+  /** Whether this caller's index is built for the current catalog. */
+  hasIndex(caller: Caller): boolean {
+    return this.#indexes.get(scopeKey(caller))?.version === this.#gateway.version;
+  }
+
   #index(caller: Caller) {
-    const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
-    const key = `${caller.profile ?? ""}\0${globs}`;
+    const key = scopeKey(caller);
     const version = this.#gateway.version;
     const cached = this.#indexes.get(key);
     if (cached && cached.version === version) return cached;
@@ -227,4 +256,10 @@ export class MetaTools implements LocalToolProvider {
       },
     };
   }
+}
+
+// One index per token scope and profile.
+function scopeKey(caller: Caller): string {
+  const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
+  return `${caller.profile ?? ""}\0${globs}`;
 }
