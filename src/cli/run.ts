@@ -39,7 +39,7 @@ export async function runCommand(configFile: string, script: string): Promise<nu
       caller: LOCAL_CALLER,
       parent: {},
       internal: true,
-      search: (args) => meta.search(LOCAL_CALLER, args),
+      search: (args) => meta.searchFused(LOCAL_CALLER, args),
       describe: (path) => meta.describe(LOCAL_CALLER, path),
     }, new CallTrace());
     const outcome = await host.run(code, {

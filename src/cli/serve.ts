@@ -3,7 +3,7 @@
  * then stop); SIGHUP or an edit of the config file reloads it.
  */
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
-import { type Gateway, profileConfig } from "../gateway/mod.ts";
+import { type Gateway, type MetaTools, profileConfig } from "../gateway/mod.ts";
 import { SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
@@ -114,9 +114,10 @@ export async function startGateway(
   }
   let gateway: Gateway;
   let scripting: Scripting | null;
+  let meta: MetaTools;
   try {
     // Clients are served after `startWait` at most: a silent server holds no one at the door.
-    ({ gateway, scripting } = await bootGateway(config, false, {
+    ({ gateway, scripting, meta } = await bootGateway(config, false, {
       watchMacros: options.watch !== false,
       startWaitMs: config.gateway.startWaitMs,
       recordPins: true,
@@ -154,6 +155,7 @@ export async function startGateway(
     gateway,
     sessions: () => sessions.counts(),
     streamQueued: () => streams.ledger.queued,
+    semantic: () => meta.semanticStats(),
   });
   gateway.calls.observeCalls((call) => {
     journal.record(call);

@@ -184,6 +184,16 @@ export function normaliseConfig(
     },
     servers,
     profiles: normaliseProfiles(raw, problems),
+    discovery: {
+      embeddings: raw.discovery?.embeddings
+        ? {
+          url: raw.discovery.embeddings.url,
+          model: raw.discovery.embeddings.model,
+          apiKey: raw.discovery.embeddings.apiKey ?? null,
+          timeoutMs: ms(raw.discovery.embeddings.timeout, 5_000),
+        }
+        : null,
+    },
     scripting: {
       macrosDir: sc.macros === null ? null : abs(dir, sc.macros ?? "./macros"),
       execute: sc.execute ?? true,

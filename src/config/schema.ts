@@ -478,6 +478,19 @@ export const configSchema = z.strictObject({
     }).optional(),
     tools: z.record(name, inlineMacro).optional(),
   }).optional(),
+  discovery: z.strictObject({
+    embeddings: z.strictObject({
+      url: z.url({ error: "expected the http(s) URL of an OpenAI-compatible /v1/embeddings" })
+        .describe("The embeddings endpoint, e.g. http://127.0.0.1:11434/v1/embeddings."),
+      model: z.string().min(1, { error: "expected a model name" }).describe(
+        "Model asked for, e.g. nomic-embed-text.",
+      ),
+      apiKey: z.string().min(1).optional().describe("Bearer key (use ${ENV}); never logged."),
+      timeout: duration.optional().describe("Longest wait for one request (default 5s)."),
+    }).optional().describe(
+      "Semantic ranking fused with the lexical one; lexical alone while the endpoint is down.",
+    ),
+  }).optional().describe("How tool_search ranks."),
 });
 
 /** The config as written (after `${ENV}` expansion). */

@@ -306,6 +306,10 @@ export interface GatewayConfig {
   readonly servers: readonly ServerConfig[];
   /** Profiles by name, in file order. */
   readonly profiles: readonly ProfileConfig[];
+  readonly discovery: {
+    /** Semantic ranking through an embeddings endpoint; `null` = lexical only. */
+    readonly embeddings: EmbeddingsConfig | null;
+  };
   readonly scripting: {
     /** Absolute macro folder, or `null` when none. */
     readonly macrosDir: string | null;
@@ -315,6 +319,15 @@ export interface GatewayConfig {
     readonly limits: ScriptLimitsConfig;
     readonly tools: readonly InlineMacroConfig[];
   };
+}
+
+/** `discovery.embeddings`: an OpenAI-compatible embeddings endpoint. */
+export interface EmbeddingsConfig {
+  readonly url: string;
+  readonly model: string;
+  /** Bearer key; `null` = none. Never logged. */
+  readonly apiKey: string | null;
+  readonly timeoutMs: number;
 }
 
 /** `gateway.cluster`: instances sharing one Redis. */

@@ -2,8 +2,25 @@
  * Builds the inverted index behind tool search (BM25F): every per-document, per-term quantity that
  * does not depend on the query — weighted, length-normalised and saturated term frequency — is
  * computed here once, so a query only walks the postings of its own terms.
+ *
+ * The layout is flat typed arrays (term ids, one postings array for all terms) rather than a map
+ * of small arrays per term: a catalog of tens of thousands of tools builds without a large
+ * transient heap, and the built index is a few bytes per (tool, term) pair.
  */
-import { fold, tokenize } from "./tokenize.ts";
+import { learnAcronyms } from "./acronyms.ts";
+import { groupDefinitions } from "./group.ts";
+import {
+  beginBuild,
+  CACHED_FIELDS,
+  dictionarySize,
+  type FieldTerms,
+  fieldTerms,
+  sortedTermIds,
+  termId,
+  termOf,
+  textTerms,
+} from "./terms.ts";
+import { fold } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** One searchable field: its BM25F weight and length-normalisation strength. */
@@ -12,145 +29,206 @@ interface FieldSpec {
   readonly b: number;
 }
 
-// name > keywords > params > description; parameter descriptions count least.
+// name > title, keywords > params > enum values, description > parameter descriptions > server.
+// The server's name is a weak field: "github" in a request should favour GitHub's tools, not
+// outrank the words that say which of them is meant.
 const FIELDS = {
   name: { weight: 3, b: 0.3 },
+  title: { weight: 2, b: 0.3 },
   keywords: { weight: 2, b: 0.5 },
   params: { weight: 1.5, b: 0.5 },
+  enums: { weight: 1, b: 0.5 },
   description: { weight: 1, b: 0.75 },
   paramDocs: { weight: 0.5, b: 0.75 },
+  server: { weight: 0.5, b: 0 },
 } as const satisfies Record<string, FieldSpec>;
 
 type FieldName = keyof typeof FIELDS;
 const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
+const FIELD_COUNT = FIELD_NAMES.length;
+/** The server field comes last: the others are cached per descriptor, in the same order. */
+const SERVER_FIELD = FIELD_COUNT - 1;
+const WEIGHTS = Float64Array.from(FIELD_NAMES, (f) => FIELDS[f].weight);
+const B = Float64Array.from(FIELD_NAMES, (f) => FIELDS[f].b);
 
 /** BM25 term-frequency saturation. */
 const K1 = 1.2;
 
-/** The documents that contain one term, with their saturated term weight. */
-export interface Posting {
-  readonly docs: Int32Array;
-  /** `tf / (k1 + tf)` of the weighted, length-normalised frequency, per doc. */
-  readonly weights: Float32Array;
-  /** Inverse document frequency of the term. */
-  readonly idf: number;
-}
-
 /** The immutable search structure; see {@link buildIndexData}. */
 export interface IndexData {
+  /** One entry per distinct definition: the first descriptor that offers it. */
   readonly docs: readonly ToolDescriptor[];
-  readonly descriptions: readonly string[];
-  readonly postings: ReadonlyMap<string, Posting>;
-  /** Every indexed term, sorted, for prefix lookups. */
+  /** Every descriptor of a definition offered more than once, the representative first. */
+  readonly copies: ReadonlyMap<number, readonly ToolDescriptor[]>;
+  /** Every indexed term, sorted; a term's id is its position here. */
   readonly vocabulary: readonly string[];
-  /** Server code per doc: 0 = `null`, else 1 + position in `servers`. */
-  readonly serverOf: Int32Array;
-  readonly serverCodes: ReadonlyMap<string, number>;
+  /** Postings of term `t` are `postDocs/postWeights[start[t] .. start[t + 1])`, docs ascending. */
+  readonly start: Int32Array;
+  readonly postDocs: Int32Array;
+  /** `tf / (k1 + tf)` of the weighted, length-normalised frequency. */
+  readonly postWeights: Float32Array;
+  /** Inverse document frequency per term id. */
+  readonly idf: Float32Array;
+  /** Docs offered by each server (a copied definition counts for each of its servers). */
+  readonly serverDocs: ReadonlyMap<string | null, Int32Array>;
+  /** Acronym term → the terms of the phrase it stands for in this catalog. */
+  readonly acronyms: ReadonlyMap<string, readonly string[]>;
   /** Position of each doc in name order (ties keep input order). */
   readonly nameRank: Int32Array;
   /** Doc ids sorted by name. */
   readonly byName: Int32Array;
   /** Lowercased full name → doc ids. */
   readonly fullNames: ReadonlyMap<string, readonly number[]>;
-  /** Lowercased name after the last `__` → doc ids (only names that have a server prefix). */
+  /** Lowercased local name (or the part after the last `__`) → doc ids. */
   readonly localNames: ReadonlyMap<string, readonly number[]>;
 }
 
-/** Tokenises every field of every descriptor and lays out postings, name order and lookups. */
+/** Lays out postings, name order and lookups over every field of every definition. */
 export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexData {
-  const docs = [...descriptors];
+  beginBuild();
+  const termsOf = (doc: ToolDescriptor): FieldTerms => fieldTerms(doc, localNameOf);
+  const { docs, copies } = groupDefinitions(descriptors);
   const n = docs.length;
-  const fieldCount = FIELD_NAMES.length;
-  const lengths = new Float64Array(n * fieldCount);
-  const totals = new Float64Array(fieldCount);
-  // Raw counts straight into per-term accumulators (docs arrive in order, so a term's last entry
-  // is the current doc): no per-document maps, which dominated build time.
-  const acc = new Map<string, { docs: number[]; counts: number[] }>();
-
-  docs.forEach((doc, d) => {
-    const fields = fieldTexts(doc);
-    FIELD_NAMES.forEach((f, fi) => {
-      let len = 0;
-      for (const text of fields[f]) {
-        for (const t of tokenize(text)) {
-          let p = acc.get(t);
-          if (p === undefined) acc.set(t, p = { docs: [], counts: [] });
-          if (p.docs[p.docs.length - 1] !== d) {
-            p.docs.push(d);
-            for (let k = 0; k < fieldCount; k++) p.counts.push(0);
-          }
-          const at = (p.docs.length - 1) * fieldCount + fi;
-          p.counts[at] = (p.counts[at] as number) + 1;
-          len++;
-        }
-      }
-      lengths[d * fieldCount + fi] = len;
-      totals[fi] = (totals[fi] as number) + len;
-    });
-  });
-
-  // Per (doc, field): weight / length normalisation, so a posting's weight is one dot product.
-  const scale = new Float64Array(n * fieldCount);
-  FIELD_NAMES.forEach((f, fi) => {
-    const { weight, b } = FIELDS[f];
-    const avg = n === 0 ? 1 : Math.max((totals[fi] as number) / n, 1);
-    for (let d = 0; d < n; d++) {
-      const i = d * fieldCount + fi;
-      scale[i] = weight / (1 - b + b * ((lengths[i] as number) / avg));
+  const cached = docs.map(termsOf);
+  // The server field is the one thing copies of a definition do not share: built per index.
+  const serverIds = new Map<string, number[]>();
+  const serverTerms = docs.map((doc, d) => {
+    const out: number[] = [];
+    for (const server of serversOf(doc, copies.get(d))) {
+      if (server === null) continue;
+      let ids = serverIds.get(server);
+      if (ids === undefined) serverIds.set(server, ids = textTerms(server));
+      out.push(...ids);
     }
+    return out;
   });
+  const g = dictionarySize();
 
-  const postings = new Map<string, Posting>();
-  for (const [t, p] of acc) {
-    const df = p.docs.length;
-    const weights = new Float32Array(df);
-    for (let j = 0; j < df; j++) {
-      const base = (p.docs[j] as number) * fieldCount;
-      let tf = 0;
-      for (let k = 0; k < fieldCount; k++) {
-        tf += (p.counts[j * fieldCount + k] as number) * (scale[base + k] as number);
+  // Document frequencies (each doc counted once per term) and field length totals.
+  const lastDoc = new Int32Array(g).fill(-1);
+  const df = new Int32Array(g);
+  const totals = new Float64Array(FIELD_COUNT);
+  for (let d = 0; d < n; d++) {
+    const { ids, ends } = cached[d] as FieldTerms;
+    const servers = serverTerms[d] as number[];
+    for (let i = 0, m = ids.length + servers.length; i < m; i++) {
+      const t = (i < ids.length ? ids[i] : servers[i - ids.length]) as number;
+      if (lastDoc[t] !== d) {
+        lastDoc[t] = d;
+        df[t] = (df[t] as number) + 1;
       }
-      weights[j] = tf / (K1 + tf);
     }
-    postings.set(t, {
-      docs: Int32Array.from(p.docs),
-      weights,
-      idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),
-    });
+    let from = 0;
+    for (let f = 0; f < SERVER_FIELD; f++) {
+      totals[f] = (totals[f] as number) + (ends[f] as number) - from;
+      from = ends[f] as number;
+    }
+    totals[SERVER_FIELD] = (totals[SERVER_FIELD] as number) + servers.length;
   }
-  const vocabulary = [...postings.keys()].sort(compareStrings);
 
-  const serverCodes = new Map<string, number>();
-  const serverOf = new Int32Array(n);
+  // This index's terms in term order: a term's position is its id, so prefix lookups and exact
+  // lookups are both a binary search over one sorted array.
+  const local = new Int32Array(g).fill(-1);
+  const vocabulary: string[] = [];
+  const order = sortedTermIds();
+  for (let i = 0; i < order.length; i++) {
+    const t = order[i] as number;
+    if ((df[t] as number) === 0) continue;
+    local[t] = vocabulary.length;
+    vocabulary.push(termOf(t));
+  }
+  const v = vocabulary.length;
+  const start = new Int32Array(v + 1);
+  const idf = new Float32Array(v);
+  for (let t = 0; t < g; t++) {
+    const id = local[t] as number;
+    if (id < 0) continue;
+    const f = df[t] as number;
+    start[id + 1] = f;
+    idf[id] = Math.log(1 + (n - f + 0.5) / (f + 0.5));
+  }
+  for (let id = 0; id < v; id++) start[id + 1] = (start[id + 1] as number) + (start[id] as number);
+  const postDocs = new Int32Array(start[v] as number);
+  const postWeights = new Float32Array(start[v] as number);
+  const cursor = start.slice(0, v);
+
+  // Per doc, the weighted frequency of each term (weight / length normalisation per field),
+  // saturated, written straight into its term's postings.
+  const avg = new Float64Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    avg[f] = n === 0 ? 1 : Math.max((totals[f] as number) / n, 1);
+  }
+  const tf = new Float64Array(v);
+  const touched = new Int32Array(v);
+  for (let d = 0; d < n; d++) {
+    const { ids, ends } = cached[d] as FieldTerms;
+    const servers = serverTerms[d] as number[];
+    let count = 0;
+    let from = 0;
+    for (let f = 0; f <= SERVER_FIELD; f++) {
+      const to = f === SERVER_FIELD ? from + servers.length : ends[f] as number;
+      const scale = (WEIGHTS[f] as number) /
+        (1 - (B[f] as number) + (B[f] as number) * ((to - from) / (avg[f] as number)));
+      for (let i = from; i < to; i++) {
+        const t = (f === SERVER_FIELD ? servers[i - from] : ids[i]) as number;
+        const id = local[t] as number;
+        if (tf[id] === 0) touched[count++] = id;
+        tf[id] = (tf[id] as number) + scale;
+      }
+      from = to;
+    }
+    for (let i = 0; i < count; i++) {
+      const id = touched[i] as number;
+      const at = cursor[id] as number;
+      cursor[id] = at + 1;
+      const x = tf[id] as number;
+      postDocs[at] = d;
+      postWeights[at] = x / (K1 + x);
+      tf[id] = 0;
+    }
+  }
+
+  const serverLists = new Map<string | null, number[]>();
   docs.forEach((doc, d) => {
-    if (doc.server === null) return;
-    let code = serverCodes.get(doc.server);
-    if (code === undefined) serverCodes.set(doc.server, code = serverCodes.size + 1);
-    serverOf[d] = code;
+    for (const s of serversOf(doc, copies.get(d))) addTo(serverLists, s, d);
   });
+  const serverDocs = new Map<string | null, Int32Array>();
+  for (const [s, list] of serverLists) serverDocs.set(s, Int32Array.from(list));
 
-  const byName = Int32Array.from(docs.keys()).sort((a, b) =>
-    compareStrings(docs[a]?.name ?? "", docs[b]?.name ?? "") || a - b
-  );
+  // Names sort natively as strings (code-unit order); the padded position keeps ties stable.
+  const keyed = docs.map((doc, d) => `${doc.name}\0${String(d).padStart(10, "0")}`).sort();
+  const byName = new Int32Array(n);
   const nameRank = new Int32Array(n);
-  byName.forEach((d, rank) => (nameRank[d] = rank));
+  keyed.forEach((key, rank) => {
+    const d = Number(key.slice(key.lastIndexOf("\0") + 1));
+    byName[rank] = d;
+    nameRank[d] = rank;
+  });
 
   const fullNames = new Map<string, number[]>();
   const localNames = new Map<string, number[]>();
   docs.forEach((doc, d) => {
-    const lower = fold(doc.name);
-    addTo(fullNames, lower, d);
-    const cut = lower.lastIndexOf("__");
-    if (cut > 0 && cut + 2 < lower.length) addTo(localNames, lower.slice(cut + 2), d);
+    const { folded, foldedLocal } = cached[d] as FieldTerms;
+    addTo(fullNames, folded, d);
+    if (foldedLocal !== folded) addTo(localNames, foldedLocal, d);
+    // Copies share the local name; only their full names differ.
+    for (const copy of copies.get(d)?.slice(1) ?? []) addTo(fullNames, fold(copy.name), d);
   });
 
+  const dfOf = (term: string): number => {
+    const t = termId(term);
+    return t === undefined || t >= g ? 0 : df[t] as number;
+  };
   return {
     docs,
-    descriptions: docs.map((doc) => doc.description ?? ""),
-    postings,
+    copies,
     vocabulary,
-    serverOf,
-    serverCodes,
+    start,
+    postDocs,
+    postWeights,
+    idf,
+    serverDocs,
+    acronyms: learnAcronyms(cached.map((c) => c.phrases), dfOf),
     nameRank,
     byName,
     fullNames,
@@ -158,32 +236,53 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
   };
 }
 
+function serversOf(
+  doc: ToolDescriptor,
+  copies: readonly ToolDescriptor[] | undefined,
+): Iterable<string | null> {
+  if (copies === undefined) return [doc.server];
+  return new Set(copies.map((c) => c.server));
+}
+
 /** Code-unit order: locale-independent and fast, so rankings are identical on every runtime. */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function fieldTexts(doc: ToolDescriptor): Record<FieldName, string[]> {
-  const params: string[] = [];
-  const paramDocs: string[] = [];
-  const props = (doc.inputSchema as { properties?: unknown }).properties;
-  if (typeof props === "object" && props !== null && !Array.isArray(props)) {
-    for (const [key, spec] of Object.entries(props)) {
-      params.push(key);
-      const desc = (spec as { description?: unknown } | null)?.description;
-      if (typeof desc === "string") paramDocs.push(desc);
-    }
+/** The first position in `sorted` whose string is not below `key`. */
+export function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareStrings(sorted[mid] as string, key) < 0) lo = mid + 1;
+    else hi = mid;
   }
-  return {
-    name: [doc.name],
-    keywords: [...(doc.keywords ?? [])],
-    params,
-    description: [doc.description ?? ""],
-    paramDocs,
-  };
+  return lo;
 }
 
-function addTo(map: Map<string, number[]>, key: string, d: number): void {
+/** The id of `term` in a sorted vocabulary, or -1. */
+export function termIndex(vocabulary: readonly string[], term: string): number {
+  const at = lowerBound(vocabulary, term);
+  return vocabulary[at] === term ? at : -1;
+}
+
+/** The name a tool has on its server: `localName`, else the part after the last `__`. */
+export function localNameOf(doc: ToolDescriptor): string {
+  return doc.localName ?? afterPrefix(doc.name);
+}
+
+function afterPrefix(name: string): string {
+  const cut = name.lastIndexOf("__");
+  return cut > 0 && cut + 2 < name.length ? name.slice(cut + 2) : name;
+}
+
+// The cached fields and FIELDS must list the same fields in the same order.
+if (CACHED_FIELDS.some((f, i) => FIELD_NAMES[i] !== f) || FIELD_NAMES[SERVER_FIELD] !== "server") {
+  throw new Error("discovery: FIELDS and CACHED_FIELDS disagree");
+}
+
+function addTo<K>(map: Map<K, number[]>, key: K, d: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [d]);
   else list.push(d);

@@ -1,7 +1,8 @@
 /**
- * `tool_describe` / `tools.describe`: the untouched schemas plus the compact forms a model reads
- * first — a one-line signature, a TypeScript-like parameter shape, and the parameter
- * descriptions that shape leaves out.
+ * `tool_describe` / `tools.describe`: the compact forms a model reads — a one-line signature, a
+ * TypeScript-like parameter shape, and the parameter descriptions that shape leaves out — plus
+ * the untouched output schema. The input schema itself is not repeated: the shape states it, or
+ * is the formatted schema where it cannot, so one description costs a few hundred tokens.
  */
 import { putOwn } from "../shared/by-name.ts";
 import { isSchema, propertiesOf, propertyKey, renderType, requiredOf } from "./shape.ts";
@@ -17,16 +18,16 @@ const MAX_GUIDANCE_DEPTH = 6;
 /** … and keeps at most this many entries. */
 const MAX_GUIDANCE_ENTRIES = 200;
 
-/** Describes one tool: original schemas, signature, compact input shape and guidance. */
+/** Describes one tool: signature, compact input shape, guidance and the output schema. */
 export function describeTool(tool: DescribableTool): ToolDescription {
   const inputTypeScript = inputShape(tool.inputSchema);
   const out: ToolDescription = {
     name: tool.name,
     server: tool.server,
     description: tool.description ?? "",
-    inputSchema: tool.inputSchema,
     signature: signatureOf(tool),
-    inputTypeScript: inputTypeScript ?? JSON.stringify(tool.inputSchema, null, 2),
+    // Unindented: the fallback is read by a model, and indentation costs tokens, not meaning.
+    inputTypeScript: inputTypeScript ?? JSON.stringify(tool.inputSchema),
   };
   // The formatted-schema fallback already carries every description.
   if (inputTypeScript !== undefined) {

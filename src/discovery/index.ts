@@ -1,12 +1,13 @@
 /**
- * Lexical tool search: BM25F over name parts, keywords, parameter names and descriptions, with
- * prefix matching for partial words and exact-name matches lifted to the top. Built once per
- * catalog, queried many times; a query touches only the postings of its own terms.
+ * Lexical tool search: BM25F over name parts, title, keywords, parameter names, enum values,
+ * descriptions and the server's name, with prefix matching for partial words, abbreviations the
+ * catalog teaches, and exact-name matches lifted to the top. Built once per catalog, queried
+ * many times; a query touches only the postings of its own terms.
  */
-import { buildIndexData, compareStrings } from "./build.ts";
-import type { IndexData, Posting } from "./build.ts";
+import { buildIndexData, lowerBound, termIndex } from "./build.ts";
+import type { IndexData } from "./build.ts";
 import { makePage, topRanked } from "./rank.ts";
-import { fold, uniqueTerms } from "./tokenize.ts";
+import { fold, queryWords } from "./tokenize.ts";
 import type { SearchOptions, SearchResult, ToolDescriptor } from "./types.ts";
 
 /** Default page size of a search. */
@@ -20,12 +21,14 @@ const PREFIX_WEIGHT = 0.5;
 const MIN_PREFIX = 2;
 /** At most this many vocabulary terms per query term are expanded as prefix matches. */
 const MAX_EXPANSIONS = 64;
+/** An abbreviation's phrase counts this much of the word itself. */
+const ACRONYM_WEIGHT = 0.8;
 /** Words of a query beyond this many are ignored: bounds the cost of a hostile query. */
 export const MAX_QUERY_TERMS = 64;
 
 /** A built search index over one catalog snapshot. */
 export interface SearchIndex {
-  /** Number of indexed tools. */
+  /** Number of indexed definitions (identical tools of several servers count once). */
   readonly size: number;
   /**
    * Ranks tools for `query`. A blank query lists every tool (of `server`, if given) by name with
@@ -33,6 +36,25 @@ export interface SearchIndex {
    * whose name equals it.
    */
   search(query: string, options?: SearchOptions): SearchResult;
+  /**
+   * The best `k` definitions for a non-blank query, best first, with their scores and the
+   * number of matches: the lexical half of a fused ranking.
+   */
+  ranked(query: string, server: string | undefined, k: number): RankedDocs;
+  /** A page of results from a ranking of definitions made elsewhere (a fused one). */
+  page(ranked: RankedDocs, options?: SearchOptions): SearchResult;
+  /** Names of every copy of the definition `name` belongs to (several servers offering it). */
+  copiesOf(name: string): string[];
+  /** The data the index was built from, for browsing. */
+  readonly data: IndexData;
+}
+
+/** Definitions by position in the index's `data.docs`, best first. */
+export interface RankedDocs {
+  readonly ids: readonly number[];
+  readonly scores: readonly number[];
+  /** Matches in all (may exceed `ids`). */
+  readonly total: number;
 }
 
 /** Indexes `descriptors` (the array is copied; later changes to it are not seen). */
@@ -42,28 +64,65 @@ export function buildSearchIndex(descriptors: readonly ToolDescriptor[]): Search
   // Scratch buffers reused by every query; search is synchronous, so they are never shared.
   const scratch: Scratch = {
     total: new Float64Array(n),
+    covered: new Float64Array(n),
+    slot: new Float64Array(n),
+    slotCover: new Float64Array(n),
+    alt: new Float64Array(n),
+    altCover: new Float64Array(n),
     term: new Float64Array(n),
+    termCover: new Float64Array(n),
     seen: new Uint8Array(n),
-    coverage: new Float64Array(n),
-    termCoverage: new Float64Array(n),
+    mask: new Uint8Array(n),
     touched: new Int32Array(n),
+    slotTouched: new Int32Array(n),
+    altTouched: new Int32Array(n),
     termTouched: new Int32Array(n),
   };
   return {
     size: n,
+    data,
     search: (query, options = {}) => runSearch(data, scratch, query, options),
+    ranked: (query, server, k) => rankDocs(data, scratch, query, server, k),
+    page: (ranked, options = {}) => {
+      const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, 1, MAX_SEARCH_LIMIT);
+      const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
+      const ids = ranked.ids.slice(offset, offset + limit);
+      const scoreOf = new Map(ids.map((d, i) => [d, ranked.scores[offset + i] ?? 0]));
+      return makePage(data, ids, (d) => scoreOf.get(d) ?? 0, ranked.total, offset, options.server);
+    },
+    copiesOf: (name) => {
+      for (const d of data.fullNames.get(fold(name)) ?? []) {
+        const copies = data.copies.get(d);
+        if (copies?.some((c) => c.name === name)) return copies.map((c) => c.name);
+      }
+      return [name];
+    },
   };
 }
 
 interface Scratch {
+  /** Sum over query words of each word's score. */
   total: Float64Array;
+  /** Sum over query words of the word's weight times how well the doc matched it. */
+  covered: Float64Array;
+  slot: Float64Array;
+  slotCover: Float64Array;
+  alt: Float64Array;
+  altCover: Float64Array;
   term: Float64Array;
+  termCover: Float64Array;
   seen: Uint8Array;
-  /** Query words matched per doc: 1 per exact match, the prefix factor per prefix match. */
-  coverage: Float64Array;
-  termCoverage: Float64Array;
+  mask: Uint8Array;
   touched: Int32Array;
+  slotTouched: Int32Array;
+  altTouched: Int32Array;
   termTouched: Int32Array;
+}
+
+/** One way to match a query word: all of `terms` (summed), scaled by `factor`. */
+interface Alternative {
+  readonly terms: readonly string[];
+  readonly factor: number;
 }
 
 function runSearch(
@@ -74,78 +133,150 @@ function runSearch(
 ): SearchResult {
   const limit = clampInt(options.limit, DEFAULT_SEARCH_LIMIT, 1, MAX_SEARCH_LIMIT);
   const offset = clampInt(options.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  const server = options.server === undefined ? -1 : (data.serverCodes.get(options.server) ?? -2);
-  const allowed = (d: number): boolean => server === -1 || data.serverOf[d] === server;
-
+  const server = options.server;
   if (query.trim() === "") {
+    const serverDocs = server === undefined ? null : data.serverDocs.get(server) ?? [];
     let count = 0;
     const ids: number[] = [];
+    const inServer = serverDocs === null ? null : new Set(serverDocs);
     for (const d of data.byName) {
-      if (!allowed(d)) continue;
+      if (inServer !== null && !inServer.has(d)) continue;
       if (count >= offset && count < offset + limit) ids.push(d);
       count++;
     }
-    return makePage(data, ids, () => 0, count, offset);
+    return makePage(data, ids, () => 0, count, offset, server);
   }
+  const { ids, scores, total } = rankDocs(data, scratch, query, server, offset + limit);
+  const page = ids.slice(offset);
+  const scoreOf = new Map(page.map((d, i) => [d, scores[offset + i] as number]));
+  return makePage(data, page, (d) => scoreOf.get(d) ?? 0, total, offset, server);
+}
 
-  const { total, term, seen, coverage, termCoverage, touched, termTouched } = scratch;
+/** The best `k` docs for a non-blank query, best first, with their scores and the match count. */
+function rankDocs(
+  data: IndexData,
+  scratch: Scratch,
+  query: string,
+  server: string | undefined,
+  k: number,
+): { ids: number[]; scores: number[]; total: number } {
+  const serverDocs = server === undefined ? null : data.serverDocs.get(server) ?? new Int32Array();
+  const { mask } = scratch;
+  if (serverDocs !== null) { for (const d of serverDocs) mask[d] = 1; }
+  try {
+    const { touched, count, scores } = score(data, scratch, query, serverDocs !== null);
+    const ids = topRanked(touched.subarray(0, count), scores, data.nameRank, k);
+    const out = { ids, scores: ids.map((d) => scores[d] as number), total: count };
+    for (let i = 0; i < count; i++) {
+      const d = touched[i] as number;
+      scores[d] = 0;
+      scratch.covered[d] = 0;
+      scratch.seen[d] = 0;
+    }
+    return out;
+  } finally {
+    if (serverDocs !== null) { for (const d of serverDocs) mask[d] = 0; }
+  }
+}
+
+/** Scores every doc that matches a query word; `scores` is `scratch.total`, to be cleared. */
+function score(
+  data: IndexData,
+  scratch: Scratch,
+  query: string,
+  filtered: boolean,
+): { touched: Int32Array; count: number; scores: Float64Array } {
+  const { total, covered, slot, slotCover, alt, altCover, term, termCover, seen, mask } = scratch;
+  const { touched, slotTouched, altTouched, termTouched } = scratch;
   let touchedCount = 0;
-  const words = uniqueTerms(query).slice(0, MAX_QUERY_TERMS);
+  let weightSum = 0;
+  const words = queryWords(query).slice(0, MAX_QUERY_TERMS);
+
   for (const word of words) {
-    let termCount = 0;
-    const add = (p: Posting, factor: number): void => {
-      const scale = p.idf * factor;
-      const { docs, weights } = p;
-      for (let i = 0; i < docs.length; i++) {
-        const d = docs[i] as number;
-        if (server !== -1 && data.serverOf[d] !== server) continue;
-        const v = scale * (weights[i] as number);
-        const prev = term[d] as number;
-        if (prev === 0) termTouched[termCount++] = d;
-        // A query word scores once per doc: its best match, exact or prefix.
-        if (v > prev) term[d] = v;
-        if (factor > (termCoverage[d] as number)) termCoverage[d] = factor;
+    let slotCount = 0;
+    // A word's weight in the matched share is its rarest match's idf; a word the catalog does
+    // not hold at all weighs nothing, so it cannot push a good hit below a poor one.
+    let weight = 0;
+    for (const { terms, factor } of alternativesOf(data, word)) {
+      let altCount = 0;
+      for (const t of terms) {
+        let termCount = 0;
+        const walk = (id: number, match: number): void => {
+          const scale = (data.idf[id] as number) * match;
+          if (scale > weight) weight = scale;
+          const end = data.start[id + 1] as number;
+          for (let i = data.start[id] as number; i < end; i++) {
+            const d = data.postDocs[i] as number;
+            if (filtered && mask[d] === 0) continue;
+            const v = scale * (data.postWeights[i] as number);
+            const prev = term[d] as number;
+            if (prev === 0 && termCover[d] === 0) termTouched[termCount++] = d;
+            // A term scores once per doc: its best match, exact or prefix.
+            if (v > prev) term[d] = v;
+            if (match > (termCover[d] as number)) termCover[d] = match;
+          }
+        };
+        const vocab = data.vocabulary;
+        const at = lowerBound(vocab, t);
+        if (vocab[at] === t) walk(at, 1);
+        if (t.length >= MIN_PREFIX) {
+          let expanded = 0;
+          for (let i = at; i < vocab.length && expanded < MAX_EXPANSIONS; i++) {
+            const candidate = vocab[i] as string;
+            if (!candidate.startsWith(t)) break;
+            if (candidate === t) continue;
+            walk(i, (PREFIX_WEIGHT * t.length) / candidate.length);
+            expanded++;
+          }
+        }
+        for (let i = 0; i < termCount; i++) {
+          const d = termTouched[i] as number;
+          if (alt[d] === 0 && altCover[d] === 0) altTouched[altCount++] = d;
+          alt[d] = (alt[d] as number) + factor * (term[d] as number);
+          altCover[d] = (altCover[d] as number) + (termCover[d] as number) / terms.length;
+          term[d] = 0;
+          termCover[d] = 0;
+        }
       }
-    };
-    const exact = data.postings.get(word);
-    if (exact !== undefined) add(exact, 1);
-    if (word.length >= MIN_PREFIX) {
-      const vocab = data.vocabulary;
-      let expanded = 0;
-      for (let i = lowerBound(vocab, word); i < vocab.length && expanded < MAX_EXPANSIONS; i++) {
-        const candidate = vocab[i] as string;
-        if (!candidate.startsWith(word)) break;
-        if (candidate === word) continue;
-        const p = data.postings.get(candidate);
-        if (p !== undefined) add(p, (PREFIX_WEIGHT * word.length) / candidate.length);
-        expanded++;
+      for (let i = 0; i < altCount; i++) {
+        const d = altTouched[i] as number;
+        if (slot[d] === 0 && slotCover[d] === 0) slotTouched[slotCount++] = d;
+        if ((alt[d] as number) > (slot[d] as number)) slot[d] = alt[d] as number;
+        const cover = Math.min(1, altCover[d] as number) * Math.min(1, factor * terms.length);
+        if (cover > (slotCover[d] as number)) slotCover[d] = cover;
+        alt[d] = 0;
+        altCover[d] = 0;
       }
     }
-    for (let i = 0; i < termCount; i++) {
-      const d = termTouched[i] as number;
+    weightSum += weight;
+    for (let i = 0; i < slotCount; i++) {
+      const d = slotTouched[i] as number;
       if (seen[d] === 0) {
         seen[d] = 1;
         touched[touchedCount++] = d;
       }
-      total[d] = (total[d] as number) + (term[d] as number);
-      coverage[d] = (coverage[d] as number) + (termCoverage[d] as number);
-      term[d] = 0;
-      termCoverage[d] = 0;
+      total[d] = (total[d] as number) + (slot[d] as number);
+      covered[d] = (covered[d] as number) + weight * (slotCover[d] as number);
+      slot[d] = 0;
+      slotCover[d] = 0;
     }
   }
 
   const tiers = new Map<number, number>();
   const folded = fold(query.trim());
-  for (const d of data.localNames.get(folded) ?? []) if (allowed(d)) tiers.set(d, 1);
-  for (const d of data.fullNames.get(folded) ?? []) if (allowed(d)) tiers.set(d, 2);
+  for (const d of data.localNames.get(folded) ?? []) if (!filtered || mask[d]) tiers.set(d, 1);
+  for (const d of data.fullNames.get(folded) ?? []) if (!filtered || mask[d]) tiers.set(d, 2);
 
-  // Coordination: a tool matching every query word beats one matching a single rare word.
+  // Coordination: a tool matching the query's rare words beats one matching a common one. The
+  // share is weighted by idf, so words every tool shares cost little, and taken as a square
+  // root, so the extra words of a long natural request do not crush a strong match.
   let max = 0;
   for (let i = 0; i < touchedCount; i++) {
     const d = touched[i] as number;
-    const score = ((total[d] as number) * (coverage[d] as number)) / words.length;
-    total[d] = score;
-    if (score > max) max = score;
+    const share = weightSum > 0 ? (covered[d] as number) / weightSum : 0;
+    const s = (total[d] as number) * Math.sqrt(share);
+    total[d] = s;
+    if (s > max) max = s;
   }
   for (const d of tiers.keys()) {
     if (seen[d] === 0) {
@@ -159,26 +290,23 @@ function runSearch(
     const d = touched[i] as number;
     total[d] = round3((total[d] as number) + (tiers.get(d) ?? 0) * (max + 1));
   }
-  const ids = topRanked(touched.subarray(0, touchedCount), total, data.nameRank, offset + limit);
-  const result = makePage(data, ids.slice(offset), (d) => total[d] as number, touchedCount, offset);
-  for (let i = 0; i < touchedCount; i++) {
-    const d = touched[i] as number;
-    total[d] = 0;
-    seen[d] = 0;
-    coverage[d] = 0;
-  }
-  return result;
+  return { touched, count: touchedCount, scores: total };
 }
 
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareStrings(sorted[mid] as string, key) < 0) lo = mid + 1;
-    else hi = mid;
+/** The ways a query word can match: itself, its camelCase parts, the phrase it abbreviates. */
+function alternativesOf(
+  data: IndexData,
+  word: { term: string; parts: readonly string[] },
+): Alternative[] {
+  const out: Alternative[] = [{ terms: [word.term], factor: 1 }];
+  // A compound the catalog knows means itself ("GitLab"); one it does not know is read as its
+  // parts ("readFile" finds `read_file`).
+  if (word.parts.length > 1 && termIndex(data.vocabulary, word.term) < 0) {
+    out.push({ terms: word.parts, factor: 1 / word.parts.length });
   }
-  return lo;
+  const phrase = data.acronyms.get(word.term);
+  if (phrase !== undefined) out.push({ terms: phrase, factor: ACRONYM_WEIGHT / phrase.length });
+  return out;
 }
 
 function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {

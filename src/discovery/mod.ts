@@ -1,6 +1,8 @@
 /**
- * @module Discovery: lexical tool search (BM25F), tool descriptions with compact signatures, and
- * name suggestions for unknown tools. Pure: no I/O, no runtime globals.
+ * @module Discovery: lexical tool search (BM25F), optionally fused with semantic ranking through
+ * an embeddings endpoint, compact search and describe answers, browsing, and name suggestions
+ * for unknown tools. Pure (no I/O, no runtime globals) except `semantic/`, which asks the
+ * endpoint over HTTP and keeps vectors in the state folder.
  */
 export { buildSearchIndex, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "./index.ts";
 export type { SearchIndex } from "./index.ts";
@@ -21,3 +23,11 @@ export type {
   ToolDescription,
   ToolDescriptor,
 } from "./types.ts";
+export { browseText, describeText, searchText } from "./answer.ts";
+export { browseServers } from "./browse.ts";
+export type { ServerSummary } from "./browse.ts";
+export { MAX_SUMMARY, summarize } from "./summary.ts";
+export { fuseRankings, RRF_K } from "./fuse.ts";
+export type { RankedDocs } from "./index.ts";
+export { SemanticRanker } from "./semantic/ranker.ts";
+export type { SemanticStats } from "./semantic/ranker.ts";

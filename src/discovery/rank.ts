@@ -4,6 +4,7 @@
  * catalog does not pay for sorting all of it.
  */
 import type { IndexData } from "./build.ts";
+import { summarize } from "./summary.ts";
 import type { SearchItem, SearchResult, ToolDescriptor } from "./types.ts";
 
 /**
@@ -62,22 +63,31 @@ export function topRanked(
   return Array.from(heap).sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
 }
 
-/** One page of results: `ids` are the docs of this page, `total` counts every match. */
+/**
+ * One page of results: `ids` are the docs of this page, `total` counts every match. A definition
+ * several servers offer is one item named after its copy on `server` (when filtering), else its
+ * first, and lists every server.
+ */
 export function makePage(
   data: IndexData,
   ids: readonly number[],
   scoreOf: (d: number) => number,
   total: number,
   offset: number,
+  server?: string,
 ): SearchResult {
   const items: SearchItem[] = ids.map((d) => {
-    const doc = data.docs[d] as ToolDescriptor;
-    return {
+    const copies = data.copies.get(d);
+    const doc = (server === undefined ? undefined : copies?.find((c) => c.server === server)) ??
+      data.docs[d] as ToolDescriptor;
+    const item: SearchItem = {
       name: doc.name,
       server: doc.server,
-      description: data.descriptions[d] ?? "",
+      description: summarize(doc.description),
       score: scoreOf(d),
     };
+    if (copies !== undefined) item.servers = [...new Set(copies.map((c) => c.server))];
+    return item;
   });
   const end = offset + items.length;
   const result: SearchResult = { items, total, has_more: end < total };

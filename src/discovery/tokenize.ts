@@ -3,33 +3,22 @@
  * so a crude stemmer is enough — it only has to be consistent, not linguistically right.
  */
 
-// Words too common in tool descriptions to carry meaning; BM25's idf would shrink them anyway,
-// but leaving them out keeps `total` meaningful (not "every tool whose description says 'a'").
-const STOPWORDS: ReadonlySet<string> = new Set([
-  "a",
-  "an",
-  "and",
-  "are",
-  "as",
-  "at",
-  "be",
-  "by",
-  "for",
-  "from",
-  "in",
-  "into",
-  "is",
-  "it",
-  "its",
-  "of",
-  "on",
-  "or",
-  "that",
-  "the",
-  "this",
-  "to",
-  "with",
-]);
+// A general English stop list (function words, question words, pronouns, auxiliaries and the
+// filler of a spoken request: "can you please show me how many …"), applied to tools and queries
+// alike. Words that carry meaning in tool names — up, down, all, new, first, last, open, close,
+// not — are kept. BM25's idf would shrink the rest anyway; dropping them keeps them from
+// matching tool names and from counting as words a hit failed to match.
+const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    "a about am an and any are as at be been being both but by can could did do does doing " +
+    "each for from had has have having he her here hers herself him himself his how i if in " +
+    "into is it its itself just let lets may me might must my myself of on or our ours " +
+    "ourselves please shall she should so some such than that the their theirs them " +
+    "themselves there these they this those to us was we were what whats when where which " +
+    "while who whom whose why will with would you your yours yourself yourselves " +
+    "many much also want wants need needs s t d ll m re ve"
+  ).split(" "),
+);
 
 const WORD = /[\p{L}\p{N}]+/gu;
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -69,15 +58,55 @@ function stripLatinMarks(text: string): string {
 /**
  * Splits text into normalised terms: words of letters and digits (so `_`, `-`, `.` and `__`
  * separate), camelCase parts plus the whole compound (`GitHub` → `github`, `git`, `hub`),
- * stopwords dropped, each term stemmed.
+ * stopwords dropped, each term stemmed. This is the tool side; queries use {@link queryWords}.
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
+  scanWords(text, (word, mixedCase) => {
+    push(out, word.toLowerCase());
+    if (mixedCase && CAMEL.test(word)) {
+      for (const part of word.match(CAMEL_SPLIT) ?? []) push(out, part.toLowerCase());
+    }
+  });
+  return out;
+}
+
+/** One word of a query: its term, and its camelCase parts when it is a compound. */
+export interface QueryWord {
+  readonly term: string;
+  /** The parts of a camelCase compound (`listIssues` → `list`, `issue`); empty otherwise. */
+  readonly parts: readonly string[];
+}
+
+/**
+ * The distinct words of a query. Unlike {@link tokenize}, a camelCase word stays one word: a
+ * person who types "GitLab" means one thing, not "git" and "lab" as two more words to match.
+ * Its parts are kept as an alternative spelling (`readFile` also finds `read_file`).
+ */
+export function queryWords(text: string): QueryWord[] {
+  const out: QueryWord[] = [];
+  const seen = new Set<string>();
+  scanWords(text, (word, mixedCase) => {
+    const terms: string[] = [];
+    push(terms, word.toLowerCase());
+    const term = terms[0];
+    if (term === undefined || seen.has(term)) return;
+    seen.add(term);
+    const parts: string[] = [];
+    if (mixedCase && CAMEL.test(word)) {
+      for (const part of word.match(CAMEL_SPLIT) ?? []) push(parts, part.toLowerCase());
+    }
+    out.push({ term, parts: parts.length > 1 ? parts : [] });
+  });
+  return out;
+}
+
+function scanWords(text: string, onWord: (word: string, mixedCase: boolean) => void): void {
   if (NON_ASCII.test(text)) {
     const s = stripLatinMarks(text);
     WORD.lastIndex = 0;
-    for (let m = WORD.exec(s); m !== null; m = WORD.exec(s)) addWord(out, m[0], true);
-    return out;
+    for (let m = WORD.exec(s); m !== null; m = WORD.exec(s)) onWord(m[0], true);
+    return;
   }
   // ASCII fast path: a char-code scan instead of a Unicode regex (index builds tokenise a lot).
   const n = text.length;
@@ -95,20 +124,12 @@ export function tokenize(text: string): string[] {
       if (c >= 65 && c <= 90) upper = true;
       else if (c >= 97 && c <= 122) lower = true;
     }
-    addWord(out, text.slice(start, i), upper && lower);
+    onWord(text.slice(start, i), upper && lower);
   }
-  return out;
 }
 
 function isAsciiAlnum(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
-}
-
-function addWord(out: string[], word: string, mixedCase: boolean): void {
-  push(out, word.toLowerCase());
-  if (mixedCase && CAMEL.test(word)) {
-    for (const part of word.match(CAMEL_SPLIT) ?? []) push(out, part.toLowerCase());
-  }
 }
 
 // Stems are memoised: a catalog's vocabulary is small next to its token count.
@@ -123,9 +144,4 @@ function push(out: string[], word: string): void {
     stems.set(word, term);
   }
   if (term !== "") out.push(term);
-}
-
-/** The distinct terms of `text`, in first-seen order. */
-export function uniqueTerms(text: string): string[] {
-  return [...new Set(tokenize(text))];
 }

@@ -12,6 +12,13 @@ export interface ToolDescriptor {
   readonly inputSchema: object;
   /** Extra search terms. */
   readonly keywords?: readonly string[] | undefined;
+  /** Display title (`title` or `annotations.title` of an MCP tool). */
+  readonly title?: string | undefined;
+  /**
+   * The tool's name on its server (default: `name`). Descriptors with the same local name,
+   * description and input schema are one definition offered by several servers: one hit.
+   */
+  readonly localName?: string | undefined;
 }
 
 /** A descriptor that may also advertise an output schema (for describe). */
@@ -30,13 +37,19 @@ export interface SearchOptions {
   readonly offset?: number | undefined;
 }
 
-/** One ranked hit. Search results never carry schemas. */
+/** One ranked hit: compact on purpose — no schema, and the description's first sentence only. */
 export interface SearchItem {
   name: string;
   server: string | null;
+  /** The first sentence of the description, at most about 160 characters. */
   description: string;
   /** Relevance rounded to 3 decimals; 0 when listing with an empty query. */
   score: number;
+  /**
+   * Every server offering this same definition (name, description and schema), `name`'s first;
+   * present only when there is more than one.
+   */
+  servers?: (string | null)[];
 }
 
 /** One page of ranked hits. */
@@ -54,8 +67,6 @@ export interface ToolDescription {
   name: string;
   server: string | null;
   description: string;
-  /** The original input schema, untouched. */
-  inputSchema: object;
   /** One line, e.g. `t(query: string, limit?: integer = 10) -> { total: integer }`. */
   signature: string;
   /** Compact TypeScript-like parameter shape, or the formatted schema when it cannot be expressed. */
@@ -66,4 +77,6 @@ export interface ToolDescription {
   outputSchema?: object;
   /** Where the output schema applies inside a successful call envelope. */
   outputSchemaTarget?: "data.structuredContent";
+  /** Other servers' names for this same definition, when several servers offer it. */
+  also?: string[];
 }

@@ -5,48 +5,30 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
+  browseServers,
   buildSearchIndex,
   describeTool,
+  fuseRankings,
   type SearchIndex,
   type SearchResult,
+  SemanticRanker,
+  type SemanticStats,
+  type ServerSummary,
   suggestNames,
   type ToolDescription,
+  type ToolDescriptor,
 } from "../discovery/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
+import { DESCRIBE_TOOL, describeAnswer, SEARCH_TOOL, searchAnswer } from "./meta-answers.ts";
 import type { Gateway } from "./gateway.ts";
 import type { VisibleTool } from "./tool-views.ts";
-import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
+import { type Caller, LOCAL_CALLER, type LocalTool, type LocalToolProvider } from "./types.ts";
 
 /** Names of the meta-tools. */
 export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
 
-const SEARCH_TOOL: Tool = {
-  name: "tool_search",
-  description:
-    "Search every tool behind this gateway, including ones not listed, by words in their " +
-    "names, descriptions, parameters and keywords. Returns ranked {name, server, description, score} " +
-    "items with total and has_more; call a found tool by its name, or tool_describe it first.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: "Words describing what you need, e.g. 'read file'" },
-      server: { type: "string", description: "Only tools of this server" },
-      limit: { type: "integer", minimum: 1, maximum: 100, default: 10 },
-      offset: { type: "integer", minimum: 0, default: 0 },
-    },
-    required: ["query"],
-  },
-};
-
-const DESCRIBE_TOOL: Tool = {
-  name: "tool_describe",
-  description: "Describe one tool: its full input schema, output schema and a compact signature.",
-  inputSchema: {
-    type: "object",
-    properties: { name: { type: "string", description: "Exact tool name from tool_search" } },
-    required: ["name"],
-  },
-};
+/** Hits of each ranking (lexical, semantic) that a fused ranking draws from. */
+const FUSE_DEPTH = 50;
 
 /**
  * Serves the meta-tools for a gateway. `enabled()` decides whether the whole catalog's
@@ -61,21 +43,94 @@ export class MetaTools implements LocalToolProvider {
     { version: number; index: SearchIndex; tools: Map<string, VisibleTool> }
   >();
 
+  #descriptors = new WeakMap<Tool, ToolDescriptor>();
+  #ranker: { key: string; ranker: SemanticRanker } | null = null;
+  #warming = false;
+
   constructor(gateway: Gateway, enabled: () => boolean) {
     this.#gateway = gateway;
     this.#enabled = enabled;
+    // Off the request path: after each change of the tool list the whole catalog's index is
+    // built in the background, so the first search finds it ready, and every tool's terms are
+    // cached for the indexes of narrower scopes (tokens, profiles) built on demand.
+    gateway.subscribe({
+      toolsChanged: () => this.#warmSoon(),
+      promptsChanged: () => {},
+      resourcesChanged: () => {},
+    });
+  }
+
+  #warmSoon(): void {
+    if (this.#warming) return;
+    this.#warming = true;
+    setTimeout(() => {
+      this.#warming = false;
+      if (this.localTools().length === 0) return;
+      try {
+        this.#index(LOCAL_CALLER);
+      } catch (err) {
+        this.#gateway.log.debug("search index warm-up failed", {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }, 0);
   }
 
   localTools(): readonly LocalTool[] {
     const forProfiles = this.#gateway.config.profiles.some((p) => p.exposure === "search");
     if (!this.#enabled() && !forProfiles) return [];
     return [
-      this.#tool(SEARCH_TOOL, (args, caller) => ok(this.search(caller, args))),
-      this.#tool(
-        DESCRIBE_TOOL,
-        (args, caller) => ok(this.describe(caller, String(args.name ?? ""))),
-      ),
+      this.#tool(SEARCH_TOOL, (args, caller) => searchAnswer(this, caller, args)),
+      this.#tool(DESCRIBE_TOOL, (args, caller) => describeAnswer(this, caller, args)),
     ];
+  }
+
+  /** The servers this caller may search, with tool counts and what they are about. */
+  browse(caller: Caller): ServerSummary[] {
+    return browseServers(this.#index(caller).index);
+  }
+
+  /**
+   * Ranked search fused with the semantic ranking when `discovery.embeddings` is set; the
+   * lexical ranking alone when it is not, or when the endpoint cannot answer.
+   */
+  async searchFused(caller: Caller, args: Record<string, unknown>): Promise<SearchResult> {
+    const ranker = this.#semantic();
+    const lexical = this.search(caller, args);
+    if (ranker === null || String(args.query ?? "").trim() === "") return lexical;
+    const { index } = this.#index(caller);
+    const query = String(args.query);
+    const server = typeof args.server === "string" ? args.server : undefined;
+    const allowed = server === undefined ? null : index.data.serverDocs.get(server) ?? [];
+    const semantic = await ranker.rank(query, index.data.docs, allowed, FUSE_DEPTH);
+    if (semantic === null) return lexical;
+    const fused = fuseRankings([index.ranked(query, server, FUSE_DEPTH).ids, semantic]);
+    return index.page(fused, {
+      server,
+      limit: args.limit as number | undefined,
+      offset: args.offset as number | undefined,
+    });
+  }
+
+  /** Counters of the semantic ranking; `null` when it is not configured. */
+  semanticStats(): SemanticStats | null {
+    return this.#semantic()?.stats ?? null;
+  }
+
+  // One ranker per embeddings setting: a reload that changes it starts a new one.
+  #semantic(): SemanticRanker | null {
+    const config = this.#gateway.config.discovery.embeddings;
+    if (config === null) return null;
+    const key = JSON.stringify(config);
+    if (this.#ranker?.key !== key) {
+      const ranker = new SemanticRanker(
+        config,
+        this.#gateway.log,
+        this.#gateway.config.gateway.state,
+      );
+      this.#ranker = { key, ranker };
+    }
+    return this.#ranker.ranker;
   }
 
   /** Ranked search over what this caller may find. */
@@ -114,34 +169,77 @@ export class MetaTools implements LocalToolProvider {
         data: { suggestions: near },
       });
     }
-    return describeTool({ ...found.tool, server: found.server });
+    const out = describeTool({ ...found.tool, server: found.server });
+    const also = this.#index(caller).index.copiesOf(name).filter((n) => n !== name);
+    if (also.length > 0) out.also = also;
+    return out;
+  }
+
+  /** Whether this caller's index is built for the current catalog. */
+  hasIndex(caller: Caller): boolean {
+    return this.#indexes.get(this.#scopeKey(caller))?.version === this.#gateway.version;
+  }
+
+  // One index per user view (per-user servers' own catalogs), token scope and profile.
+  #scopeKey(caller: Caller): string {
+    const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
+    return `${this.#gateway.viewOf(caller).user}\0${caller.profile ?? ""}\0${globs}`;
   }
 
   #index(caller: Caller) {
-    const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
-    const key = `${this.#gateway.viewOf(caller).user}\0${caller.profile ?? ""}\0${globs}`;
+    const key = this.#scopeKey(caller);
     const version = this.#gateway.version;
     const cached = this.#indexes.get(key);
     if (cached && cached.version === version) return cached;
     const visible = this.#gateway.visibleTools(caller)
       .filter((t) => !(META_TOOL_NAMES as readonly string[]).includes(t.tool.name));
     const tools = new Map(visible.map((t) => [t.tool.name, t]));
-    const index = buildSearchIndex(visible.map((t) => ({
-      name: t.tool.name,
-      server: t.server,
-      description: t.tool.description ?? "",
-      inputSchema: t.tool.inputSchema,
-      keywords: t.keywords,
-    })));
+    const index = buildSearchIndex(visible.map((t) => this.#descriptor(t)));
     const entry = { version, index, tools };
     if (this.#indexes.size > 64) this.#indexes.clear();
     this.#indexes.set(key, entry);
     return entry;
   }
 
+  // What search sees of a tool; the name without its server prefix is what makes two servers'
+  // copies of one tool the same definition. Kept per tool object, so an index rebuilt after a
+  // catalog change re-reads only the tools that changed (discovery caches their terms).
+  #descriptor(t: VisibleTool): ToolDescriptor {
+    const known = this.#descriptors.get(t.tool);
+    if (
+      known !== undefined && known.server === t.server &&
+      JSON.stringify(known.keywords ?? []) === JSON.stringify(t.keywords)
+    ) {
+      return known;
+    }
+    const made = this.#describe(t);
+    this.#descriptors.set(t.tool, made);
+    return made;
+  }
+
+  #describe(t: VisibleTool): ToolDescriptor {
+    const { tool, server } = t;
+    const head = server === null ? "" : `${server}${this.#gateway.config.gateway.separator}`;
+    const title = tool.title ?? tool.annotations?.title;
+    return {
+      name: tool.name,
+      server,
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema,
+      keywords: t.keywords,
+      ...(title === undefined ? {} : { title }),
+      ...(head !== "" && tool.name.startsWith(head) && tool.name.length > head.length
+        ? { localName: tool.name.slice(head.length) }
+        : {}),
+    };
+  }
+
   #tool(
     tool: Tool,
-    run: (args: Record<string, unknown>, caller: Caller) => CallToolResult,
+    run: (
+      args: Record<string, unknown>,
+      caller: Caller,
+    ) => CallToolResult | Promise<CallToolResult>,
   ): LocalTool {
     return {
       tool,
@@ -149,29 +247,21 @@ export class MetaTools implements LocalToolProvider {
       discoverable: false,
       alwaysListed: true,
       shownWith: (exposure) => exposure === "search" || this.#enabled(),
-      call: (args, caller) => {
+      call: async (args, caller) => {
         try {
-          return Promise.resolve(run(args, caller));
+          return await run(args, caller);
         } catch (err) {
           if (
             err instanceof GatewayError &&
             (err.code === "INVALID_ARGUMENTS" || err.code === "TOOL_NOT_FOUND")
           ) {
-            return Promise.resolve({
-              content: [{ type: "text", text: err.message }],
-              isError: true,
-            });
+            return { content: [{ type: "text", text: err.message }], isError: true };
           }
-          return Promise.reject(err);
+          throw err;
         }
       },
     };
   }
 }
 
-function ok(value: object): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    structuredContent: value as Record<string, unknown>,
-  };
-}
+

@@ -35,6 +35,8 @@ export interface MetricsSources {
   streamQueued?: () => number;
   /** Ceiling on distinct `tool` label values (default {@link MAX_TOOL_LABELS}). */
   maxToolLabels?: number;
+  /** Counters of tool search's semantic ranking; `null` while it is not configured. */
+  semantic?: () => { fallbacks: number; embedded: number } | null;
 }
 
 /** Default ceiling on distinct `tool` label values. */
@@ -292,7 +294,27 @@ export class Metrics {
         { labels: { result: "applied" }, value: this.#reloads.ok },
         { labels: { result: "rejected" }, value: this.#reloads.rejected },
       ]),
+      ...this.#semanticFamilies(),
     ];
     return parts.join("");
+  }
+
+  #semanticFamilies(): string[] {
+    const stats = this.#sources.semantic?.() ?? null;
+    if (stats === null) return [];
+    return [
+      family(
+        `${P}_search_semantic_fallbacks_total`,
+        "counter",
+        "Tool searches ranked lexically alone because the embeddings endpoint failed.",
+        [{ labels: {}, value: stats.fallbacks }],
+      ),
+      family(
+        `${P}_search_embedded_texts_total`,
+        "counter",
+        "Texts (tools and queries) sent to the embeddings endpoint.",
+        [{ labels: {}, value: stats.embedded }],
+      ),
+    ];
   }
 }

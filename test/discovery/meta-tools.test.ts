@@ -67,16 +67,89 @@ describe("discovery meta-tools through the gateway", () => {
     assert.deepEqual(r.structuredContent, { doubled: 4 });
   });
 
-  it("tool_describe returns the schema, output schema and a compact signature", async () => {
+  it("tool_describe returns the compact shape, output schema and a compact signature", async () => {
     const r = await client.callTool({
       name: "tool_describe",
       arguments: { name: "other__structured" },
     });
     const d = r.structuredContent as Record<string, unknown>;
     assert.equal(d.name, "other__structured");
-    assert.deepEqual(d.inputSchema, { type: "object", properties: { n: { type: "integer" } } });
+    assert.equal(d.inputTypeScript, "{ n?: number }");
+    assert.equal(d.inputSchema, undefined);
     assert.equal(d.outputSchemaTarget, "data.structuredContent");
     assert.match(String(d.signature), /^other__structured\(n\?: integer\)/);
+    assert.deepEqual(d.also, ["echo__structured"]);
+    assert.equal(textOf(r).split("\n")[0], d.signature, "the text is the signature, not the data");
+  });
+
+  it("tool_describe takes several names and lists the unknown ones apart", async () => {
+    const r = await client.callTool({
+      name: "tool_describe",
+      arguments: { names: ["echo__echo", "echo__ecoh", "other__structured"] },
+    });
+    const d = r.structuredContent as {
+      tools: { name: string }[];
+      unknown: { name: string; suggestions: string[] }[];
+    };
+    assert.equal(r.isError, undefined);
+    assert.deepEqual(d.tools.map((t) => t.name), ["echo__echo", "other__structured"]);
+    assert.deepEqual(d.unknown.map((u) => [u.name, u.suggestions[0]]), [[
+      "echo__ecoh",
+      "echo__echo",
+    ]]);
+  });
+
+  it("tool_describe refuses name and names together", async () => {
+    const r = await client.callTool({
+      name: "tool_describe",
+      arguments: { name: "echo__echo", names: ["echo__echo"] },
+    });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /names must be 1–20 tool names, without name/);
+  });
+
+  it("tool_search answers compactly: first sentences in the data, names in the text", async () => {
+    const r = await client.callTool({ name: "tool_search", arguments: { query: "echo" } });
+    const found = r.structuredContent as { items: Record<string, unknown>[] };
+    for (const item of found.items) {
+      assert.deepEqual(
+        Object.keys(item).filter((k) => k !== "servers").sort(),
+        ["description", "name", "score", "server"],
+      );
+    }
+    const text = textOf(r);
+    assert.ok(!text.includes("{"), "the text block is not a second copy of the data");
+    for (const item of found.items) assert.ok(text.includes(String(item.name)));
+  });
+
+  it("one definition offered by two servers is one hit listing both", async () => {
+    const r = await client.callTool({
+      name: "tool_search",
+      arguments: { query: "return structured content" },
+    });
+    const found = r.structuredContent as { items: { name: string; servers?: string[] }[] };
+    const hits = found.items.filter((i) => i.name.endsWith("__structured"));
+    assert.equal(hits.length, 1);
+    assert.deepEqual(hits[0]!.servers, ["echo", "other"]);
+    assert.match(textOf(r), /__structured [\d.]+ \(also on (echo|other)\)/);
+  });
+
+  it("tool_search without a query shows the servers, then one server's tool names", async () => {
+    const overview = await client.callTool({ name: "tool_search", arguments: {} });
+    const servers = (overview.structuredContent as {
+      servers: { server: string | null; tools: number; about: string }[];
+    }).servers;
+    // The gateway's own tools (here `execute`) come last, as server null.
+    assert.deepEqual(servers.map((s) => s.server), ["echo", "other", null]);
+    assert.equal(servers[1]!.tools, 1);
+    assert.match(textOf(overview), /^3 servers, \d+ tools .*: echo, other, \(gateway\)$/);
+    const one = await client.callTool({ name: "tool_search", arguments: { server: "other" } });
+    assert.deepEqual(one.structuredContent, {
+      server: "other",
+      names: ["other__structured"],
+      total: 1,
+      has_more: false,
+    });
   });
 
   it("tool_describe of an unknown name is an error result with suggestions", async () => {

@@ -106,6 +106,81 @@ describe("tool search ranking", () => {
     }
   });
 
+  test("extra words of a natural request do not outweigh the words that name the tool", () => {
+    const small = buildSearchIndex([
+      tool("gh__list_commits", "List commits of a branch in a repository"),
+      tool("gh__get_repository", "Get a repository: its owner, branch, settings and details"),
+      tool("gh__get_branch", "Get a branch of a repository with its latest details"),
+      tool("gh__list_tags", "List tags of a repository"),
+    ]);
+    const ranked = names(small.search("could you show me the latest commits on the main branch"));
+    assert.equal(ranked[0], "gh__list_commits");
+  });
+
+  test("question words and request filler match nothing", () => {
+    const small = buildSearchIndex([
+      tool("a__how_to", "How to use this server"),
+      tool("b__count_issues", "Count open issues"),
+    ]);
+    assert.deepEqual(names(small.search("how many open issues")), ["b__count_issues"]);
+    assert.equal(small.search("what can you do").total, 0);
+  });
+
+  test("a camelCase word the catalog knows is one word; an unknown one is read as its parts", () => {
+    const small = buildSearchIndex([
+      tool("gitlab__list_projects", "List projects on GitLab"),
+      tool("git__log", "Show the git log"),
+      tool("lab__results", "Lab results"),
+      tool("fs__read_file", "Read a file"),
+    ]);
+    assert.deepEqual(names(small.search("GitLab")), ["gitlab__list_projects"]);
+    assert.equal(names(small.search("readFile"))[0], "fs__read_file");
+  });
+
+  test("titles and enum values are searchable", () => {
+    const small = buildSearchIndex([
+      tool("x__op", "Run an operation", { title: "Archive Mailbox" }),
+      tool("y__run", "Run a job", {
+        inputSchema: {
+          type: "object",
+          properties: { mode: { type: "string", enum: ["rollback", "deploy"] } },
+        },
+      }),
+    ]);
+    assert.deepEqual(names(small.search("archive mailbox")), ["x__op"]);
+    // A title adds only words its name lacks: restating the name does not count it twice.
+    const titled = buildSearchIndex([
+      tool("f__read_file", "Read a file", { title: "Read File (Deprecated)" }),
+      tool("f__read_text_file", "Read a text file", { title: "Read Text File" }),
+    ]);
+    assert.equal(names(titled.search("read text file"))[0], "f__read_text_file");
+    assert.deepEqual(names(titled.search("deprecated")), ["f__read_file"]);
+    assert.deepEqual(names(small.search("rollback")), ["y__run"]);
+  });
+
+  test("an abbreviation of a phrase that names the catalog's tools finds them", () => {
+    const small = buildSearchIndex([
+      tool("gh__create_pull_request", "Open a new one from a head branch"),
+      tool("gh__merge_pull_request", "Merge a head branch into its base"),
+      tool("gh__list_pull_requests", "List them for a repository"),
+      tool("gh__merge_branches", "Merge two branches"),
+      tool("gh__create_issue", "Create an issue"),
+      tool("gh__list_issues", "List issues"),
+    ]);
+    assert.equal(names(small.search("merge PR"))[0], "gh__merge_pull_request");
+    assert.equal(names(small.search("open prs"))[0], "gh__create_pull_request");
+  });
+
+  test("a server's name is a weak field: it leans toward its tools, the action still decides", () => {
+    const small = buildSearchIndex([
+      tool("slack__post_message", "Post a message to a channel"),
+      tool("slack__list_channels", "List channels"),
+      tool("teams__post_message", "Post a message to a chat"),
+    ]);
+    assert.equal(names(small.search("post a message on slack"))[0], "slack__post_message");
+    assert.equal(names(small.search("slack channels"))[0], "slack__list_channels");
+  });
+
   test("search results carry name, server, description and score only", () => {
     const item = index.search("post message").items[0];
     assert.deepEqual(Object.keys(item ?? {}).sort(), ["description", "name", "score", "server"]);
@@ -114,6 +189,61 @@ describe("tool search ranking", () => {
 
   test("repeated queries give identical results", () => {
     assert.deepEqual(index.search("graph entities"), index.search("graph entities"));
+  });
+});
+
+describe("one entry per definition", () => {
+  const copy = (server: string, description = "Search issues in a repository"): ToolDescriptor => ({
+    name: `${server}__search_issues`,
+    server,
+    localName: "search_issues",
+    description,
+    inputSchema: { type: "object", properties: { q: { type: "string" } } },
+  });
+
+  test("the same definition on several servers is one hit listing every server", () => {
+    const small = buildSearchIndex([copy("team_a"), copy("team_b"), copy("team_c")]);
+    const result = small.search("search issues");
+    assert.equal(result.total, 1);
+    assert.deepEqual(result.items[0]?.servers, ["team_a", "team_b", "team_c"]);
+    assert.equal(result.items[0]?.name, "team_a__search_issues");
+    assert.deepEqual(small.copiesOf("team_b__search_issues"), [
+      "team_a__search_issues",
+      "team_b__search_issues",
+      "team_c__search_issues",
+    ]);
+  });
+
+  test("a server filter names that server's copy", () => {
+    const small = buildSearchIndex([copy("team_a"), copy("team_b")]);
+    assert.deepEqual(names(small.search("issues", { server: "team_b" })), [
+      "team_b__search_issues",
+    ]);
+    assert.equal(small.search("", { server: "team_b" }).items[0]?.name, "team_b__search_issues");
+  });
+
+  test("a different description or schema keeps the copies apart", () => {
+    const other = { ...copy("team_b"), inputSchema: { type: "object" } };
+    const small = buildSearchIndex([copy("team_a"), copy("team_c", "Search tickets"), other]);
+    assert.equal(small.search("search").total, 3);
+    assert.ok(small.search("search").items.every((i) => i.servers === undefined));
+  });
+
+  test("with every server repeated five times the first page holds distinct tools", () => {
+    const base = CATALOG.filter((t) => t.server !== null && t.server !== "macros");
+    const repeated = [1, 2, 3, 4, 5].flatMap((k) =>
+      base.map((t) => ({
+        ...t,
+        name: `${t.server}${k}__${t.name.slice(t.name.indexOf("__") + 2)}`,
+        server: `${t.server}${k}`,
+        localName: t.name.slice(t.name.indexOf("__") + 2),
+      }))
+    );
+    const big = buildSearchIndex(repeated);
+    assert.equal(big.size, base.length);
+    const page = names(big.search("read file"));
+    assert.equal(new Set(page.map((n) => n.slice(n.indexOf("__")))).size, page.length);
+    assert.equal(page[0], "filesystem1__read_file");
   });
 });
 

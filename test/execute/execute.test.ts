@@ -49,7 +49,8 @@ describe("execute: tools.search, tools.describe, tools.call", () => {
     >;
     assert.equal(r.path, "echo__structured");
     assert.equal(r.signature, "echo__structured(n?: integer) -> { doubled: integer }");
-    assert.deepEqual(r.inputSchema, { type: "object", properties: { n: { type: "integer" } } });
+    assert.equal(r.inputTypeScript, "{ n?: number }");
+    assert.equal(r.inputSchema, undefined, "the compact shape replaces the schema");
     assert.equal(r.outputSchemaTarget, "data.structuredContent");
     assert.deepEqual((r.outputSchema as { required: string[] }).required, ["doubled"]);
     const data = await resultOf(

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { textOf, waitFor } from "../_helpers/gateway.ts";
+import { waitFor } from "../_helpers/gateway.ts";
 import { resultOf } from "../execute/_setup.ts";
 import { pinSetup, startPinned } from "./_pinning.ts";
 
@@ -15,7 +15,7 @@ describe("quarantine and search", () => {
     const { gw, client } = await startPinned(setup);
     const found = async (query: string) => {
       const r = await client.callTool({ name: "tool_search", arguments: { query } });
-      return (JSON.parse(textOf(r)) as { items: { name: string }[] }).items.map((i) => i.name);
+      return (r.structuredContent as { items: { name: string }[] }).items.map((i) => i.name);
     };
     try {
       assert.ok((await found("search tracker")).includes("tracker__search"));

@@ -34,7 +34,7 @@ export interface ExecuteDeps {
    */
   internal?: boolean;
   /** Ranked search over what the caller may find: `{ items, total, has_more, next_offset? }`. */
-  search(args: Record<string, unknown>): { items: Array<{ name: string }> } & object;
+  search(args: Record<string, unknown>): Promise<{ items: Array<{ name: string }> } & object>;
   /** Description of one tool; throws `TOOL_NOT_FOUND` (with `data.suggestions`) when unknown. */
   describe(path: string): object;
 }
@@ -131,11 +131,11 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
   };
 
   const hostFunctions: Record<string, HostFunction> = {
-    search(args, ctx) {
+    async search(args, ctx) {
       const q = (args ?? {}) as Record<string, unknown>;
       const handle = trace.start("search", { query: String(q.query ?? "") });
       try {
-        const found = deps.search(q);
+        const found = await deps.search(q);
         finishOnDelivery(trace, handle, ctx, true);
         return { ...found, items: found.items.map((i) => ({ path: i.name, ...i })) };
       } catch (err) {

@@ -15,8 +15,9 @@ export function executeToolDefinition(limits: ScriptLimits): {
   const description = [
     "Run one Lua 5.4 script that searches, inspects and calls many tools in a single round trip.",
     "Inside: tools.search{query=, server=, limit=, offset=} -> {items={{path, name, server, " +
-    "description, score}}, total, has_more, next_offset}; tools.describe{path=} -> " +
-    "inputSchema, signature, outputSchema (it describes data.structuredContent); " +
+    "description (first sentence), score}}, total, has_more, next_offset}; " +
+    "tools.describe{path=} -> signature, inputTypeScript, inputGuidance (parameter notes), " +
+    "outputSchema (it describes data.structuredContent); " +
     "tools.call(path, args) -> {ok=true, data=<CallToolResult>} or {ok=false, error={code, " +
     "message}} (never raises; an isError result is code 'tool_error' with data); " +
     'tools["server__tool"](args) is shorthand. For concurrency start mcp.call(path, args) for ' +

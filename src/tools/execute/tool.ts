@@ -95,7 +95,7 @@ export class ExecuteTool implements LocalToolProvider {
       gateway: this.#gateway,
       caller,
       parent: options,
-      search: (args) => this.#meta.search(caller, args),
+      search: (args) => this.#meta.searchFused(caller, args),
       describe: (path) => this.#meta.describe(caller, path),
     };
   }
