@@ -78,6 +78,8 @@ export interface UpstreamStatus {
   lastError: string | null;
   /** The operator's override of the config (`servers disable|enable`), or `null`. */
   override: ServerOverride | null;
+  /** The last lines a stdio server wrote to stderr (a bounded tail; empty for HTTP). */
+  stderr: readonly string[];
   /**
    * `servers.<name>.oauth`: its mode and, for `per-user`, how many identities are connected
    * (a count only: never who, never a token); absent without OAuth.
@@ -204,6 +206,7 @@ export function upstreamStatuses(gateway: Gateway, overrides?: ServerOverrides):
       inFlight: u.inFlight,
       lastError: downReasonOf(u),
       override: overrides?.get(u.name) ?? null,
+      stderr: u.stderrTail,
       ...oauthOf(u, connected),
     };
   });
