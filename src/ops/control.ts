@@ -70,7 +70,7 @@ export class OperatorControl {
     return this.#act("session.end", handle, actor, () => {
       const ended = this.#s.sessions.end(handle);
       if (!ended) throw new GatewayError("RESOURCE_NOT_FOUND", `no open session "${handle}"`);
-      return Promise.resolve({ tokenName: ended.tokenName, kind: ended.kind });
+      return Promise.resolve({ sessionToken: ended.tokenName, sessionKind: ended.kind });
     });
   }
 
@@ -135,7 +135,7 @@ export class OperatorControl {
       ...(detail ? { detail } : {}),
     };
     this.#s.audit?.recordAction(record);
-    const fields = { action, target, tokenName: actor.tokenName, via: actor.via, ...detail };
+    const fields = { ...detail, action, target, tokenName: actor.tokenName, via: actor.via };
     if (error === undefined) this.#s.log.info("admin action", fields);
     else {
       this.#s.log.warn("admin action failed", { ...fields, error: messageOf(error) });

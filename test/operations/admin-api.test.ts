@@ -200,9 +200,17 @@ servers:
   });
 
   it("writes every action to the audit log with the admin's token name", async () => {
-    const lines = readFileSync(audit, "utf8").split("\n").filter(Boolean).map((l) =>
-      JSON.parse(l) as Record<string, unknown>
-    ).filter((l) => l.kind === "admin");
+    const read = () =>
+      readFileSync(audit, "utf8").split("\n").filter(Boolean).map((l) =>
+        JSON.parse(l) as Record<string, unknown>
+      ).filter((l) => l.kind === "admin");
+    // The file is written a moment after the action.
+    await waitFor(
+      () => read().filter((l) => l.action === "session.end").length === 2,
+      5000,
+      "both session.end lines",
+    );
+    const lines = read();
     const seen = lines.map((l) => `${l.action} ${l.target} ${l.outcome}`);
     for (
       const want of [
@@ -215,7 +223,12 @@ servers:
     ) {
       assert.ok(seen.some((s) => s.startsWith(want)), `${want} in ${seen.join(" | ")}`);
     }
-    assert.ok(lines.every((l) => l.tokenName === "on-call" && l.via === "api"));
+    assert.ok(
+      lines.every((l) => l.tokenName === "on-call" && l.via === "api"),
+      JSON.stringify(lines),
+    );
+    const ended = lines.find((l) => l.action === "session.end" && l.outcome === "ok")!;
+    assert.equal(ended.sessionToken, "agent", "the ended session's own token");
     assert.ok(!readFileSync(audit, "utf8").includes(ADMIN), "no token value in the audit log");
   });
 });

@@ -68,13 +68,14 @@ export interface AdminAction {
 /** The JSON line (without newline) for one admin action: kind `admin`, and who did it. */
 export function actionLine(a: AdminAction, secrets: readonly string[]): string {
   const record: Record<string, unknown> = {
+    ...(a.detail ?? {}),
+    // After the detail: no detail may stand in for what was done or who did it.
     time: new Date(a.at).toISOString(),
     kind: "admin",
     action: a.action,
     target: a.target,
     tokenName: a.tokenName,
     via: a.via,
-    ...(a.detail ?? {}),
     outcome: a.outcome,
     ...(a.error === undefined ? {} : { error: a.error }),
   };
