@@ -3,7 +3,7 @@
  * The token goes in a POST body (never in a URL, where it would land in history and logs); the
  * answer is a short-lived signed cookie that opens only the status routes.
  */
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import { NAME } from "../version.ts";
 import { STATUS_STYLE } from "./status-page.ts";
 
@@ -21,7 +21,7 @@ export function renderLoginPage(problem?: string): ReturnType<typeof html> {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>${NAME} status — sign in</title>
-        <style>${STATUS_STYLE}${FORM_STYLE}</style>
+        <style>${raw(STATUS_STYLE + FORM_STYLE)}</style>
       </head>
       <body>
         <main>

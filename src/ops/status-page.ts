@@ -88,7 +88,7 @@ export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): 
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <noscript><meta http-equiv="refresh" content="15"></noscript>
         <title>${s.name} status</title>
-        <style>${STATUS_STYLE}</style>
+        <style>${raw(STATUS_STYLE)}</style>
       </head>
       <body>
         <main id="live">
