@@ -12,6 +12,7 @@ import {
   type CallJournal,
   OperatorControl,
   PROMETHEUS_CONTENT_TYPE,
+  renderActionProblem,
   renderLoginPage,
   renderStatusPage,
   type ScriptJournal,
@@ -89,6 +90,7 @@ export function operatorRoutes(p: OperatorParts): (app: Hono<AppEnv>) => void {
     servers: () => upstreamStatuses(gateway, p.overrides),
     sessions: () => sessionStatuses(p.sessions.list()),
     accounts: async () => accountStatuses(await gateway.upstreamAuth.accounts()),
+    problemPage: async (message) => String(await renderActionProblem(message)),
   });
   return (app) => {
     status(app);

@@ -6,10 +6,10 @@
  * auth is off, on loopback), and an action must come from the gateway's own origin
  * (`sameOriginCheck`). The actions themselves, and their audit lines, are the ops room's.
  */
-import type { Context, Hono } from "hono";
+import type { Context, Handler, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Gateway } from "../gateway/mod.ts";
-import { GatewayError } from "../shared/errors.ts";
+import { GatewayError, httpStatusOf, messageOf } from "../shared/errors.ts";
 import type { AppEnv } from "./app.ts";
 import { sameOriginCheck, statusGate } from "./security/mod.ts";
 
@@ -38,6 +38,8 @@ export interface AdminRoutesDeps {
   sessions: () => readonly unknown[];
   /** The logins held to OAuth upstreams. */
   accounts: () => Promise<readonly unknown[]>;
+  /** The HTML a console form gets when its action is refused or fails. */
+  problemPage: (message: string) => string | Promise<string>;
 }
 
 /** Largest action body accepted (a form of a few fields). */
@@ -69,6 +71,18 @@ export function adminRoutes(deps: AdminRoutesDeps): (app: Hono<AppEnv>) => void 
       ? c.redirect(`/#${anchor}`, 303)
       : c.json({ ok: true, ...body });
   const limit = bodyLimit({ maxSize: ACTION_BODY_MAX });
+  /** An action's handler: a console form that is refused gets a page saying why. */
+  const action = (handler: Handler<AppEnv>): Handler<AppEnv> => async (c, next) => {
+    try {
+      return await handler(c, next);
+    } catch (err) {
+      const status = httpStatusOf(err);
+      if (!isForm(c) || c.req.header("accept")?.includes("application/json") || status >= 500) {
+        throw err;
+      }
+      return c.html(await deps.problemPage(messageOf(err)), status as 400);
+    }
+  };
   return (app) => {
     app.get("/admin/servers", (c) => {
       admin(c, "listing servers");
@@ -84,21 +98,25 @@ export function adminRoutes(deps: AdminRoutesDeps): (app: Hono<AppEnv>) => void 
       }
       return c.json({ server: name, lines: u.stderrTail });
     });
-    app.post("/admin/servers/:name/:action", limit, async (c) => {
-      const name = c.req.param("name");
-      const action = c.req.param("action");
-      const actor = admin(c, `${action} of a server`);
-      if (action === "restart") await actions.restart(name, actor);
-      else if (action === "disable" || action === "enable") {
-        await actions.setEnabled(name, action === "enable", actor);
-      } else {
-        throw new GatewayError(
-          "USAGE",
-          `unknown server action "${action}" (restart, disable or enable)`,
-        );
-      }
-      return done(c, "upstreams", { server: server(name) });
-    });
+    app.post(
+      "/admin/servers/:name/:action",
+      limit,
+      action(async (c) => {
+        const name = c.req.param("name")!;
+        const verb = c.req.param("action")!;
+        const actor = admin(c, `${verb} of a server`);
+        if (verb === "restart") await actions.restart(name, actor);
+        else if (verb === "disable" || verb === "enable") {
+          await actions.setEnabled(name, verb === "enable", actor);
+        } else {
+          throw new GatewayError(
+            "USAGE",
+            `unknown server action "${verb}" (restart, disable or enable)`,
+          );
+        }
+        return done(c, "upstreams", { server: server(name) });
+      }),
+    );
     app.get("/admin/sessions", (c) => {
       admin(c, "listing sessions");
       return c.json({ sessions: deps.sessions() });
@@ -109,32 +127,40 @@ export function adminRoutes(deps: AdminRoutesDeps): (app: Hono<AppEnv>) => void 
       await actions.endSession(handle, actor);
       return done(c, "sessions", { session: handle, ended: true });
     };
-    app.post("/admin/sessions/:handle/end", limit, end);
+    app.post("/admin/sessions/:handle/end", limit, action(end));
     app.delete("/admin/sessions/:handle", end);
     app.get("/admin/oauth", async (c) => {
       admin(c, "listing upstream logins");
       return c.json({ accounts: await deps.accounts() });
     });
-    app.post("/admin/oauth/:server/logout", limit, async (c) => {
-      const actor = admin(c, "logging out of an upstream");
-      const name = c.req.param("server");
-      const identity = (await fields(c)).identity;
-      const who = typeof identity === "string" && identity !== "" ? identity : null;
-      await actions.logout(name, who, actor);
-      return done(c, "accounts", { server: name, identity: who, loggedOut: true });
-    });
+    app.post(
+      "/admin/oauth/:server/logout",
+      limit,
+      action(async (c) => {
+        const actor = admin(c, "logging out of an upstream");
+        const name = c.req.param("server")!;
+        const identity = (await fields(c)).identity;
+        const who = typeof identity === "string" && identity !== "" ? identity : null;
+        await actions.logout(name, who, actor);
+        return done(c, "accounts", { server: name, identity: who, loggedOut: true });
+      }),
+    );
     // Approving pins changes what clients may call: the page's approve button posts here.
-    app.post("/pins/approve", limit, async (c) => {
-      const actor = admin(c, "approving definitions");
-      const form = await fields(c);
-      const name = typeof form.server === "string" ? form.server : "";
-      const tools = [form.tool ?? []].flat().filter((t): t is string => typeof t === "string");
-      const approval = await actions.approve(name, tools, actor);
-      if (isForm(c) && !c.req.header("accept")?.includes("application/json")) {
-        return c.redirect("/", 303);
-      }
-      return c.json(approval);
-    });
+    app.post(
+      "/pins/approve",
+      limit,
+      action(async (c) => {
+        const actor = admin(c, "approving definitions");
+        const form = await fields(c);
+        const name = typeof form.server === "string" ? form.server : "";
+        const tools = [form.tool ?? []].flat().filter((t): t is string => typeof t === "string");
+        const approval = await actions.approve(name, tools, actor);
+        if (isForm(c) && !c.req.header("accept")?.includes("application/json")) {
+          return c.redirect("/", 303);
+        }
+        return c.json(approval);
+      }),
+    );
   };
 }
 

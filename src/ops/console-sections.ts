@@ -6,6 +6,7 @@
  * it came from this page (same origin).
  */
 import { html } from "hono/html";
+import { htmlPage } from "./html-page.ts";
 import type { AccountStatus, SessionStatus } from "./status-data.ts";
 
 type Html = ReturnType<typeof html>;
@@ -119,4 +120,20 @@ export function renderAccounts(list: readonly AccountStatus[]): Html | string {
       </tbody>
     </table>
   `;
+}
+
+/**
+ * The page a console button gets when its action is refused or fails: what went wrong, and the
+ * way back (a form post cannot show a JSON error to the operator).
+ */
+export function renderProblemPage(message: string, style: string): Html {
+  return htmlPage(
+    "Not done",
+    style,
+    html`
+      <h1>Not done</h1>
+      <p class="err" role="alert">${message}</p>
+      <p><a href="/">Back to the console</a></p>
+    `,
+  );
 }

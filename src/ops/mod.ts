@@ -29,5 +29,5 @@ export {
   type StatusSources,
   upstreamStatuses,
 } from "./status-data.ts";
-export { type PageOptions, renderStatusPage } from "./status-page.ts";
+export { type PageOptions, renderActionProblem, renderStatusPage } from "./status-page.ts";
 export { ScriptJournal } from "./script-journal.ts";

@@ -7,8 +7,15 @@
  * a phone screen.
  */
 import { html, raw } from "hono/html";
+import { htmlPage } from "./html-page.ts";
 import { CHART_STYLE, renderToolStats } from "./console-charts.ts";
-import { actionButton, renderAccounts, renderSessions, when } from "./console-sections.ts";
+import {
+  actionButton,
+  renderAccounts,
+  renderProblemPage,
+  renderSessions,
+  when,
+} from "./console-sections.ts";
 import type { CallStatus, StatusSnapshot, UpstreamStatus } from "./status-data.ts";
 import { renderPins } from "./pins-status.ts";
 import { renderInstances, renderProfiles } from "./status-tables.ts";
@@ -75,126 +82,126 @@ function connectLink(server: string): Html {
   `;
 }
 
+/** The page a console button gets when its action is refused or fails. */
+export function renderActionProblem(message: string): Html {
+  return renderProblemPage(message, STATUS_STYLE);
+}
+
 /** Renders the page for a snapshot. */
 export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): Html {
   const sessionText = Object.entries(s.sessions).map(([k, n]) => `${n} ${k}`).join(", ") ||
     "none";
   const up = s.upstreams.filter((u) => u.state === "up").length;
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <noscript><meta http-equiv="refresh" content="15"></noscript>
-        <title>${s.name} status</title>
-        <style>${raw(STATUS_STYLE)}</style>
-      </head>
-      <body>
-        <main id="live">
-        <h1>${s.name} ${s.version}</h1>
-        <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
-    sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
-    >status.json</a>${signOut(options.signedInAs)}</div>
-        <h2>Upstreams</h2>
-        <table id="upstreams">
-          <thead>
-            <tr>
-              <th>Server</th>
-              <th>State</th>
-              <th>Transport</th>
-              <th>Tools</th>
-              <th>Restarts</th>
-              <th>In flight</th>
-              <th>Last error</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.upstreams.length === 0
-      ? emptyRow(8, "no upstream servers configured")
-      : s.upstreams.map(upstreamRow)}
-          </tbody>
-        </table>
-        ${renderPins(s.pins ?? [])}
-        ${renderToolStats(s.toolStats ?? [])}
-        ${renderSessions(s.openSessions ?? [])}
-        ${renderAccounts(s.accounts ?? [])}
-        <h2>Macros</h2>
-        <table id="macros">
-          <thead>
-            <tr>
-              <th>Tool</th>
-              <th>Source</th>
-              <th>Listed</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
-      html`
-        <tr data-macro="${m.name}">
-          <td data-label="Tool" class="name">${m.name}</td>
-          <td data-label="Source" class="name">${m.source}</td>
-          <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
-        </tr>
-      `
-    )}
-          </tbody>
-        </table>
-        ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
-        ${s.instances ? renderInstances(s.instances) : ""}
-        <h2>Recent calls</h2>
-        <table id="calls">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Tool</th>
-              <th>Server</th>
-              <th>Token</th>
-              <th>Outcome</th>
-              <th>Duration</th>
-              <th>Filters</th>
-              <th>Error</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map(callRow)}
-          </tbody>
-        </table>
-        <h2>Recent script runs</h2>
-        <table id="scripts">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Script</th>
-              <th>Token</th>
-              <th>Outcome</th>
-              <th>Duration</th>
-              <th>Limit</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.scripts.length === 0 ? emptyRow(6, "no script runs yet") : s.scripts.map((r) =>
-      html`
-        <tr data-script="${r.name}">
-          <td data-label="When">${when(r.at, true)}</td>
-          <td data-label="Script" class="name">${r.feature === "macro"
-            ? `macro ${r.name}`
-            : r.name}</td>
-          <td data-label="Token" class="name">${r.token ?? ""}</td>
-          <td data-label="Outcome"><span class="state ${r.outcome}">${r.outcome}</span></td>
-          <td data-label="Duration" class="num">${r.durationMs.toFixed(1)} ms</td>
-          <td data-label="Limit">${r.limit ?? ""}</td>
-        </tr>
-      `
-    )}
-          </tbody>
-        </table>
-        </main>
-        <script>${raw(LIVE_SCRIPT)}</script>
-      </body>
-    </html>
-  `;
+  return htmlPage(
+    `${s.name} status`,
+    STATUS_STYLE,
+    html`
+      <main id="live">
+          <h1>${s.name} ${s.version}</h1>
+          <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
+      sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
+      >status.json</a>${signOut(options.signedInAs)}</div>
+          <h2>Upstreams</h2>
+          <table id="upstreams">
+            <thead>
+              <tr>
+                <th>Server</th>
+                <th>State</th>
+                <th>Transport</th>
+                <th>Tools</th>
+                <th>Restarts</th>
+                <th>In flight</th>
+                <th>Last error</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.upstreams.length === 0
+        ? emptyRow(8, "no upstream servers configured")
+        : s.upstreams.map(upstreamRow)}
+            </tbody>
+          </table>
+          ${renderPins(s.pins ?? [])}
+          ${renderToolStats(s.toolStats ?? [])}
+          ${renderSessions(s.openSessions ?? [])}
+          ${renderAccounts(s.accounts ?? [])}
+          <h2>Macros</h2>
+          <table id="macros">
+            <thead>
+              <tr>
+                <th>Tool</th>
+                <th>Source</th>
+                <th>Listed</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
+        html`
+          <tr data-macro="${m.name}">
+            <td data-label="Tool" class="name">${m.name}</td>
+            <td data-label="Source" class="name">${m.source}</td>
+            <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
+          </tr>
+        `
+      )}
+            </tbody>
+          </table>
+          ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
+          ${s.instances ? renderInstances(s.instances) : ""}
+          <h2>Recent calls</h2>
+          <table id="calls">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Tool</th>
+                <th>Server</th>
+                <th>Token</th>
+                <th>Outcome</th>
+                <th>Duration</th>
+                <th>Filters</th>
+                <th>Error</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map(callRow)}
+            </tbody>
+          </table>
+          <h2>Recent script runs</h2>
+          <table id="scripts">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Script</th>
+                <th>Token</th>
+                <th>Outcome</th>
+                <th>Duration</th>
+                <th>Limit</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.scripts.length === 0 ? emptyRow(6, "no script runs yet") : s.scripts.map((r) =>
+        html`
+          <tr data-script="${r.name}">
+            <td data-label="When">${when(r.at, true)}</td>
+            <td data-label="Script" class="name">${r.feature === "macro"
+              ? `macro ${r.name}`
+              : r.name}</td>
+            <td data-label="Token" class="name">${r.token ?? ""}</td>
+            <td data-label="Outcome"><span class="state ${r.outcome}">${r.outcome}</span></td>
+            <td data-label="Duration" class="num">${r.durationMs.toFixed(1)} ms</td>
+            <td data-label="Limit">${r.limit ?? ""}</td>
+          </tr>
+        `
+      )}
+            </tbody>
+          </table>
+          </main>
+      <script>${raw(LIVE_SCRIPT)}</script>
+    `,
+    html`
+      <noscript><meta http-equiv="refresh" content="15"></noscript>
+    `,
+  );
 }
 
 /** One upstream's row: its state (with a retry due or given up), figures, and its actions. */

@@ -99,7 +99,7 @@ servers:
       },
     });
     assert.equal(crossOrigin.status, 403);
-    assert.match((await crossOrigin.json()).error.message, /own page/);
+    assert.match(await crossOrigin.text(), /own page, not from origin http:\/\/localhost:1/);
     const crossSite = await admin("/admin/servers/echo/disable", {
       method: "POST",
       headers: { "sec-fetch-site": "same-site" },
@@ -170,6 +170,16 @@ servers:
     const res = await admin("/admin/servers/nope/restart", { method: "POST" });
     assert.equal(res.status, 404);
     assert.match((await res.json()).error.message, /no server "nope"/);
+    // A console form gets a page that says why, with the way back.
+    const form = await admin("/admin/servers/nope/restart", {
+      method: "POST",
+      headers: { origin: gw.url, "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(form.status, 404);
+    assert.match(form.headers.get("content-type") ?? "", /^text\/html/);
+    const page = await form.text();
+    assert.match(page, /no server &quot;nope&quot; is configured/);
+    assert.match(page, /<a href="\/">Back to the console<\/a>/);
     const out = await cliAsync(["servers", "disable", "nope", "--url", gw.url], env());
     assert.equal(out.code, 1);
     assert.match(out.stderr, /no server "nope"/);
@@ -223,9 +233,11 @@ servers:
     ) {
       assert.ok(seen.some((s) => s.startsWith(want)), `${want} in ${seen.join(" | ")}`);
     }
-    assert.ok(
-      lines.every((l) => l.tokenName === "on-call" && l.via === "api"),
-      JSON.stringify(lines),
+    assert.ok(lines.every((l) => l.tokenName === "on-call"), JSON.stringify(lines));
+    // The command line's requests are `api`; the form post of the console is `console`.
+    assert.deepEqual(
+      lines.filter((l) => l.via === "console").map((l) => `${l.action} ${l.target}`),
+      ["server.restart nope"],
     );
     const ended = lines.find((l) => l.action === "session.end" && l.outcome === "ok")!;
     assert.equal(ended.sessionToken, "agent", "the ended session's own token");
