@@ -14,6 +14,9 @@ export const COMMANDS = [
   "approve",
   "login",
   "connect-client",
+  "logout",
+  "servers",
+  "sessions",
 ] as const;
 /** A sub-command. */
 export type Command = typeof COMMANDS[number];
@@ -28,8 +31,10 @@ export interface CliArgs {
   profile: string | null;
   logLevel: LogLevel | null;
   json: boolean;
-  /** `login --url`: the running gateway's address. */
+  /** `login`, `logout`, `servers`, `sessions --url`: the running gateway's address. */
   url: string | null;
+  /** `logout --identity`: the client identity whose per-user account to log out. */
+  identity: string | null;
   /** `check --connect`: start each upstream once. */
   connect: boolean;
   /** `connect-client --token-env`: the variable the client reads the token from. */
@@ -63,6 +68,10 @@ Usage:
                                            claude-code, cursor, vscode, windsurf
   mcp-gateway approve SERVER[/USER] [TOOL...]  accept what SERVER declares now (pin:), all or TOOLs
   mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
+  mcp-gateway logout  SERVER [--identity ID]   drop its shared login (or ID's own account)
+  mcp-gateway servers [--json]             each server's state, reason, restarts, next retry
+  mcp-gateway servers restart|disable|enable|logs NAME   act on one server (logs: its stderr)
+  mcp-gateway sessions [end SESSION]       list the open sessions, or end one
   mcp-gateway --help | --version
 
 Options:
@@ -71,15 +80,17 @@ Options:
   --stdio             serve one MCP client on stdin/stdout instead of HTTP
   --profile NAME      with --stdio: serve only that profile's tools (over HTTP: /mcp/NAME)
   --log-level LEVEL   debug | info | warn | error | silent (default info)
-  --json              machine-readable output (tools)
+  --json              machine-readable output (tools, servers, sessions)
   --connect           check: also start each upstream once and report its tools
-  --url URL           login: the running gateway (default gateway.publicUrl, else its listen
-                      address); an admin token is read from MCP_GATEWAY_TOKEN
   --env-file FILE     read NAME=value lines into the environment before the config
   --token-env VAR     connect-client: the variable the client reads the token from
                       (default MCP_GATEWAY_TOKEN when the gateway has auth)
   --file FILE         connect-client: the client's config file (default: its usual place)
   --dry-run           connect-client, import --write: print the diff, change nothing
+  --url URL           login, logout, servers, sessions: the running gateway (default
+                      gateway.publicUrl, else its listen address); an admin token is read
+                      from MCP_GATEWAY_TOKEN
+  --identity ID       logout: the client identity of a per-user account
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.`;
 
@@ -105,6 +116,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         "dry-run": { type: "boolean" },
         write: { type: "boolean" },
         "env-file": { type: "string" },
+        identity: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -161,6 +173,9 @@ export function parseCli(argv: readonly string[]): CliArgs {
     approve: [1, Infinity, "approve SERVER [TOOL...]"],
     login: [1, 1, "login SERVER [--url URL]"],
     "connect-client": [1, 1, "connect-client CLIENT [--profile P] [--token-env VAR] [--dry-run]"],
+    logout: [1, 1, "logout SERVER [--identity ID]"],
+    servers: [0, 2, "servers [restart|disable|enable|logs NAME]"],
+    sessions: [0, 2, "sessions [end SESSION]"],
   };
   const [min, max, shape] = expected[command]!;
   if (!values.help && (rest.length < min || rest.length > max)) {
@@ -178,6 +193,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     logLevel: (level as LogLevel | undefined) ?? null,
     json: values.json ?? false,
     url: values.url ?? null,
+    identity: values.identity ?? null,
     connect: values.connect ?? false,
     tokenEnv: values["token-env"] ?? null,
     file: values.file ?? null,

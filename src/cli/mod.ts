@@ -75,6 +75,22 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         const { loginCommand } = await import("./login.ts");
         return await loginCommand(args.config, args.positionals[0]!, { url: args.url });
       }
+      case "servers":
+      case "sessions":
+      case "logout": {
+        const admin = await import("./admin.ts");
+        const options = { url: args.url, json: args.json };
+        if (args.command === "logout") {
+          return await admin.logoutCommand(
+            args.config,
+            args.positionals[0]!,
+            args.identity,
+            options,
+          );
+        }
+        const run = args.command === "servers" ? admin.serversCommand : admin.sessionsCommand;
+        return await run(args.config, args.positionals, options);
+      }
       case "run": {
         const { runCommand } = await import("./run.ts");
         return await runCommand(args.config, args.positionals[0]!);

@@ -11,7 +11,6 @@ import {
   frontDoor,
   oauthRoutes,
   securityChain,
-  statusRoutes,
   StatusSessions,
   TokenCallLimits,
 } from "../http/mod.ts";
@@ -23,11 +22,9 @@ import {
   Lifecycle,
   Metrics,
   onSignals,
-  PROMETHEUS_CONTENT_TYPE,
-  renderLoginPage,
-  renderStatusPage,
   ScriptJournal,
-  statusSnapshot,
+  ServerOverrides,
+  ToolStats,
   watchConfigFile,
 } from "../ops/mod.ts";
 import {
@@ -45,6 +42,7 @@ import { createLogger } from "../shared/log.ts";
 import type { StreamReport } from "../shared/stream-guard.ts";
 import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
+import { operatorRoutes } from "./serve-operator.ts";
 
 const log = createLogger("serve");
 
@@ -115,9 +113,11 @@ export async function startGateway(
   let gateway: Gateway;
   let scripting: Scripting | null;
   let meta: MetaTools;
+  // An operator's `servers disable|enable`, kept in the state folder, lies over every config read.
+  const overrides = new ServerOverrides(config.gateway.state);
   try {
     // Clients are served after `startWait` at most: a silent server holds no one at the door.
-    ({ gateway, scripting, meta } = await bootGateway(config, false, {
+    ({ gateway, scripting, meta } = await bootGateway(overrides.overlay(config), false, {
       watchMacros: options.watch !== false,
       startWaitMs: config.gateway.startWaitMs,
       recordPins: true,
@@ -157,15 +157,19 @@ export async function startGateway(
     streamQueued: () => streams.ledger.queued,
     semantic: () => meta.semanticStats(),
   });
+  const toolStats = new ToolStats();
   gateway.calls.observeCalls((call) => {
-    journal.record(call);
     metrics.observe(call);
+    toolStats.record(call);
   });
+  // Recent calls list prompt gets and resource reads too.
+  gateway.calls.observeOperations((call) => journal.record(call));
   gateway.filters.observe((event) => metrics.observeFilter(event));
   // The audit settings are read at start: a change to gateway.audit applies on restart.
-  if (config.gateway.audit) {
-    new AuditLog(config.gateway.audit, gateway, createLogger("audit")).observe(gateway);
-  }
+  const audit = config.gateway.audit
+    ? new AuditLog(config.gateway.audit, gateway, createLogger("audit"))
+    : null;
+  audit?.observe(gateway);
   const scriptJournal = new ScriptJournal();
   scripting?.runs.observe((run) => {
     scriptJournal.record(run);
@@ -173,7 +177,7 @@ export async function startGateway(
   });
   const reloader = createReloader({
     gateway,
-    read: () => readConfig(config.file),
+    read: () => overrides.overlay(readConfig(config.file)),
     log,
     listenOverridden: Boolean(options.listen) || Boolean(options.stdio),
     onResult: (applied) => metrics.reload(applied),
@@ -242,26 +246,21 @@ export async function startGateway(
     ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
   });
   gateway.upstreamAuth.listening(hostPort(http!));
-  const status = statusRoutes({
+  const operator = operatorRoutes({
     gateway,
-    sessions: statusSessions,
-    metrics: {
-      render: () => metrics.render() + (cluster?.metrics() ?? ""),
-      contentType: PROMETHEUS_CONTENT_TYPE,
-    },
-    ...(cluster ? { cluster: () => cluster.status() } : {}),
-    snapshot: async () =>
-      statusSnapshot({
-        gateway,
-        recentCalls: () => journal.recent(),
-        recentScripts: () => scriptJournal.recent(),
-        sessions: () => sessions.counts(),
-        phase: () => lifecycle.phase,
-        startedAt,
-        ...(cluster ? { instances: await cluster.membership.list() } : {}),
-      }),
-    page: async (snapshot, signedInAs) => String(await renderStatusPage(snapshot, { signedInAs })),
-    loginPage: async (problem) => String(await renderLoginPage(problem)),
+    sessions,
+    statusSessions,
+    journal,
+    scriptJournal,
+    toolStats,
+    metrics,
+    cluster,
+    phase: () => lifecycle.phase,
+    startedAt,
+    overrides,
+    reload: reloader,
+    audit,
+    log: createLogger("admin"),
   });
   const app = createApp({
     gateway,
@@ -278,7 +277,7 @@ export async function startGateway(
     chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
     routes: (app) => {
       oauthRoutes(gateway)(app);
-      status(app);
+      operator(app);
     },
   });
   lifecycle.ready((req) => app.fetch(req));

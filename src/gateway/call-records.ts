@@ -109,6 +109,9 @@ export class CallObservers {
       // A filter that blocked or failed names the filters that acted before it, and itself.
       const acted = err instanceof GatewayError ? err.data?.filters : undefined;
       if (Array.isArray(acted)) notes.filters.splice(0, notes.filters.length, ...acted);
+      // Refused before it was routed (a quarantined tool): the server the refusal names.
+      const named = err instanceof GatewayError ? err.data?.server : undefined;
+      if (notes.server === null && typeof named === "string") notes.server = named;
       const code = err instanceof GatewayError ? err.code : undefined;
       this.#tell(kind, recordOf(op, "error", messageOf(err), code, NONE));
       throw err;

@@ -263,5 +263,3 @@ export class MetaTools implements LocalToolProvider {
     };
   }
 }
-
-

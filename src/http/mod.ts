@@ -15,5 +15,7 @@ export {
 } from "./security/mod.ts";
 export type { RequestChain, SharedCallBuckets } from "./security/mod.ts";
 export { statusRoutes } from "./status-routes.ts";
+export { type AdminActions, type AdminActor, adminRoutes } from "./admin-routes.ts";
+export type { AdminRoutesDeps } from "./admin-routes.ts";
 export { oauthRoutes } from "./oauth-routes.ts";
 export type { StatusRoutesDeps } from "./status-routes.ts";

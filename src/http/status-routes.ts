@@ -1,6 +1,8 @@
 /**
  * The operator routes: `GET /` (status page, or the sign-in form), `GET /status.json` (the same
- * data as JSON), `GET /metrics`, `GET /cluster` (the live instances, with a cluster), `POST /login` / `POST /logout` for the status-page cookie, and `POST /pins/approve` (the page's approve button).
+ * data as JSON), `GET /metrics`, `GET /cluster` (the live instances, with a cluster), and
+ * `POST /login` / `POST /logout` for the status-page cookie. The page's buttons post to the admin
+ * routes (`./admin-routes.ts`).
  * With auth on, each answers admin tokens only (403 with a JSON error otherwise); the renderers
  * come from the ops room, so this file only decides who gets what.
  */
@@ -108,25 +110,6 @@ export function statusRoutes<S>(deps: StatusRoutesDeps<S>): (app: Hono<AppEnv>) 
         maxAge: Math.floor(deps.sessions.ttlMs / 1000),
       });
       gateway.log.info("status page sign-in", { tokenName: token.name });
-      return c.redirect("/", 303);
-    });
-    // Approving pins changes what clients may call: admin only, and a form post from the page.
-    app.post("/pins/approve", bodyLimit({ maxSize: LOGIN_BODY_MAX }), async (c) => {
-      if (gate(c, "approving definitions") === "sign-in") {
-        throw new GatewayError(
-          "FORBIDDEN",
-          "approving definitions needs an admin token (admin: true in gateway.auth.tokens)",
-        );
-      }
-      const form = await c.req.parseBody({ all: true });
-      const server = typeof form.server === "string" ? form.server : "";
-      const tools = [form.tool ?? []].flat().filter((t): t is string => typeof t === "string");
-      // A per-user server's changes are one user's connection's: the form names whose.
-      const user = typeof form.user === "string" && form.user !== "" ? form.user : undefined;
-      const approval = gateway.pins.approve(server, tools, user);
-      const who = c.get("identity")?.tokenName ?? null;
-      gateway.log.info("definitions approved on the status page", { server, tokenName: who });
-      if (c.req.header("accept")?.includes("application/json")) return c.json(approval);
       return c.redirect("/", 303);
     });
     app.post("/logout", (c) => {

@@ -4,6 +4,7 @@
  * answer is a short-lived signed cookie that opens only the status routes.
  */
 import { html } from "hono/html";
+import { htmlPage } from "./html-page.ts";
 import { NAME } from "../version.ts";
 import { STATUS_STYLE } from "./status-page.ts";
 
@@ -14,29 +15,22 @@ border-radius:.3rem}.problem{color:#a40e26}`;
 
 /** Renders the sign-in form; `problem` says why the last attempt was refused. */
 export function renderLoginPage(problem?: string): ReturnType<typeof html> {
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>${NAME} status — sign in</title>
-        <style>${STATUS_STYLE}${FORM_STYLE}</style>
-      </head>
-      <body>
-        <main>
-          <h1>${NAME} status</h1>
-          <p class="meta">Sign in with an admin token (<code>admin: true</code> in
-            <code>gateway.auth.tokens</code>). The browser keeps a signed session cookie for 12
-            hours, never the token.</p>
-          ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ""}
-          <form method="post" action="/login">
-            <label for="token">Token</label>
-            <input id="token" name="token" type="password" autocomplete="current-password" required>
-            <button type="submit">Sign in</button>
-          </form>
-        </main>
-      </body>
-    </html>
-  `;
+  return htmlPage(
+    `${NAME} status — sign in`,
+    STATUS_STYLE + FORM_STYLE,
+    html`
+      <main>
+        <h1>${NAME} status</h1>
+        <p class="meta">Sign in with an admin token (<code>admin: true</code> in
+          <code>gateway.auth.tokens</code>). The browser keeps a signed session cookie for 12
+          hours, never the token.</p>
+        ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ""}
+        <form method="post" action="/login">
+          <label for="token">Token</label>
+          <input id="token" name="token" type="password" autocomplete="current-password" required>
+          <button type="submit">Sign in</button>
+        </form>
+      </main>
+    `,
+  );
 }

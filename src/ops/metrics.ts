@@ -25,6 +25,7 @@ import {
   observe,
   type Sample,
 } from "./prometheus.ts";
+import { OTHER_TOOL_LABEL, ToolLabels } from "./tool-labels.ts";
 
 /** What the metrics read at scrape time. */
 export interface MetricsSources {
@@ -43,10 +44,7 @@ export interface MetricsSources {
 export const MAX_TOOL_LABELS = 500;
 /** Ceiling on distinct `profile` label values (names come from the config; reloads add more). */
 export const MAX_PROFILE_LABELS = 64;
-/** The `tool` label of calls to names the gateway does not know (client-chosen names). */
-export const UNKNOWN_TOOL_LABEL = "unknown";
-/** The `tool` label of calls to known tools once the ceiling is reached. */
-export const OTHER_TOOL_LABEL = "other";
+export { OTHER_TOOL_LABEL, UNKNOWN_TOOL_LABEL } from "./tool-labels.ts";
 
 interface CallCounts {
   readonly labels: { server: string; tool: string };
@@ -71,34 +69,20 @@ export class Metrics {
   readonly #startedAt = Date.now();
   /** By stream kind: events dropped for slow readers, streams closed as too slow or expired. */
   readonly #streams = new Map<StreamKind, { dropped: number; slow: number; expired: number }>();
-  readonly #toolLabels = new Set<string>();
+  readonly #toolLabels: ToolLabels;
   /** Calls per profile label, then outcome. */
   readonly #profiles = new Map<string, { ok: number; toolError: number; error: number }>();
-  readonly #maxToolLabels: number;
 
   constructor(sources: MetricsSources) {
     this.#sources = sources;
-    this.#maxToolLabels = sources.maxToolLabels ?? MAX_TOOL_LABELS;
-  }
-
-  /**
-   * The `tool` label of a call. A `TOOL_NOT_FOUND` call carries whatever name the client sent;
-   * every other call names a tool of the catalog (a `FORBIDDEN` one too: existence is checked
-   * first), which the ceiling still bounds in case catalogs churn.
-   */
-  #toolLabel(call: CallRecord): string {
-    if (call.code === "TOOL_NOT_FOUND") return UNKNOWN_TOOL_LABEL;
-    if (this.#toolLabels.has(call.name)) return call.name;
-    if (this.#toolLabels.size >= this.#maxToolLabels) return OTHER_TOOL_LABEL;
-    this.#toolLabels.add(call.name);
-    return call.name;
+    this.#toolLabels = new ToolLabels(sources.maxToolLabels ?? MAX_TOOL_LABELS);
   }
 
   /** Counts one finished call (pass to `gateway.calls.observeCalls`). */
   observe(call: CallRecord): void {
     // Local tools (macros, meta-tools) have no server: label them with an empty server.
     const server = call.server ?? "";
-    const tool = this.#toolLabel(call);
+    const tool = this.#toolLabels.of(call);
     let byTool = this.#calls.get(server);
     if (!byTool) {
       byTool = new Map();

@@ -20,21 +20,31 @@ export interface ReloaderOptions {
   onResult?: (applied: boolean) => void;
 }
 
-/** Returns `reload(trigger)`, resolving true when a new config was applied. */
-export function createReloader(opts: ReloaderOptions): (trigger: string) => Promise<boolean> {
+/**
+ * Returns `reload(trigger, read?)`, resolving true when a new config was applied. `read`
+ * replaces reading the file for this turn (an operator's override applied to the running
+ * config), queued like any reload so the two never interleave.
+ */
+export function createReloader(
+  opts: ReloaderOptions,
+): (trigger: string, read?: () => GatewayConfig) => Promise<boolean> {
   let queue: Promise<unknown> = Promise.resolve();
-  return (trigger) => {
-    const run = queue.then(() => reloadOnce(opts, trigger));
+  return (trigger, read = opts.read) => {
+    const run = queue.then(() => reloadOnce(opts, trigger, read));
     queue = run.catch(() => {});
     return run;
   };
 }
 
-async function reloadOnce(opts: ReloaderOptions, trigger: string): Promise<boolean> {
+async function reloadOnce(
+  opts: ReloaderOptions,
+  trigger: string,
+  read: () => GatewayConfig,
+): Promise<boolean> {
   const { gateway, log } = opts;
   let next: GatewayConfig;
   try {
-    next = opts.read();
+    next = read();
   } catch (err) {
     log.error("config reload rejected; keeping the running config", {
       trigger,

@@ -8,6 +8,9 @@ import { type PinStatus, pinStatusOf } from "./pins-status.ts";
 import { MACRO_SERVER, type ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import type { Upstream } from "../upstream/mod.ts";
+import type { UpstreamAccount } from "../upstream/oauth/mod.ts";
+import type { SessionInfo } from "../session/legacy/mod.ts";
+import type { ServerOverride, ServerOverrides } from "./server-overrides.ts";
 import { NAME, VERSION } from "../version.ts";
 
 /** Where the snapshot reads from. */
@@ -22,6 +25,24 @@ export interface StatusSources {
   startedAt: number;
   /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
   instances?: readonly InstanceStatus[];
+  /** The operator's overrides (`servers disable|enable`). */
+  overrides?: ServerOverrides;
+  /** Every open session (absent: none listed). */
+  sessionList?: () => readonly SessionInfo[];
+  /** The logins held to OAuth upstreams (read before: it may wait on the store). */
+  accounts?: readonly UpstreamAccount[];
+  /** Per-tool rates and latency over the last minutes (absent: not kept). */
+  toolStats?: () => readonly ToolStatsStatus[];
+}
+
+/** One tool's calls over the last minutes, one bucket a minute, oldest first. */
+export interface ToolStatsStatus {
+  tool: string;
+  /** Calls per minute, errors per minute, and p50/p99 latency (ms, `null`: no call). */
+  calls: number[];
+  errors: number[];
+  p50: (number | null)[];
+  p99: (number | null)[];
 }
 
 /** One live instance of a cluster. */
@@ -47,9 +68,18 @@ export interface UpstreamStatus {
   /** Tools the upstream itself lists (its last-known list while down). */
   toolsUpstream: number;
   restarts: number;
+  /** Consecutive failures, and whether the restart policy gave up after them. */
+  failures: number;
+  gaveUp: boolean;
+  /** ISO time of the next restart while it is down and one is scheduled. */
+  nextRetryAt: string | null;
   inFlight: number;
   /** Why it is down (or why it last failed); `null` when nothing failed. */
   lastError: string | null;
+  /** The operator's override of the config (`servers disable|enable`), or `null`. */
+  override: ServerOverride | null;
+  /** The last lines a stdio server wrote to stderr (a bounded tail; empty for HTTP). */
+  stderr: readonly string[];
   /**
    * `servers.<name>.oauth`: its mode and, for `per-user`, how many identities are connected
    * (a count only: never who, never a token); absent without OAuth.
@@ -79,9 +109,11 @@ export interface ProfileStatus {
   servers: string[];
 }
 
-/** One finished call. */
+/** One finished operation: a tool call, a prompt get or a resource read. */
 export interface CallStatus {
   at: string;
+  kind: CallRecord["kind"];
+  /** The tool or prompt name, or the resource URI. */
   tool: string;
   server: string | null;
   token: string | null;
@@ -112,6 +144,23 @@ export interface StatusSnapshot {
   pins: PinStatus[];
   /** Cluster hook: every live instance with its upstream states (absent without a cluster). */
   instances?: readonly InstanceStatus[];
+  /** Every open session, oldest first, by handle (never by id). */
+  openSessions: SessionStatus[];
+  /** The logins held to OAuth upstreams, with when each access token expires. */
+  accounts: AccountStatus[];
+  /** Per-tool calls, errors and latency, a bucket a minute. */
+  toolStats: readonly ToolStatsStatus[];
+}
+
+/** One open session. */
+export interface SessionStatus extends Omit<SessionInfo, "openedAt" | "lastSeen"> {
+  openedAt: string;
+  lastSeen: string;
+}
+
+/** One login to an OAuth upstream. */
+export interface AccountStatus extends Omit<UpstreamAccount, "expiresAt"> {
+  expiresAt: string | null;
 }
 
 /** One finished script run. */
@@ -134,25 +183,55 @@ export function downReasonOf(u: Upstream): string | null {
   return u.lastError;
 }
 
-/** The status as of now. */
-export function statusSnapshot(s: StatusSources): StatusSnapshot {
+/** Every upstream as the status page shows it (and `mcp-gateway servers` lists it). */
+export function upstreamStatuses(gateway: Gateway, overrides?: ServerOverrides): UpstreamStatus[] {
   const exposed = new Map<string, number>();
-  for (const e of s.gateway.catalog.tools) {
+  for (const e of gateway.catalog.tools) {
     if (!e.hidden) exposed.set(e.server, (exposed.get(e.server) ?? 0) + 1);
   }
-  const connected = s.gateway.upstreamAuth.userCounts();
-  const upstreams = s.gateway.pool.all().map((u): UpstreamStatus => ({
-    name: u.name,
-    state: u.state,
-    transport: u.kind ?? u.config.kind,
-    protocol: u.era,
-    toolsExposed: exposed.get(u.name) ?? 0,
-    toolsUpstream: u.catalog.tools.length,
-    restarts: u.restarts,
-    inFlight: u.inFlight,
-    lastError: downReasonOf(u),
-    ...oauthOf(u, connected),
+  const connected = gateway.upstreamAuth.userCounts();
+  return gateway.pool.all().map((u): UpstreamStatus => {
+    const retry = u.nextRetryAt;
+    return {
+      name: u.name,
+      state: u.state,
+      transport: u.kind ?? u.config.kind,
+      protocol: u.era,
+      toolsExposed: exposed.get(u.name) ?? 0,
+      toolsUpstream: u.catalog.tools.length,
+      restarts: u.restarts,
+      failures: u.failures,
+      gaveUp: u.gaveUp,
+      nextRetryAt: retry === null ? null : new Date(retry).toISOString(),
+      inFlight: u.inFlight,
+      lastError: downReasonOf(u),
+      override: overrides?.get(u.name) ?? null,
+      stderr: u.stderrTail,
+      ...oauthOf(u, connected),
+    };
+  });
+}
+
+/** Open sessions with ISO times. */
+export function sessionStatuses(list: readonly SessionInfo[]): SessionStatus[] {
+  return list.map((v) => ({
+    ...v,
+    openedAt: new Date(v.openedAt).toISOString(),
+    lastSeen: new Date(v.lastSeen).toISOString(),
   }));
+}
+
+/** Logins to OAuth upstreams with ISO expiry times. */
+export function accountStatuses(list: readonly UpstreamAccount[]): AccountStatus[] {
+  return list.map((a) => ({
+    ...a,
+    expiresAt: a.expiresAt === null ? null : new Date(a.expiresAt).toISOString(),
+  }));
+}
+
+/** The status as of now. */
+export function statusSnapshot(s: StatusSources): StatusSnapshot {
+  const upstreams = upstreamStatuses(s.gateway, s.overrides);
   const macros = s.gateway.localTools()
     .filter((t) => t.server === MACRO_SERVER)
     .map((t): MacroStatus => ({
@@ -174,6 +253,7 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
   });
   const calls = s.recentCalls().map((c): CallStatus => ({
     at: new Date(c.at).toISOString(),
+    kind: c.kind,
     tool: c.name,
     server: c.server,
     token: c.tokenName,
@@ -207,6 +287,9 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
     scripts,
     pins: pinStatusOf(s.gateway),
     ...(s.instances ? { instances: s.instances } : {}),
+    openSessions: sessionStatuses(s.sessionList?.() ?? []),
+    accounts: accountStatuses(s.accounts ?? []),
+    toolStats: s.toolStats?.() ?? [],
   };
 }
 

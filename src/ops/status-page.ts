@@ -6,9 +6,19 @@
  * template, which escapes it. Below 640 px each table row becomes a card, so nothing overflows
  * a phone screen.
  */
-import { html } from "hono/html";
-import type { StatusSnapshot } from "./status-data.ts";
+import { html, raw } from "hono/html";
+import { htmlPage } from "./html-page.ts";
+import { CHART_STYLE, renderToolStats } from "./console-charts.ts";
+import {
+  actionButton,
+  renderAccounts,
+  renderProblemPage,
+  renderSessions,
+  when,
+} from "./console-sections.ts";
+import type { CallStatus, StatusSnapshot, UpstreamStatus } from "./status-data.ts";
 import { renderPins } from "./pins-status.ts";
+import { renderInstances, renderProfiles } from "./status-tables.ts";
 
 /** How the page was opened: with a status-page cookie it offers a sign-out button. */
 export interface PageOptions {
@@ -34,6 +44,11 @@ white-space:nowrap}
 .err{color:#a40e26;font-family:ui-monospace,monospace;font-size:.9em;word-break:break-word}
 .empty{color:#5a6272;font-style:italic}
 form.inline{display:inline}button{font:inherit;padding:.3rem .8rem;cursor:pointer}
+form.act button{padding:.1rem .5rem;font-size:.85em;margin:0 .2rem .2rem 0}
+td.acts{white-space:nowrap}.mono,pre{font-family:ui-monospace,monospace;font-size:.85em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.3rem 0;max-height:16rem;overflow:auto}
+.note{color:#5a6272;font-size:.85em}details summary{cursor:pointer;color:#5a6272}
+.override{background:#6e7781}
 @media (max-width:640px){
 body{margin:.75rem}
 table,tbody,tr,td{display:block;width:100%}
@@ -42,8 +57,20 @@ table{background:none}
 tr{background:#fff;border:1px solid #e3e6ea;border-radius:.4rem;margin:0 0 .6rem;padding:.3rem .6rem}
 td,td.num{border:0;padding:.15rem 0;text-align:left;display:flex;gap:.6rem}
 td::before{content:attr(data-label);flex:0 0 6rem;color:#5a6272;font:600 14px system-ui,sans-serif}
-td.empty::before{content:none}td.err:empty{display:none}td>*{min-width:0}
-}`;
+td.empty::before{content:none}td.err:empty{display:none}td>*{min-width:0}td.acts{flex-wrap:wrap}
+}${CHART_STYLE}`;
+
+/**
+ * Live updates: every few seconds the page fetches itself and swaps in the new `#live` part,
+ * unless the tab is hidden or the operator has a stderr panel open (it would close). Without
+ * JavaScript the page refreshes itself instead (the `noscript` refresh).
+ */
+const LIVE_SCRIPT = `(()=>{const every=5000;setInterval(async()=>{
+if(document.hidden||document.querySelector("#live details[open]"))return;
+try{const r=await fetch(location.pathname,{credentials:"same-origin",headers:{accept:"text/html"}});
+if(!r.ok)return;const next=new DOMParser().parseFromString(await r.text(),"text/html")
+.getElementById("live");const now=document.getElementById("live");if(next&&now)now.replaceWith(next);
+}catch{}},every);})();`;
 
 /**
  * The Connect link of a server that needs a login: it begins one and sends the browser to the
@@ -55,214 +82,203 @@ function connectLink(server: string): Html {
   `;
 }
 
+/** The page a console button gets when its action is refused or fails. */
+export function renderActionProblem(message: string): Html {
+  return renderProblemPage(message, STATUS_STYLE);
+}
+
 /** Renders the page for a snapshot. */
 export function renderStatusPage(s: StatusSnapshot, options: PageOptions = {}): Html {
   const sessionText = Object.entries(s.sessions).map(([k, n]) => `${n} ${k}`).join(", ") ||
     "none";
   const up = s.upstreams.filter((u) => u.state === "up").length;
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta http-equiv="refresh" content="10">
-        <title>${s.name} status</title>
-        <style>${STATUS_STYLE}</style>
-      </head>
-      <body>
-        <h1>${s.name} ${s.version}</h1>
-        <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
-    sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
-    >status.json</a>${signOut(options.signedInAs)}</div>
-        <h2>Upstreams</h2>
-        <table id="upstreams">
-          <thead>
-            <tr>
-              <th>Server</th>
-              <th>State</th>
-              <th>Transport</th>
-              <th>Tools</th>
-              <th>Restarts</th>
-              <th>In flight</th>
-              <th>Last error</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.upstreams.length === 0 ? emptyRow(7, "no upstream servers configured") : s.upstreams.map(
-      (u) =>
+  return htmlPage(
+    `${s.name} status`,
+    STATUS_STYLE,
+    html`
+      <main id="live">
+          <h1>${s.name} ${s.version}</h1>
+          <div class="meta">${s.runtime} · ${s.phase} · up ${formatDuration(s.uptimeSeconds)} ·
+      sessions: ${sessionText} · ${up}/${s.upstreams.length} upstreams up · <a href="/status.json"
+      >status.json</a>${signOut(options.signedInAs)}</div>
+          <h2>Upstreams</h2>
+          <table id="upstreams">
+            <thead>
+              <tr>
+                <th>Server</th>
+                <th>State</th>
+                <th>Transport</th>
+                <th>Tools</th>
+                <th>Restarts</th>
+                <th>In flight</th>
+                <th>Last error</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.upstreams.length === 0
+        ? emptyRow(8, "no upstream servers configured")
+        : s.upstreams.map(upstreamRow)}
+            </tbody>
+          </table>
+          ${renderPins(s.pins ?? [])}
+          ${renderToolStats(s.toolStats ?? [])}
+          ${renderSessions(s.openSessions ?? [])}
+          ${renderAccounts(s.accounts ?? [])}
+          <h2>Macros</h2>
+          <table id="macros">
+            <thead>
+              <tr>
+                <th>Tool</th>
+                <th>Source</th>
+                <th>Listed</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
         html`
-          <tr data-server="${u.name}">
-            <td data-label="Server" class="name">${u.name}</td>
-            <td data-label="State"><span class="state ${u.state}">${u.state === "needs-login"
-              ? "needs login"
-              : u.state}</span>${u.state === "needs-login" && u.oauth?.mode === "shared"
-              ? connectLink(u.name)
-              : ""}</td>
-            <td data-label="Transport">${u.transport}${u.protocol ? ` · ${u.protocol}` : ""}</td>
-            <td data-label="Tools" class="num tools"
-              title="exposed to clients (of ${u
-                .toolsUpstream} upstream)">${u.toolsExposed}${u.toolsExposed === u.toolsUpstream
-                ? ""
-                : ` of ${u.toolsUpstream}`}</td>
-            <td data-label="Restarts" class="num">${u.restarts}</td>
-            <td data-label="In flight" class="num">${u.inFlight}</td>
-            <td data-label="Last error" class="err">${u.lastError ?? ""}</td>
+          <tr data-macro="${m.name}">
+            <td data-label="Tool" class="name">${m.name}</td>
+            <td data-label="Source" class="name">${m.source}</td>
+            <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
           </tr>
-        `,
-    )}
-          </tbody>
-        </table>
-        ${renderPins(s.pins ?? [])}
-        <h2>Macros</h2>
-        <table id="macros">
-          <thead>
-            <tr>
-              <th>Tool</th>
-              <th>Source</th>
-              <th>Listed</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.macros.length === 0 ? emptyRow(3, "no macros") : s.macros.map((m) =>
-      html`
-        <tr data-macro="${m.name}">
-          <td data-label="Tool" class="name">${m.name}</td>
-          <td data-label="Source" class="name">${m.source}</td>
-          <td data-label="Listed">${m.discoverable ? "search only" : "yes"}</td>
-        </tr>
-      `
-    )}
-          </tbody>
-        </table>
-        ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
-        ${s.instances ? renderInstances(s.instances) : ""}
-        <h2>Recent calls</h2>
-        <table id="calls">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Tool</th>
-              <th>Server</th>
-              <th>Token</th>
-              <th>Outcome</th>
-              <th>Duration</th>
-              <th>Filters</th>
-              <th>Error</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map((c) =>
-      html`
-        <tr>
-          <td data-label="When">${c.at.slice(11, 23)}</td>
-          <td data-label="Tool" class="name">${c.tool}</td>
-          <td data-label="Server" class="name">${c.server ?? "(local)"}</td>
-          <td data-label="Token" class="name">${c.token ?? ""}</td>
-          <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
-          <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
-          <td data-label="Filters" class="name">${c.filters.join(", ")}</td>
-          <td data-label="Error" class="err">${c.error ?? ""}</td>
-        </tr>
-      `
-    )}
-          </tbody>
-        </table>
-        <h2>Recent script runs</h2>
-        <table id="scripts">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Script</th>
-              <th>Token</th>
-              <th>Outcome</th>
-              <th>Duration</th>
-              <th>Limit</th>
-            </tr>
-          </thead>
-          <tbody>
-    ${s.scripts.length === 0 ? emptyRow(6, "no script runs yet") : s.scripts.map((r) =>
-      html`
-        <tr data-script="${r.name}">
-          <td data-label="When">${r.at.slice(11, 23)}</td>
-          <td data-label="Script" class="name">${r.feature === "macro"
-            ? `macro ${r.name}`
-            : r.name}</td>
-          <td data-label="Token" class="name">${r.token ?? ""}</td>
-          <td data-label="Outcome"><span class="state ${r.outcome}">${r.outcome}</span></td>
-          <td data-label="Duration" class="num">${r.durationMs.toFixed(1)} ms</td>
-          <td data-label="Limit">${r.limit ?? ""}</td>
-        </tr>
-      `
-    )}
-          </tbody>
-        </table>
-      </body>
-    </html>
-  `;
+        `
+      )}
+            </tbody>
+          </table>
+          ${s.profiles.length === 0 ? "" : renderProfiles(s.profiles)}
+          ${s.instances ? renderInstances(s.instances) : ""}
+          <h2>Recent calls</h2>
+          <table id="calls">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Tool</th>
+                <th>Server</th>
+                <th>Token</th>
+                <th>Outcome</th>
+                <th>Duration</th>
+                <th>Filters</th>
+                <th>Error</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.calls.length === 0 ? emptyRow(8, "no calls yet") : s.calls.map(callRow)}
+            </tbody>
+          </table>
+          <h2>Recent script runs</h2>
+          <table id="scripts">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Script</th>
+                <th>Token</th>
+                <th>Outcome</th>
+                <th>Duration</th>
+                <th>Limit</th>
+              </tr>
+            </thead>
+            <tbody>
+      ${s.scripts.length === 0 ? emptyRow(6, "no script runs yet") : s.scripts.map((r) =>
+        html`
+          <tr data-script="${r.name}">
+            <td data-label="When">${when(r.at, true)}</td>
+            <td data-label="Script" class="name">${r.feature === "macro"
+              ? `macro ${r.name}`
+              : r.name}</td>
+            <td data-label="Token" class="name">${r.token ?? ""}</td>
+            <td data-label="Outcome"><span class="state ${r.outcome}">${r.outcome}</span></td>
+            <td data-label="Duration" class="num">${r.durationMs.toFixed(1)} ms</td>
+            <td data-label="Limit">${r.limit ?? ""}</td>
+          </tr>
+        `
+      )}
+            </tbody>
+          </table>
+          </main>
+      <script>${raw(LIVE_SCRIPT)}</script>
+    `,
+    html`
+      <noscript><meta http-equiv="refresh" content="15"></noscript>
+    `,
+  );
 }
 
-function renderInstances(list: NonNullable<StatusSnapshot["instances"]>): Html {
+/** One upstream's row: its state (with a retry due or given up), figures, and its actions. */
+function upstreamRow(u: UpstreamStatus): Html {
+  const name = encodeURIComponent(u.name);
+  const disabled = u.state === "disabled";
   return html`
-    <h2>Instances</h2>
-    <table id="instances">
-      <thead>
-        <tr>
-          <th>Instance</th>
-          <th>URL</th>
-          <th>Phase</th>
-          <th>Upstreams</th>
-        </tr>
-      </thead>
-      <tbody>
-    ${list.map((i) =>
-      html`
-        <tr data-instance="${i.id}">
-          <td>${i.id}</td>
-          <td>${i.url}</td>
-          <td>${i.phase}</td>
-          <td>${i.upstreams.map((u) =>
-            html`
-              <span class="state ${u.state}">${u.name}</span>
+    <tr data-server="${u.name}">
+      <td data-label="Server" class="name">${u.name}${u.override
+        ? html`
+          <span class="state override"
+            title="set by ${u.override.by ?? "an admin"} at ${u
+              .override.at}">${u.override.enabled ? "enabled" : "disabled"} by override</span>
+        `
+        : ""}</td>
+      <td
+        data-label="State">
+        <div><span class="state ${u.state}">${u.state === "needs-login"
+          ? "needs login"
+          : u.state}</span>${u.state === "needs-login" && u.oauth?.mode === "shared"
+          ? connectLink(u.name)
+          : ""}${retryNote(u)}</div>
+      </td>
+      <td data-label="Transport">${u.transport}${u.protocol ? ` · ${u.protocol}` : ""}</td>
+      <td data-label="Tools" class="num tools"
+        title="exposed to clients (of ${u.toolsUpstream} upstream)">${u.toolsExposed}${u
+            .toolsExposed === u.toolsUpstream
+          ? ""
+          : ` of ${u.toolsUpstream}`}</td>
+      <td data-label="Restarts" class="num">${u.restarts}</td>
+      <td data-label="In flight" class="num">${u.inFlight}</td>
+      <td data-label="Last error" class="err">${u.lastError || u.stderr.length > 0
+        ? html`<div>${u.lastError ?? ""}${
+          u.stderr.length > 0
+            ? html`
+              <details>
+                <summary>stderr (${u.stderr.length} ${u.stderr.length === 1
+                  ? "line"
+                  : "lines"})</summary>
+                <pre>${u.stderr.join("\n")}</pre>
+              </details>
             `
-          )}</td>
-        </tr>
-      `
-    )}
-      </tbody>
-    </table>
+            : ""
+        }</div>`
+        : ""}</td>
+      <td data-label="Actions" class="acts">${disabled
+        ? actionButton(`/admin/servers/${name}/enable`, "Enable")
+        : html`${actionButton(`/admin/servers/${name}/restart`, "Restart")}${
+          actionButton(`/admin/servers/${name}/disable`, "Disable")
+        }`}</td>
+    </tr>
   `;
 }
 
-function renderProfiles(list: StatusSnapshot["profiles"]): Html {
+/** A down server's next retry, or that it gave up. */
+function retryNote(u: UpstreamStatus): Html | string {
+  if (u.gaveUp) {
+    const times = u.failures === 1 ? "failure" : "failures";
+    return html`<div class="note">gave up after ${u.failures} ${times}: restart it by hand</div>`;
+  }
+  if (u.nextRetryAt) return html`<div class="note">next retry ${when(u.nextRetryAt)}</div>`;
+  return "";
+}
+
+/** One finished operation: a tool call, prompt get or resource read. */
+function callRow(c: CallStatus): Html {
   return html`
-    <h2>Profiles</h2>
-    <table id="profiles">
-      <thead>
-        <tr>
-          <th>Endpoint</th>
-          <th>Description</th>
-          <th>Exposure</th>
-          <th>Listed</th>
-          <th>Exposed</th>
-          <th>Servers</th>
-        </tr>
-      </thead>
-      <tbody>
-    ${list.map((p) =>
-      html`
-        <tr data-profile="${p.name}">
-          <td data-label="Endpoint" class="name">${p.path}</td>
-          <td data-label="Description">${p.description}</td>
-          <td data-label="Exposure">${p.exposure}</td>
-          <td data-label="Listed">${p.toolsListed}</td>
-          <td data-label="Exposed">${p.toolsExposed}</td>
-          <td data-label="Servers" class="name">${p.servers.join(", ")}</td>
-        </tr>
-      `
-    )}
-      </tbody>
-    </table>
+    <tr data-kind="${c.kind}">
+      <td data-label="When">${when(c.at, true)}</td>
+      <td data-label="Tool" class="name">${c.kind === "tool" ? "" : `${c.kind} `}${c.tool}</td>
+      <td data-label="Server" class="name">${c.server ?? "(local)"}</td>
+      <td data-label="Token" class="name">${c.token ?? ""}</td>
+      <td data-label="Outcome"><span class="state ${c.outcome}">${c.outcome}</span></td>
+      <td data-label="Duration" class="num">${c.durationMs.toFixed(1)} ms</td>
+      <td data-label="Filters" class="name">${c.filters.join(", ")}</td>
+      <td data-label="Error" class="err">${c.error ?? ""}</td>
+    </tr>
   `;
 }
 

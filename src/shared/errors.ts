@@ -143,6 +143,7 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   TOO_LARGE: 413,
   USAGE: 400,
+  RESOURCE_NOT_FOUND: 404,
   UPSTREAM_UNAVAILABLE: 503,
 };
 

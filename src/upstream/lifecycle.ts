@@ -113,6 +113,21 @@ export class Lifecycle {
     await this.#starting;
   }
 
+  /**
+   * An operator's restart: the connection (or a connect in progress, or a pending retry) is
+   * dropped and a fresh start begins at once, even after the policy gave up; the count of
+   * consecutive failures starts again. A disabled or stopped upstream is left as it is.
+   */
+  restart(): Promise<void> {
+    if (!this.#core.config.enabled || this.#halted) return Promise.resolve();
+    this.#attempt?.abort();
+    const b = this.#core.backoff;
+    b.gaveUp = false;
+    b.failures = 0;
+    b.restarts++;
+    return this.start();
+  }
+
   /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
   halt(): void {
     this.#halted = true;

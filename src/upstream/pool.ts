@@ -141,6 +141,18 @@ export class UpstreamPool {
     return this.#upstreams.get(name);
   }
 
+  /**
+   * Restarts the shared connection of `name` now (an operator's restart; see
+   * `Upstream.restart`); false when no such server is configured.
+   */
+  async restart(name: string): Promise<boolean> {
+    const u = this.#upstreams.get(name);
+    if (!u) return false;
+    await u.restart();
+    this.#primeSpare(u);
+    return true;
+  }
+
   /** Every upstream, in config order. */
   all(): Upstream[] {
     return [...this.#upstreams.values()];

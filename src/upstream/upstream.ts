@@ -132,6 +132,14 @@ export class Upstream {
     return this.#life.started();
   }
 
+  /**
+   * Drops the connection and starts afresh now, even after the restart policy gave up;
+   * resolves once it is up or marked down (a disabled or stopped upstream stays so).
+   */
+  restart(): Promise<void> {
+    return this.#life.restart();
+  }
+
   /** Shutdown began: cancels a pending restart and starts nothing new; a live connection stays. */
   halt(): void {
     this.#life.halt();

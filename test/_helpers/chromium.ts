@@ -1,26 +1,31 @@
 /**
- * Debian's headless Chromium for browser tests, driven by playwright-core. Without it the tests
- * skip locally and fail in CI.
+ * A headless Chromium for the browser tests (Debian's `chromium`, driven by playwright-core):
+ * where it is, whether to skip (not installed, outside CI), and a launch with a fresh profile.
  */
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 
-/** Where Debian installs Chromium. */
+/** Debian's Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
-/** True when Chromium is not installed here. */
-export const NO_CHROMIUM = !existsSync(CHROMIUM);
-/** The `skip` option of a browser test: skipped without Chromium, except in CI. */
-export const SKIP_WITHOUT_CHROMIUM: string | false = NO_CHROMIUM && process.env.CI !== "true"
+/** True when it is not installed. */
+export const CHROMIUM_MISSING = !existsSync(CHROMIUM);
+/** The `skip` option of a browser test: skipped locally without Chromium, never in CI. */
+export const CHROMIUM_SKIP: string | false = CHROMIUM_MISSING && process.env.CI !== "true"
   ? `${CHROMIUM} is not installed`
   : false;
 
-/** A headless Chromium with a fresh profile and a `width`×`height` viewport. */
-export function launchChromium(width = 1200, height = 800): Promise<BrowserContext> {
+/** A headless Chromium with a fresh profile (playwright takes it as the context's folder). */
+export function launchChromium(
+  width = 1200,
+  height = 800,
+  javaScriptEnabled = true,
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "mcpgw-chromium-")), {
     executablePath: CHROMIUM,
     viewport: { width, height },
+    javaScriptEnabled,
     args: [
       "--headless",
       "--no-sandbox",

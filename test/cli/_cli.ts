@@ -1,5 +1,5 @@
 /** Runs the gateway's command line as a child process (the runtime the tests run on). */
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { ROOT } from "../_helpers/gateway.ts";
 
@@ -17,19 +17,25 @@ export function cli(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = process
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs `mcp-gateway ARGS…` as a child process without blocking a gateway this process serves. */
-export function cliAsync(args: string[]): Promise<{ code: number | null; out: string }> {
+/**
+ * {@link cli} without blocking this process: for a command that talks to a gateway this test
+ * process serves (a synchronous run would wait on a server that cannot answer meanwhile).
+ */
+export function cliAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = ROOT,
+): Promise<CliResult> {
   const [cmd, ...pre] = selfCommand();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, [...pre, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
+  return new Promise((resolve) => {
+    execFile(
+      cmd!,
+      [...pre, ...args],
+      { cwd, env, encoding: "utf8", timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

@@ -14,13 +14,16 @@ describe("mcp-gateway login", () => {
   it("says a server the config does not have is unknown", async () => {
     const r = await cliAsync(["login", "nope", "--url", gw.url]);
     assert.equal(r.code, 1);
-    assert.match(r.out, /unknown server "nope": the config has no such server/);
-    assert.doesNotMatch(r.out, /oauth: section/);
+    assert.match(r.stdout + r.stderr, /unknown server "nope": the config has no such server/);
+    assert.doesNotMatch(r.stdout + r.stderr, /oauth: section/);
   });
 
   it("says a configured server without oauth: has no oauth section", async () => {
     const r = await cliAsync(["login", "echo", "--url", gw.url]);
     assert.equal(r.code, 1);
-    assert.match(r.out, /server "echo" has no oauth: section \(servers\.echo\.oauth\)/);
+    assert.match(
+      r.stdout + r.stderr,
+      /server "echo" has no oauth: section \(servers\.echo\.oauth\)/,
+    );
   });
 });

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { BrowserContext } from "playwright-core";
 import { nodeServer, ROOT, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { launchChromium, NO_CHROMIUM, SKIP_WITHOUT_CHROMIUM } from "../_helpers/chromium.ts";
+import { CHROMIUM_MISSING, CHROMIUM_SKIP, launchChromium } from "../_helpers/chromium.ts";
 
 const TOKEN = "cors-page-token-0123456789";
 
@@ -45,7 +45,7 @@ async function servePage(script: string): Promise<{ server: Server; port: number
   return { server, port: (server.address() as { port: number }).port };
 }
 
-describe("CORS from a page on another origin (Chromium)", { skip: SKIP_WITHOUT_CHROMIUM }, () => {
+describe("CORS from a page on another origin (Chromium)", { skip: CHROMIUM_SKIP }, () => {
   let gw: TestGateway;
   let site: { server: Server; port: number };
   let browser: BrowserContext;
@@ -75,7 +75,7 @@ servers:
    * or the text of what it threw.
    */
   async function run(origin: string, name: string, ...args: string[]): Promise<unknown> {
-    assert.ok(!NO_CHROMIUM, "Chromium is required in CI (apt-get install -y chromium)");
+    assert.ok(!CHROMIUM_MISSING, "Chromium is required in CI (apt-get install -y chromium)");
     const page = await browser.newPage();
     try {
       await page.goto(`${origin}/`);

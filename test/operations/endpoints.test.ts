@@ -107,7 +107,7 @@ describe("operations endpoints", () => {
     const page = await res.text();
     assert.match(
       page,
-      /<tr data-server="echo">\s*<td data-label="Server" class="name">echo<\/td>\s*<td data-label="State"><span class="state up">up/,
+      /<tr data-server="echo">\s*<td data-label="Server" class="name">echo<\/td>\s*<td\s+data-label="State">\s*<div><span class="state up">up/,
     );
     assert.match(page, /<tr data-server="broken">[\s\S]*?class="state down">down/);
     assert.ok(/command not found: \S*&lt;img src=x onerror=alert\(1\)&gt;/.test(page));

@@ -6,38 +6,18 @@
  * and fail in CI.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { chromium } from "playwright-core";
 import { httpClient, nodeServer, ROOT, startTestGateway, waitFor } from "../_helpers/gateway.ts";
 import { authedHttpClient } from "../security/_http.ts";
+import { CHROMIUM, CHROMIUM_MISSING, CHROMIUM_SKIP, launchChromium } from "../_helpers/chromium.ts";
 
 const ADMIN = "browser-admin-token-0123456789";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = !existsSync(CHROMIUM);
-const inCi = process.env.CI === "true";
-const SKIP = missing && !inCi ? `${CHROMIUM} is not installed` : false;
-
-/** A headless Chromium with a fresh profile (playwright takes it as the context's folder). */
-function launch(width: number, height: number) {
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "mcpgw-chromium-")), {
-    executablePath: CHROMIUM,
-    viewport: { width, height },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
+const launch = launchChromium;
+const missing = CHROMIUM_MISSING;
+const SKIP = CHROMIUM_SKIP;
 
 describe("status page in a browser", () => {
   it(

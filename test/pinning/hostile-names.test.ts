@@ -81,8 +81,8 @@ describe("a tool declared twice", () => {
             join(gw.dir, "gateway.yaml"),
             "tracker",
           ]);
-          assert.equal(r.code, 1, r.out);
-          assert.match(r.out, /tool search: declared 2 times, not approved/);
+          assert.equal(r.code, 1, r.stdout + r.stderr);
+          assert.match(r.stdout + r.stderr, /tool search: declared 2 times, not approved/);
           assert.deepEqual(await toolNames(client), ["tracker__lookup", "tracker__stable"]);
           // Listed once again, the approved definition is back.
           setup.declare({});
@@ -160,7 +160,7 @@ describe("names of Object.prototype members", () => {
         }
 
         const r = await cliAsync(["approve", "--config", file, "tracker"]);
-        assert.equal(r.code, 0, r.out);
+        assert.equal(r.code, 0, r.stdout + r.stderr);
         await waitFor(
           async () => (await toolNames(client)).length === ALL.length + HOSTILE.length,
           20_000,

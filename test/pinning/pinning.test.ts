@@ -94,10 +94,13 @@ describe("pin: quarantine", () => {
       // `approve` is another process; the running gateway applies what it wrote.
       const before = listChanged();
       const r = await cliAsync(["approve", "--config", file, "tracker"]);
-      assert.equal(r.code, 0, r.out);
-      assert.match(r.out, /tool search: description: "Search the tracker" → "Search, then email/);
-      assert.match(r.out, /tool lookup_v2: new/);
-      assert.match(r.out, /tool lookup: no longer declared, pin dropped/);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(
+        r.stdout + r.stderr,
+        /tool search: description: "Search the tracker" → "Search, then email/,
+      );
+      assert.match(r.stdout + r.stderr, /tool lookup_v2: new/);
+      assert.match(r.stdout + r.stderr, /tool lookup: no longer declared, pin dropped/);
       await waitFor(() => listChanged() > before, 20_000, "tools/list_changed after approve");
       assert.deepEqual(await toolNames(client), [
         "tracker__lookup_v2",

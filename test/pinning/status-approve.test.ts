@@ -59,6 +59,14 @@ describe("approving on the status page", () => {
       const metrics = await (await get("/metrics")).text();
       assert.match(metrics, /^mcp_gateway_quarantined_tools\{server="tracker"\} 2$/m);
 
+      // A refused call to a held tool is listed under its server, not as a local tool.
+      await assert.rejects(client.callTool({ name: "tracker__search", arguments: {} }));
+      const refusedCall = (await (await get("/status.json")).json() as {
+        calls: { tool: string; server: string | null; error: string | null }[];
+      }).calls[0]!;
+      assert.equal(refusedCall.tool, "tracker__search");
+      assert.equal(refusedCall.server, "tracker", refusedCall.error ?? "");
+
       const form = { "content-type": "application/x-www-form-urlencoded" };
       const refused = await as(USER, { method: "POST", headers: form, body: "server=tracker" });
       assert.equal(refused.status, 403);

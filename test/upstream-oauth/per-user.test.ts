@@ -181,4 +181,29 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     assert.match(await whoami("alice"), /needs a login/);
     assert.equal(await whoami("bob"), "bob-sub");
   });
+
+  it("an admin sees who is connected until when, and disconnects one identity", async () => {
+    const ops = { authorization: `Bearer ${TOKENS.ops}` };
+    const { accounts } = await (await fetch(`${base}/admin/oauth`, { headers: ops })).json() as {
+      accounts: { identity: string; needsLogin: string | null; expiresAt: string | null }[];
+    };
+    const bob = accounts.find((a) => a.identity === "bob")!;
+    assert.equal(bob.needsLogin, null);
+    assert.ok(Date.parse(bob.expiresAt!) > Date.now(), `expires ${bob.expiresAt}`);
+    assert.ok(!JSON.stringify(accounts).includes("eyJ"), "no token in the list");
+    const res = await fetch(`${base}/admin/oauth/tracker/logout`, {
+      method: "POST",
+      headers: { ...ops, "content-type": "application/json" },
+      body: JSON.stringify({ identity: "bob" }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    assert.match(await whoami("bob"), /needs a login/);
+    assert.equal(await whoami("erin"), "erin-sub");
+    const unknown = await fetch(`${base}/admin/oauth/tracker/logout`, {
+      method: "POST",
+      headers: { ...ops, "content-type": "application/json" },
+      body: JSON.stringify({ identity: "nobody" }),
+    });
+    assert.equal(unknown.status, 404);
+  });
 });

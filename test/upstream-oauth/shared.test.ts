@@ -7,12 +7,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RunningGateway } from "../../src/cli/mod.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { httpClient, nodeServer, textOf, waitFor } from "../_helpers/gateway.ts";
+import { cliAsync } from "../cli/_cli.ts";
 import {
   browserLogin,
   configFile,
@@ -194,6 +195,32 @@ describe("upstream OAuth, shared mode", { timeout: 180_000 }, () => {
     assert.equal((await browserLogin(location, "bob")).status, 200);
     await waitFor(async () => (await status("tracker")).state === "up", 20_000, "tracker up");
     assert.equal(textOf(await call("tracker__write_note")), "noted");
+  });
+
+  it("the console lists the shared login with its expiry; `logout` drops it", async () => {
+    const { accounts } = await (await fetch(`${base}/admin/oauth`)).json() as {
+      accounts: { server: string; identity: string | null; expiresAt: string | null }[];
+    };
+    const tracker = accounts.find((a) => a.server === "tracker")!;
+    assert.equal(tracker.identity, null);
+    assert.ok(Date.parse(tracker.expiresAt!) > Date.now(), `expires ${tracker.expiresAt}`);
+    const page = await (await fetch(`${base}/`)).text();
+    assert.match(page, /id="accounts"[\s\S]*\(shared login\)[\s\S]*Disconnect/);
+    const out = await cliAsync(["logout", "tracker", "--config", file, "--url", base]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /tracker: logged out/);
+    const s = await waitFor(
+      async () => {
+        const s = await status("tracker");
+        return s.state === "needs-login" ? s : null;
+      },
+      10_000,
+      "needs-login after the logout",
+    );
+    assert.match(String(s!.lastError), /disconnected/);
+    assert.ok(!existsSync(join(dir, ".mcp-gateway/credentials/tracker.json")), "credential kept");
+    const again = await cliAsync(["logout", "tracker", "--config", file, "--url", base]);
+    assert.equal(again.code, 0, "logging out twice is not an error");
   });
 
   it("a callback with a state the gateway never handed out is refused", async () => {

@@ -13,7 +13,7 @@ import { isLoopback } from "./exposure.ts";
 import { oauthFallback } from "./oauth/mod.ts";
 import { originCheck } from "./origin.ts";
 import { rateCheck, type RateLimitOptions } from "./rate-limit.ts";
-import { STATUS_PATHS, statusAccess } from "./status-access.ts";
+import { isStatusPath, statusAccess } from "./status-access.ts";
 import { StatusSessions } from "./status-session.ts";
 
 export { authenticator, bearerToken, matchToken } from "./auth.ts";
@@ -35,7 +35,15 @@ export {
 } from "./oauth/mod.ts";
 export { rateCheck, TokenBuckets } from "./rate-limit.ts";
 export type { Rate, RateLimitOptions } from "./rate-limit.ts";
-export { STATUS_PATHS, statusAccess, type StatusGate, statusGate } from "./status-access.ts";
+export {
+  ADMIN_PREFIX,
+  isStatusPath,
+  sameOriginCheck,
+  STATUS_PATHS,
+  statusAccess,
+  type StatusGate,
+  statusGate,
+} from "./status-access.ts";
 export type { StatusAccessOptions } from "./status-access.ts";
 export { STATUS_COOKIE, STATUS_SESSION_TTL_MS, StatusSessions } from "./status-session.ts";
 export type { StatusSessionOptions } from "./status-session.ts";
@@ -81,7 +89,7 @@ export function securityChain(
   };
   // The status page's Connect link (/oauth/connect/<server>) is followed with the admin's cookie.
   const auth: Check = (request, path) =>
-    STATUS_PATHS.has(path) || path.startsWith("/oauth/connect/")
+    isStatusPath(path) || path.startsWith("/oauth/connect/")
       ? status(request, path)
       : bearer(request.headers.get("authorization"), path);
   const rate: Check = (_request, _path, who) => {

@@ -9,7 +9,7 @@ import type { CallRecord, Gateway } from "../../gateway/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { writeRecord } from "../../shared/log.ts";
 import { stateSecret } from "../../state/mod.ts";
-import { auditLine, type RecordContext } from "./record.ts";
+import { actionLine, type AdminAction, auditLine, type RecordContext } from "./record.ts";
 import { RotatingFile } from "./writer.ts";
 
 /** One gateway's audit log. */
@@ -45,6 +45,13 @@ export class AuditLog {
     if (this.#scheduled) return;
     this.#scheduled = true;
     setTimeout(() => this.#emit(), 0);
+  }
+
+  /** Writes one admin action at once (they are rare, and must not wait on a call's turn). */
+  recordAction(action: AdminAction): void {
+    const line = actionLine(action, this.#ctx.secrets());
+    this.#file?.write(line);
+    if (this.#journal) writeRecord("audit", "admin", JSON.parse(line));
   }
 
   #emit(): void {

@@ -4,10 +4,11 @@
  * `gateway.audit.args` says. Token values never reach a record: every configured token is cut
  * out of the finished line, whatever the arguments or an error message carried.
  */
-import { hmacSha256, sha256Hex, toHex } from "../../runtime/hash.ts";
+import { hmacSha256, toHex } from "../../runtime/hash.ts";
 import type { AuditConfig } from "../../config/mod.ts";
 import { type CallRecord, canonicalJson } from "../../gateway/mod.ts";
 import { rawJsonOf } from "../../shared/raw-json.ts";
+import { sessionHandle } from "../../shared/session-handle.ts";
 
 /** What building a record needs besides the operation. */
 export interface RecordContext {
@@ -33,7 +34,7 @@ export function auditLine(call: CallRecord, ctx: RecordContext): string {
     name: call.name,
     server: call.server,
     tokenName: call.tokenName,
-    session: call.sessionId === null ? null : shortHash(call.sessionId),
+    session: call.sessionId === null ? null : sessionHandle(call.sessionId),
     era: call.era,
     ...(call.scriptDepth > 0 ? { scriptDepth: call.scriptDepth } : {}),
     ...argsOf(call.args, ctx),
@@ -45,6 +46,40 @@ export function auditLine(call: CallRecord, ctx: RecordContext): string {
     filters: call.filters,
   };
   return scrub(JSON.stringify(record), ctx.secrets());
+}
+
+/** An operator's action on the running gateway (restart, disable, end a session, …). */
+export interface AdminAction {
+  /** `server.restart`, `server.disable`, `server.enable`, `session.end`, `oauth.logout`, … */
+  readonly action: string;
+  /** What it acted on: a server name, a session handle. */
+  readonly target: string;
+  /** The admin token that asked (`null`: auth off). */
+  readonly tokenName: string | null;
+  /** `api` (a bearer token: the command line) or `console` (the status page's cookie). */
+  readonly via: "api" | "console";
+  readonly outcome: "ok" | "error";
+  readonly error?: string;
+  readonly at: number;
+  /** What else the action names (the identity logged out, the tools approved). */
+  readonly detail?: Record<string, unknown>;
+}
+
+/** The JSON line (without newline) for one admin action: kind `admin`, and who did it. */
+export function actionLine(a: AdminAction, secrets: readonly string[]): string {
+  const record: Record<string, unknown> = {
+    ...(a.detail ?? {}),
+    // After the detail: no detail may stand in for what was done or who did it.
+    time: new Date(a.at).toISOString(),
+    kind: "admin",
+    action: a.action,
+    target: a.target,
+    tokenName: a.tokenName,
+    via: a.via,
+    outcome: a.outcome,
+    ...(a.error === undefined ? {} : { error: a.error }),
+  };
+  return scrub(JSON.stringify(record), secrets);
 }
 
 function argsOf(args: unknown, ctx: RecordContext): Record<string, unknown> {
@@ -83,10 +118,6 @@ function bytesOf(result: unknown): number | null {
   if (result === undefined) return null;
   const raw = rawJsonOf(result);
   return Buffer.byteLength(raw ?? JSON.stringify(result) ?? "", "utf8");
-}
-
-function shortHash(text: string): string {
-  return sha256Hex(text).slice(0, 16);
 }
 
 /** `line` with every secret (as written, and as escaped inside JSON strings) cut out. */

@@ -17,11 +17,14 @@ export interface Activity {
   streams: number;
   /** Last time a request arrived or an answer or stream ended. */
   lastSeen: number;
+  /** When the session opened (epoch ms). */
+  readonly openedAt: number;
 }
 
 /** Fresh activity, seen now. */
 export function newActivity(): Activity {
-  return { pending: new Set(), streams: 0, lastSeen: Date.now() };
+  const now = Date.now();
+  return { pending: new Set(), streams: 0, lastSeen: now, openedAt: now };
 }
 
 /** True when nothing runs on the session and it was last seen before `cutoff`. */

@@ -6,7 +6,7 @@
 export { createSessionServer } from "./server.ts";
 export type { SessionOptions, SessionServer } from "./server.ts";
 export { authInfoOf, callerOfRequest } from "./request-caller.ts";
-export { SessionRegistry } from "./sessions.ts";
+export { type SessionInfo, SessionRegistry } from "./sessions.ts";
 export { sseDoor } from "./sse-door.ts";
 export type { SessionRegistryOptions } from "./session-table.ts";
 export { MemoryEventStore } from "./event-store.ts";

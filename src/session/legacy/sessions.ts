@@ -11,13 +11,34 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { GatewayConfig } from "../../config/mod.ts";
 import { configuredToken, type Gateway, profileConfig } from "../../gateway/mod.ts";
 import { callerOf, type Door, type RequestIdentity } from "../door.ts";
+import { sessionHandle } from "../../shared/session-handle.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { expiredSessions, idleLimits } from "./idle.ts";
 import { createSessionServer } from "./server.ts";
 import { SessionShares } from "./session-share.ts";
-import { type SessionRegistryOptions, type SessionTable, shareRefusal } from "./session-table.ts";
+import {
+  type Session,
+  type SessionRegistryOptions,
+  type SessionTable,
+  shareRefusal,
+} from "./session-table.ts";
 import { handleSseMessage, openSse } from "./sse-sessions.ts";
 import { handleMcp } from "./streamable.ts";
+
+/** One open session as an operator sees it: never its id, which would let one post on it. */
+export interface SessionInfo {
+  /** Its handle: a short hash of its id, as the audit log names it. */
+  handle: string;
+  kind: "streamable-http" | "sse";
+  tokenName: string | null;
+  profile: string | null;
+  /** Epoch ms it opened, and it last saw a request or an answer. */
+  openedAt: number;
+  lastSeen: number;
+  /** Requests it is handling now, and GET streams it holds open. */
+  inFlight: number;
+  streams: number;
+}
 
 /** The 2025 door: all its sessions (see the module comment). */
 export class SessionRegistry implements Door<true> {
@@ -57,6 +78,27 @@ export class SessionRegistry implements Door<true> {
     const out: Record<string, number> = { "streamable-http": 0, sse: 0 };
     for (const s of this.#table.sessions.values()) out[s.kind] = (out[s.kind] ?? 0) + 1;
     return out;
+  }
+
+  /** Every open session (not the `--stdio` client), oldest first. */
+  list(): SessionInfo[] {
+    return [...this.#table.sessions.values()].map((s) => infoOf(s, sessionHandle(s.id)))
+      .sort((a, b) => a.openedAt - b.openedAt);
+  }
+
+  /**
+   * Ends the session whose handle is `handle` (an operator's): its streams close and its next
+   * request is answered 404, as for an expired session. Returns what it ended, or `null`.
+   */
+  end(handle: string): SessionInfo | null {
+    const sessions = this.#table.sessions;
+    for (const s of sessions.values()) {
+      if (sessionHandle(s.id) !== handle) continue;
+      sessions.delete(s.id);
+      void s.server.close().catch(() => {});
+      return infoOf(s, handle);
+    }
+    return null;
   }
 
   /** Takes every request: the doors asked before it decline what is theirs to decline. */
@@ -151,6 +193,20 @@ export class SessionRegistry implements Door<true> {
     if (this.#stdio) servers.push(this.#stdio);
     await Promise.all(servers.map((server) => server.close().catch(() => {})));
   }
+}
+
+function infoOf(s: Session, handle: string): SessionInfo {
+  const a = s.activity;
+  return {
+    handle,
+    kind: s.kind,
+    tokenName: s.tokenName,
+    profile: s.profile,
+    openedAt: a.openedAt,
+    lastSeen: a.lastSeen,
+    inFlight: a.pending.size,
+    streams: a.streams,
+  };
 }
 
 /** Why a reload from `prev` to `next` ends session `s`, or `null` when it survives. */

@@ -31,6 +31,20 @@ export function identityKey(identity: string): string {
   return sha256Hex(identity).slice(0, 32);
 }
 
+/** One login the gateway holds to an OAuth upstream, as an admin sees it (never a token). */
+export interface UpstreamAccount {
+  server: string;
+  mode: "shared" | "per-user";
+  /** The client identity whose account it is (per-user); `null` for the gateway's own login. */
+  identity: string | null;
+  /** Why a login is needed, or `null` while it works. */
+  needsLogin: string | null;
+  /** Epoch ms its access token expires, when the authorization server said. */
+  expiresAt: number | null;
+  /** True when it holds a refresh token: it renews itself before it expires. */
+  refreshes: boolean;
+}
+
 /** The credentials of every OAuth upstream of one gateway. */
 export class UpstreamAuth {
   readonly logins: LoginFlows;
@@ -172,11 +186,59 @@ export class UpstreamAuth {
     return out;
   }
 
+  /**
+   * The logins held now: each shared-mode server's own (logged in or not), and each identity
+   * that connected its account to a per-user server since this process started. Exchange-mode
+   * servers hold no login (each call trades the client's own token).
+   */
+  async accounts(): Promise<UpstreamAccount[]> {
+    const out: UpstreamAccount[] = [];
+    for (const server of this.#config().servers) {
+      if (server.kind !== "http" || server.oauth?.mode !== "shared") continue;
+      const c = this.credentialFor(server)!;
+      await c.ready().catch(() => {});
+      out.push(accountOf(c, null));
+    }
+    for (const [key, c] of this.#users) {
+      if (c.server.oauth?.mode !== "per-user") continue;
+      out.push(accountOf(c, key.slice(key.indexOf("\u0000") + 1)));
+    }
+    return out;
+  }
+
+  /**
+   * Logs the gateway out of `server`: the shared login, or with `identity` that identity's
+   * account on a per-user server. The credential is removed from the store and the upstream
+   * waits for a new login. False when there was no such login.
+   */
+  async logout(server: string, identity: string | null = null): Promise<boolean> {
+    const config = this.#config().servers.find((s) => s.name === server);
+    if (config?.kind !== "http" || config.oauth === null) return false;
+    const credential = identity === null
+      ? config.oauth.mode === "shared" ? this.credentialFor(config) : undefined
+      : this.#users.get(`${server}\u0000${identity}`);
+    if (!credential) return false;
+    await credential.forget();
+    return true;
+  }
+
   /** The credential of the running server named `name`, if it uses OAuth. */
   byName(name: string): UpstreamCredential | undefined {
     const server = this.#config().servers.find((s) => s.name === name);
     return server ? this.credentialFor(server) : undefined;
   }
+}
+
+function accountOf(c: UpstreamCredential, identity: string | null): UpstreamAccount {
+  const stored = c.stored;
+  return {
+    server: c.server.name,
+    mode: identity === null ? "shared" : "per-user",
+    identity,
+    needsLogin: c.needsLogin,
+    expiresAt: c.needsLogin === null ? stored?.expiresAt ?? null : null,
+    refreshes: c.needsLogin === null && Boolean(stored?.tokens?.refresh_token),
+  };
 }
 
 function lazyStore(open: () => Promise<CredentialStore>): CredentialStore {
