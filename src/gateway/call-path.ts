@@ -251,9 +251,10 @@ export class CallPath {
             caller,
             options,
             (serving) => {
-              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client
+              // (its roots too, on the caller's own process).
               const input = serving.era === "modern"
-                ? this.#gateway.passthrough.inputRelay(serving, options)
+                ? this.#gateway.passthrough.inputRelay(serving, options, serving !== upstream)
                 : undefined;
               // The context goes on as it came; only a view URI of this server is mapped back.
               const meta = options.meta && upstreamRequestMeta(options.meta, target.server);

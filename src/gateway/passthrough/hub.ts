@@ -203,9 +203,10 @@ export class PassthroughHub {
    * The relay of a call's own input rounds (a 2026-07-28 upstream's `input_required`): they go
    * to the client behind `call` and nowhere else. `undefined` when no client is behind it.
    */
-  inputRelay(upstream: Upstream, call: CallContext): InputRelay | undefined {
+  inputRelay(upstream: Upstream, call: CallContext, own = false): InputRelay | undefined {
     if (call.session === undefined && call.origin === undefined) return undefined;
-    return (method, params, signal) => answerRound(this, upstream, call, method, params, signal);
+    return (method, params, signal) =>
+      answerRound(this, upstream, call, method, params, signal, own);
   }
 
   /**

@@ -4,7 +4,8 @@
  * never reaches the frame: when the call brings its own relay (`input`), each round goes to the
  * client whose call it is and the request is retried with the answers here; otherwise the v2
  * client fulfils the rounds through the handlers the gateway registered on it.
- * As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
+ * The 2025 stateful requests (log level, resource subscriptions) are carried as that revision
+ * offers them (stateful.ts). As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
  * failure is named once.
  */
 import {
@@ -17,6 +18,7 @@ import { messageOf } from "../../shared/errors.ts";
 import type { CallLeg, LegOptions, Progress } from "../caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.ts";
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
+import type { StatefulMethods } from "./stateful.ts";
 
 /** Rounds one call may take before it is given up (the SDK's own default). */
 const MAX_ROUNDS = 10;
@@ -36,10 +38,12 @@ export class ModernLeg implements CallLeg {
   readonly kind = "modern";
   readonly #client: V2Client;
   readonly #server: string;
+  readonly #stateful: StatefulMethods;
 
-  constructor(server: string, client: V2Client) {
+  constructor(server: string, client: V2Client, stateful: StatefulMethods) {
     this.#server = server;
     this.#client = client;
+    this.#stateful = stateful;
   }
 
   async send(
@@ -48,6 +52,11 @@ export class ModernLeg implements CallLeg {
     { signal, onprogress, input }: LegOptions,
   ): Promise<unknown> {
     if (!this.#client.transport) throw notConnected(this.#server);
+    if (this.#stateful.handles(method)) {
+      return await this.#stateful.answer(method, params).catch((err) => {
+        throw this.#named(err);
+      });
+    }
     const options = {
       signal,
       timeout: SDK_TIMEOUT_MS,
@@ -63,6 +72,7 @@ export class ModernLeg implements CallLeg {
         // as never: v2 types requests per known method; any passes here
         : this.#client.request({ method, params: p } as never, ANY_RESULT, options);
     try {
+      params = this.#stateful.withLevel(params);
       let result: unknown = await once(params);
       for (let round = 1; input && isInputRequired(result); round++) {
         if (round > MAX_ROUNDS) {

@@ -24,6 +24,7 @@ import { isEraMismatch, startError } from "./errors.ts";
 import { lenientResults } from "./lenient.ts";
 import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
+import { StatefulMethods } from "./stateful.ts";
 
 export { MODERN_REVISION, notModern } from "./era.ts";
 
@@ -78,7 +79,10 @@ export async function connectModern(
     return {
       client,
       transport,
-      caller: framed(new ModernLeg(server.name, v2), server.name),
+      caller: framed(
+        new ModernLeg(server.name, v2, new StatefulMethods(server.name, v2, log)),
+        server.name,
+      ),
       ...(discover ? { discover } : {}),
     };
   } catch (err) {
