@@ -10,6 +10,10 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -135,6 +139,7 @@ servers:
 
     it("resources/updated reaches the subscribed session only", async () => {
       const subscribed = await client();
+      assert.equal(subscribed.getServerCapabilities()?.resources?.subscribe, true);
       const other = await client();
       const heard = { subscribed: [] as string[], other: [] as string[] };
       subscribed.setNotificationHandler(
@@ -179,3 +184,29 @@ servers:
     });
   });
 }
+
+describe("resources.subscribe is advertised only while some upstream carries subscriptions", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway(`servers:\n  echo: ${nodeServer("echo.mjs")}\n`);
+  });
+  after(() => gw?.stop());
+
+  it("a gateway whose upstreams offer none advertises none, on both eras", async () => {
+    const c = await session(gw.url);
+    try {
+      assert.deepEqual(c.getServerCapabilities()?.resources, { listChanged: true });
+    } finally {
+      await c.close();
+    }
+    const v2 = new V2Client({ name: "modern-test", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await v2.connect(new V2Transport(new URL(`${gw.url}/mcp`)));
+    try {
+      assert.equal(v2.getServerCapabilities()?.resources?.subscribe, undefined);
+    } finally {
+      await v2.close();
+    }
+  });
+});

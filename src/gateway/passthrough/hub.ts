@@ -273,6 +273,19 @@ export class PassthroughHub {
     for (const key of [...sub.subscriptions.keys()]) void this.#drop(sub, key);
   }
 
+  /**
+   * Whether some upstream may carry a resource subscription: a connected one that offers them,
+   * or one still starting (its answer not known yet). Without one, the front doors do not
+   * advertise `resources.subscribe`: never a capability advertised and then refused.
+   */
+  subscribable(): boolean {
+    return this.#pool.all().some((u) =>
+      u.client
+        ? u.client.getServerCapabilities()?.resources?.subscribe === true
+        : u.state === "starting"
+    );
+  }
+
   /** Subscribes a session to an upstream resource (one upstream subscription per URI). */
   async subscribe(
     link: ResourceSubscriber,

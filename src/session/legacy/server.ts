@@ -59,7 +59,10 @@ export function createSessionServer(
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
+        resources: {
+          ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+          listChanged: true,
+        },
         logging: {},
         completions: {},
         ...(tasks ? { tasks } : {}),

@@ -85,7 +85,10 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     capabilities: {
       tools: { listChanged: true },
       prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
+      resources: {
+        ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+        listChanged: true,
+      },
       completions: {},
     },
     cacheHints: {
