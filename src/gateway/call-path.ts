@@ -251,11 +251,8 @@ export class CallPath {
             caller,
             options,
             (serving) => {
-              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client
-              // (its roots too, on the caller's own process).
-              const input = serving.era === "modern"
-                ? this.#gateway.passthrough.inputRelay(serving, options, serving !== upstream)
-                : undefined;
+              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
+              const input = this.#gateway.passthrough.inputRelay(serving, upstream, options);
               // The context goes on as it came; only a view URI of this server is mapped back.
               const meta = options.meta && upstreamRequestMeta(options.meta, target.server);
               const call = meta === options.meta ? options : { ...options, meta };

@@ -91,6 +91,7 @@ export async function getPrompt(
           { ...params, name: entry.upstreamName },
           GetPromptResultSchema,
           options,
+          gateway.passthrough.inputRelay(serving, upstream, options),
         )) as Promise<GetPromptResult>;
     },
   );
@@ -154,6 +155,7 @@ async function readFrom(
         { ...params, uri: target.uri },
         ReadResourceResultSchema,
         options,
+        gateway.passthrough.inputRelay(serving, upstream, options),
       ),
   ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {

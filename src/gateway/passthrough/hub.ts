@@ -201,12 +201,19 @@ export class PassthroughHub {
 
   /**
    * The relay of a call's own input rounds (a 2026-07-28 upstream's `input_required`): they go
-   * to the client behind `call` and nowhere else. `undefined` when no client is behind it.
+   * to the client behind `call` and nowhere else (its roots too, when `serving` is the caller's
+   * own process of `shared`'s server). `undefined` for a 2025 upstream, whose requests are
+   * routed as they arrive, and when no client is behind the call.
    */
-  inputRelay(upstream: Upstream, call: CallContext, own = false): InputRelay | undefined {
+  inputRelay(serving: Upstream, shared: Upstream, call: CallContext): InputRelay | undefined {
+    if (serving.era !== "modern") return undefined;
     if (call.session === undefined && call.origin === undefined) return undefined;
-    return (method, params, signal) =>
+    const upstream = serving;
+    const own = serving !== shared;
+    const relay: InputRelay = (method, params, signal) =>
       answerRound(this, upstream, call, method, params, signal, own);
+    const capabilities = call.session?.capabilities ?? call.origin?.capabilities;
+    return capabilities ? Object.assign(relay, { capabilities }) : relay;
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { NAME, VERSION } from "../../version.ts";
@@ -80,7 +81,12 @@ export async function connectModern(
       client,
       transport,
       caller: framed(
-        new ModernLeg(server.name, v2, new StatefulMethods(server.name, v2, log)),
+        new ModernLeg(
+          server.name,
+          v2,
+          new StatefulMethods(server.name, v2, log),
+          capabilities as ClientCapabilities,
+        ),
         server.name,
       ),
       ...(discover ? { discover } : {}),
