@@ -26,6 +26,7 @@ import { filterContext } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
 import type { PromptEntry } from "./catalog.ts";
+import { downResourceServers, downServerNamed } from "./down-servers.ts";
 import {
   exposeUri,
   resolveResource,
@@ -71,7 +72,8 @@ export async function getPrompt(
       params.name,
       (h) => gateway.reachesPrompt(caller, h.entry as PromptEntry),
     );
-    throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
+    throw downPrompt(gateway, caller, params.name) ??
+      new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   return await gateway.calls.observed(
     "prompt",
@@ -104,11 +106,39 @@ export async function getPrompt(
 export function resourceTarget(gateway: Gateway, uri: string, caller: Caller): ResourceTarget {
   const target = resolveResource(gateway.resources, uri);
   if (!target || !gateway.sees(caller, target.server)) {
-    throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
-      data: { uri },
-    });
+    throw downResource(gateway, caller, uri) ??
+      new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
+        data: { uri },
+      });
   }
   return target;
+}
+
+/**
+ * The outage of the down server an unknown prompt name belongs to (by its prefix), when the
+ * caller reaches that server: a client learns why, as a tool call to it would tell.
+ */
+function downPrompt(gateway: Gateway, caller: Caller, name: string): GatewayError | undefined {
+  const separator = gateway.config.gateway.separator;
+  const match = downServerNamed(name, gateway.pool.all(), separator, "prompts");
+  return match && gateway.sees(caller, match.upstream.name)
+    ? match.upstream.unavailable()
+    : undefined;
+}
+
+/**
+ * For a URI no server that is up offers: the outage of the one down server (that the caller
+ * reaches, with none of its resources known) that may offer it, or all of theirs.
+ */
+function downResource(gateway: Gateway, caller: Caller, uri: string): GatewayError | undefined {
+  const down = downResourceServers(gateway.pool.all()).filter((u) => gateway.sees(caller, u.name));
+  if (down.length <= 1) return down[0]?.unavailable();
+  const why = down.map((u) => u.unavailable().message).join("; ");
+  return new GatewayError(
+    "UPSTREAM_UNAVAILABLE",
+    `no server that is up offers resource "${uri}", and ${down.length} that may are not up: ${why}`,
+    { data: { uri, servers: down.map((u) => u.name) } },
+  );
 }
 
 /** `resources/read` routed by URI; contents come back under the URIs the client knows. */
@@ -188,13 +218,15 @@ export async function complete(
   if (ref.type === "ref/prompt") {
     const entry = gateway.catalog.promptsByName.get(ref.name);
     if (!entry || !gateway.reachesPrompt(caller, entry)) {
-      throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
+      throw downPrompt(gateway, caller, ref.name) ??
+        new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
     }
     target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };
   } else {
     const found = resolveTemplate(gateway.resources, ref.uri);
     if (!found || !gateway.sees(caller, found.server)) {
-      throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
+      throw downResource(gateway, caller, ref.uri) ??
+        new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
     }
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
