@@ -81,20 +81,34 @@ export async function getPrompt(
     caller,
     options,
     params.arguments,
-    (notes) => {
+    async (notes) => {
       notes.server = entry.server;
       const upstream = gateway.pool.get(entry.server);
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
       }
-      return gateway.passthrough.serve(upstream, caller, options, (serving) =>
-        serving.request(
-          "prompts/get",
-          { ...params, name: entry.upstreamName },
-          GetPromptResultSchema,
-          options,
-          gateway.passthrough.inputRelay(serving, upstream, options),
-        )) as Promise<GetPromptResult>;
+      const result = await gateway.passthrough.serve(
+        upstream,
+        caller,
+        options,
+        (serving) =>
+          serving.request(
+            "prompts/get",
+            { ...params, name: entry.upstreamName },
+            GetPromptResultSchema,
+            options,
+            gateway.passthrough.inputRelay(serving, upstream, options),
+          ),
+      ) as GetPromptResult;
+      // A prompt's messages reach a model as a tool result does: they pass the same filters.
+      if (gateway.filters.none(gateway.config, entry.server)) return result;
+      const screened = await gateway.filters.run(
+        gateway.config,
+        filterContext("prompt", entry.server, params.name, caller, options),
+        result,
+      );
+      notes.filters.push(...screened.acted);
+      return screened.value;
     },
   );
 }

@@ -1,14 +1,17 @@
 /** Shapes of the result filters: what a filter is given, what it answers, what it reports. */
 import type { Caller } from "../types.ts";
 
-/** A JSON object as an upstream sent it (a tool result or a resource read). */
+/** A JSON object as an upstream sent it (a tool result, a resource read or a prompt). */
 export type JsonObject = Record<string, unknown>;
+
+/** What a filter screens: a tool result, a resource read, or a prompt's messages. */
+export type FilteredKind = "tool" | "resource" | "prompt";
 
 /** What one filter run knows about the call it screens; never another call's data. */
 export interface FilterContext {
-  readonly kind: "tool" | "resource";
+  readonly kind: FilteredKind;
   readonly server: string;
-  /** The exposed tool name (`kind: "tool"`) or the resource URI the client asked for. */
+  /** The exposed tool or prompt name, or the resource URI the client asked for. */
   readonly name: string;
   readonly caller: Caller;
   readonly signal?: AbortSignal;
@@ -31,7 +34,7 @@ export interface ResultFilter {
 export interface FilterEvent {
   readonly filter: string;
   readonly server: string;
-  readonly kind: "tool" | "resource";
+  readonly kind: FilteredKind;
   /** The exposed tool name or the resource URI. */
   readonly name: string;
   /** `changed`: it rewrote the result; `blocked`: it refused it; `failed`: it broke or hit a limit. */
