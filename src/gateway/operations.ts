@@ -25,6 +25,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { filterContext } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
+import type { Upstream } from "../upstream/mod.ts";
 import type { PromptEntry } from "./catalog.ts";
 import { downResourceServers, downServerNamed } from "./down-servers.ts";
 import {
@@ -83,22 +84,14 @@ export async function getPrompt(
     params.arguments,
     async (notes) => {
       notes.server = entry.server;
-      const upstream = gateway.pool.get(entry.server);
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-      }
-      const result = await gateway.passthrough.serve(
-        upstream,
+      const result = await requestOn(
+        gateway,
         caller,
+        entry.server,
+        "prompts/get",
+        { ...params, name: entry.upstreamName },
+        GetPromptResultSchema,
         options,
-        (serving) =>
-          serving.request(
-            "prompts/get",
-            { ...params, name: entry.upstreamName },
-            GetPromptResultSchema,
-            options,
-            gateway.passthrough.inputRelay(serving, upstream, options),
-          ),
       ) as GetPromptResult;
       // A prompt's messages reach a model as a tool result does: they pass the same filters.
       if (gateway.filters.none(gateway.config, entry.server)) return result;
@@ -185,22 +178,14 @@ async function readFrom(
   options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
-  const upstream = gateway.pool.get(target.server);
-  if (!upstream) {
-    throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-  }
-  const result = await gateway.passthrough.serve(
-    upstream,
+  const result = await requestOn(
+    gateway,
     caller,
+    target.server,
+    "resources/read",
+    { ...params, uri: target.uri },
+    ReadResourceResultSchema,
     options,
-    (serving) =>
-      serving.request(
-        "resources/read",
-        { ...params, uri: target.uri },
-        ReadResourceResultSchema,
-        options,
-        gateway.passthrough.inputRelay(serving, upstream, options),
-      ),
   ) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {
     ...result,
@@ -256,4 +241,34 @@ export async function complete(
     CompleteResultSchema,
     signal ? { signal } : {},
   ) as CompleteResult;
+}
+
+/**
+ * Sends `method` to `server` for `caller` — on the caller's own process of a session-isolated
+ * server — with a 2026-07-28 upstream's input rounds going to the caller's client.
+ */
+async function requestOn(
+  gateway: Gateway,
+  caller: Caller,
+  server: string,
+  method: string,
+  params: Record<string, unknown>,
+  schema: Parameters<Upstream["request"]>[2],
+  options: CallContext,
+): Promise<unknown> {
+  const upstream = gateway.pool.get(server);
+  if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server}" is gone`);
+  return await gateway.passthrough.serve(
+    upstream,
+    caller,
+    options,
+    (serving) =>
+      serving.request(
+        method,
+        params,
+        schema,
+        options,
+        gateway.passthrough.inputRelay(serving, upstream, options),
+      ),
+  );
 }
