@@ -228,7 +228,7 @@ export async function startFloorCore(): Promise<
 }
 
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */
-async function startPortPrinter(
+export async function startPortPrinter(
   what: string,
   command: string,
   args: readonly string[],

@@ -6,12 +6,16 @@
  *
  * Flags: `--quick` (a ~30 s smoke run: one repetition, short cells), `--gateway=auto|binary|
  * source|deno` (how the gateway process starts; `auto` uses `dist/mcp-gateway` when it is newer
- * than `src/`), `--skip=footprint,lua,search`, `--out=FILE` (`-` to only print).
+ * than `src/`), `--skip=footprint,lua,search,discovery`, `--out=FILE` (`-` to only print).
+ * The discovery benchmark (`bench/discovery.ts`) runs last as a section of its own (its tiny
+ * slice in a quick run); skipped, the section already in the output file is kept.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runDiscovery } from "./discovery.ts";
+import { discoverySection, renderDiscovery, replaceSection } from "./discovery/report.ts";
 import { benchFootprint } from "./footprint.ts";
 import { loadNow, machineFacts } from "./machine.ts";
 import { DENO, gatewayCommand, type GatewayMode, killAll, ROOT } from "./procs.ts";
@@ -160,12 +164,15 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const report = await runBench({
-    size,
-    gatewayMode: (flag(args, "gateway") ?? "auto") as GatewayMode,
-    skip: (flag(args, "skip")?.split(",") ?? []) as BenchOptions["skip"],
-  });
-  const markdown = renderMarkdown(report);
+  const skip = flag(args, "skip")?.split(",") ?? [];
+  const gatewayMode = (flag(args, "gateway") ?? "auto") as GatewayMode;
+  const report = await runBench({ size, gatewayMode, skip: skip as BenchOptions["skip"] });
+  const discovery = skip.includes("discovery")
+    ? discoverySection(out === "-" || !existsSync(out) ? "" : readFileSync(out, "utf8"))
+    : renderDiscovery(await runDiscovery({ size: size === "full" ? "full" : "tiny", gatewayMode }));
+  const markdown = discovery === null
+    ? renderMarkdown(report)
+    : replaceSection(renderMarkdown(report), discovery);
   if (out === "-") console.log(markdown);
   else {
     writeFileSync(out, markdown);

@@ -46,7 +46,7 @@ Usage:
   mcp-gateway call    TOOL [JSON]          call one tool through the gateway
   mcp-gateway run     SCRIPT.lua           run a Lua script against the upstreams
   mcp-gateway import  FILE.json            print a gateway.yaml for a Claude/Cursor/VS Code config
-  mcp-gateway approve SERVER [TOOL...]     accept what SERVER declares now (pin:), all or TOOLs
+  mcp-gateway approve SERVER[/USER] [TOOL...]  accept what SERVER declares now (pin:), all or TOOLs
   mcp-gateway login   SERVER [--url URL]   log the running gateway in to an OAuth upstream
   mcp-gateway --help | --version
 

@@ -30,7 +30,14 @@ import {
   statusSnapshot,
   watchConfigFile,
 } from "../ops/mod.ts";
-import { compactHeap, type HttpServer, serveHttp, setJitPolicy } from "../runtime/mod.ts";
+import {
+  AddressInUseError,
+  compactHeap,
+  type HttpServer,
+  serveHttp,
+  setJitPolicy,
+} from "../runtime/mod.ts";
+import { describePortHolders } from "./port-holder.ts";
 import { createModernFront, modernDoor } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
@@ -97,7 +104,7 @@ export async function startGateway(
   const handle = frontDoor((req) => lifecycle.handle(req), log);
   // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
   // first start is done, and MCP requests wait for it instead of being refused.
-  const http = options.stdio ? null : await serveHttp({ hostname, port, fetch: handle });
+  const http = options.stdio ? null : await listen({ hostname, port, fetch: handle });
   if (http) {
     const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
     log.info("listening", {
@@ -364,4 +371,15 @@ export async function serveCommand(configFile: string, options: StartOptions): P
   const code = await done;
   off();
   return code;
+}
+
+/** Binds the port, or fails naming the address and, when it can be seen, the process holding it. */
+async function listen(options: Parameters<typeof serveHttp>[0]): Promise<HttpServer> {
+  try {
+    return await serveHttp(options);
+  } catch (err) {
+    if (!(err instanceof AddressInUseError)) throw err;
+    const holder = describePortHolders(err.port);
+    throw new Error(`cannot listen: ${err.message}${holder ? ` (${holder})` : ""}`, { cause: err });
+  }
 }

@@ -56,9 +56,10 @@ export function expandEnv(
   }
   if (Array.isArray(tree)) return tree.map((v, i) => expandEnv(v, env, problems, [...path, i]));
   if (tree && typeof tree === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(tree)) out[k] = expandEnv(v, env, problems, [...path, k]);
-    return out;
+    // From entries: a `__proto__` key stays a key, for the schema to refuse by name.
+    return Object.fromEntries(
+      Object.entries(tree).map(([k, v]) => [k, expandEnv(v, env, problems, [...path, k])]),
+    );
   }
   return tree;
 }
@@ -73,21 +74,4 @@ export function referencedNames(tree: unknown, out = new Set<string>()): Set<str
     for (const v of Object.values(tree)) referencedNames(v, out);
   }
   return out;
-}
-
-/**
- * The gateway's own secret variables, which no stdio server may inherit: those `gateway.auth`
- * references, and any whose value equals a configured token.
- */
-export function tokenVariables(
-  authNames: Iterable<string>,
-  tokens: readonly string[],
-  env: Record<string, string | undefined>,
-): string[] {
-  const names = new Set(authNames);
-  const values = new Set(tokens);
-  if (values.size > 0) {
-    for (const [k, v] of Object.entries(env)) if (v !== undefined && values.has(v)) names.add(k);
-  }
-  return [...names].sort();
 }

@@ -3,6 +3,7 @@
  * Cursor and the `servers` file of VS Code become the equivalent `gateway.yaml`, so an operator
  * can paste what they already have. Whatever has no equivalent is dropped with a comment.
  */
+import { byName, own } from "../shared/by-name.ts";
 import { Document, isScalar, isSeq, type YAMLMap } from "yaml";
 import { GatewayError } from "../shared/errors.ts";
 import { hasReferences, literalString } from "./env.ts";
@@ -136,9 +137,10 @@ function strings(value: unknown, at: string, found: Found): string[] | undefined
 
 function stringMap(value: unknown, at: string, found: Found): Record<string, string> | undefined {
   if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = variables(String(v), `${at}.${k}`, found);
-  return out;
+  // From entries: a variable named `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, variables(String(v), `${at}.${k}`, found)]),
+  );
 }
 
 /** A server name valid in gateway.yaml (NAME_PATTERN, no `__`), unique among `taken`. */
@@ -175,7 +177,7 @@ export function importClientConfig(value: unknown, file: string): ImportedConfig
     );
   }
   const servers: ImportedConfig["config"]["servers"] = {};
-  const notes: ImportedConfig["notes"] = {};
+  const notes: ImportedConfig["notes"] = byName();
   const found: Found = { used: new Set(), escaped: [] };
   for (const [original, raw] of Object.entries(entries as Record<string, unknown>)) {
     const name = sanitiseName(original, new Set(Object.keys(servers)));
@@ -235,7 +237,7 @@ export function importedYaml(imported: ImportedConfig, from: string): string {
   const servers = doc.get("servers", true) as YAMLMap;
   for (const pair of servers.items) {
     const name = isScalar(pair.key) ? String(pair.key.value) : "";
-    const lines = imported.notes[name];
+    const lines = own(imported.notes, name);
     if (lines && isScalar(pair.key)) pair.key.commentBefore = lines.map((l) => ` ${l}`).join("\n");
     const args = (pair.value as YAMLMap).get("args", true);
     if (isSeq(args)) args.flow = true;

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { GatewayError } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { plainData } from "./aliases.ts";
-import { type EnvProblem, expandEnv, referencedNames, tokenVariables } from "./env.ts";
+import { type EnvProblem, expandEnv } from "./env.ts";
 import {
   ESCAPED_NOTE,
   importClientConfig,
@@ -20,6 +20,7 @@ import {
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
 import { configSchema } from "./schema.ts";
+import { secretVariables } from "./secret-env.ts";
 import type { GatewayConfig } from "./types.ts";
 
 /** One config problem: where (dotted YAML path, line, column) and what was expected. */
@@ -102,11 +103,7 @@ export function parseConfig(
   }
   if (problems.length > 0 || !parsed.success) throw configError(file, problems);
   const env = options.env ?? process.env;
-  const withheldEnv = tokenVariables(
-    referencedNames((raw as { gateway?: { auth?: unknown } }).gateway?.auth),
-    parsed.data.gateway?.auth?.tokens?.map((t) => t.token) ?? [],
-    env,
-  );
+  const withheldEnv = secretVariables(raw, parsed.data, env);
   const normalised = normaliseConfig(parsed.data, dirname(file), file, {
     withheldEnv,
     stateDirectory: env.STATE_DIRECTORY,

@@ -5,7 +5,8 @@ export { configError, dotted, loadConfig, parseConfig, yamlLocator } from "./loa
 export type { ConfigProblem, LoadOptions, YamlLocator } from "./load.ts";
 export { configJsonSchema, configSchema, NAME_PATTERN } from "./schema.ts";
 export { splitListen } from "./normalise.ts";
-export { within } from "./sandbox.ts";
+export { reachedFolder, realPath, within } from "./sandbox.ts";
+export { BASE_ENV } from "./secret-env.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
 export {

@@ -22,7 +22,7 @@ export interface NormaliseProblem {
 
 /** What normalising needs from outside the parsed tree. */
 export interface NormaliseContext {
-  /** Variables no stdio server may inherit (they hold or name an auth token). */
+  /** Variables no stdio server may inherit (they hold or name a secret of the gateway's). */
   withheldEnv?: readonly string[];
   /** `$STATE_DIRECTORY` (systemd's `StateDirectory=`): the default state folder. */
   stateDirectory?: string | undefined;

@@ -5,6 +5,7 @@
 import type { NormaliseProblem } from "./normalise.ts";
 import type { RawOAuth } from "./schema.ts";
 import type { OAuthConfig } from "./types.ts";
+import { isLoopback } from "../shared/loopback.ts";
 import { parseDuration } from "./units.ts";
 
 const DEFAULT_ALGORITHMS = ["RS256", "ES256"];
@@ -51,16 +52,11 @@ function urlProblem(url: string, fetched: boolean): string | null {
     return "expected an http(s) URL";
   }
   if (parsed.hash !== "") return "expected a URL without a #fragment";
-  if (fetched && parsed.protocol === "http:" && !isLoopbackHost(parsed.hostname)) {
+  if (fetched && parsed.protocol === "http:" && !isLoopback(parsed.hostname)) {
     return "expected an https URL (plain http only on loopback: keys fetched in clear text " +
       "could be replaced on the way)";
   }
   return null;
-}
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 function ms(v: string | undefined, fallback: number): number {

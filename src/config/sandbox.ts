@@ -3,11 +3,21 @@
  * replaces the gateway's (so `sandbox: false` opts one server out); `filters` add up: the
  * gateway's run first, then the server's, so a server's own Lua filter never sees what a
  * gateway-wide redaction removed. Folders a sandboxed server must never reach (the config's
- * folder, `$HOME`) are refused here when `read`, `write` or `cwd` would hand them over.
+ * folder, `$HOME`) are refused here when `read`, `write` or `cwd` would hand them over. Paths
+ * are compared as the kernel will follow them (symlinks resolved), never as written.
  */
-import { basename, isAbsolute, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { RawFilters, RawSandbox, RawServer } from "./schema.ts";
 import type { FilterSpec, SandboxConfig } from "./types.ts";
+import { parseSize } from "./units.ts";
+
+/** Processes and threads of a box by default: a server with workers and a few helpers. */
+const DEFAULT_PROCESSES = 256;
+/** Writable memory of each boxed process by default. */
+const DEFAULT_MEMORY = 2 * 1024 ** 3;
+/** Below this a JavaScript runtime does not start (Bun reserves over 256 MiB at start). */
+const MIN_MEMORY = 64 * 1024 ** 2;
 
 /** A cross-field problem, located by its YAML path. */
 interface Problem {
@@ -19,6 +29,37 @@ interface Problem {
 export function within(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * `path` with every symlink on it followed. A tail that does not exist yet is kept as written
+ * under its nearest existing folder's real path (what a later `mkdir` would make).
+ */
+export function realPath(path: string): string {
+  const abs = resolve(path);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPath(parent), relative(parent, abs));
+  }
+}
+
+/**
+ * The folder of `hidden` that the real folder `real` would hand a box — one it holds, or the
+ * state folder when it lies inside it — or `null` when it hands over none. `hidden` and `state`
+ * are real paths too. One rule for the config's check and the box's start (a symlink may have
+ * moved between the two).
+ */
+export function reachedFolder(
+  real: string,
+  hidden: readonly string[],
+  state: string,
+): { folder: string; inside: boolean } | null {
+  for (const h of hidden) if (within(h, real)) return { folder: h, inside: false };
+  // Unlike the config's folder (whose sub-folders, ./docs or ./data, are the usual grants),
+  // nothing inside the state folder is any server's to read or write.
+  return within(real, state) ? { folder: state, inside: true } : null;
 }
 
 /**
@@ -41,32 +82,22 @@ export function sandboxOf(
   const spec = raw === true ? {} : raw;
   const at = s.sandbox === undefined ? ["gateway", "sandbox"] : ["servers", name, "sandbox"];
   // A home of "/" (some service users) would hide everything: only a real home counts.
-  const hidden = [dir, state, ...(home && home !== "/" ? [home] : [])];
+  const hidden = [dir, state, ...(home && home !== "/" ? [home] : [])].map(realPath);
+  const realState = hidden[1]!;
   const guard = (path: string, where: (string | number)[], what: string) => {
-    for (const h of hidden) {
-      if (within(h, path)) {
-        const which = h === dir
-          ? "the config's folder"
-          : h === state
-          ? "the state folder"
-          : "$HOME";
-        problems.push({
-          path: where,
-          message: `${what} ${path} holds ${which} (${h}), which a sandboxed server must ` +
-            "never reach; name a folder of its own",
-        });
-        return;
-      }
-    }
-    // Unlike the config's folder (whose sub-folders, ./docs or ./data, are the usual grants),
-    // nothing inside the state folder is any server's to read or write.
-    if (within(path, state)) {
-      problems.push({
-        path: where,
-        message: `${what} ${path} is inside the state folder (${state}), which a sandboxed ` +
-          "server must never reach; name a folder of its own",
-      });
-    }
+    const reached = reachedFolder(realPath(path), hidden, realState);
+    if (!reached) return;
+    const { folder, inside } = reached;
+    const which = folder === hidden[0]
+      ? "the config's folder"
+      : folder === realState
+      ? "the state folder"
+      : "$HOME";
+    problems.push({
+      path: where,
+      message: `${what} ${path} ${inside ? "is inside" : "holds"} ${which} (${folder}), which a ` +
+        "sandboxed server must never reach; name a folder of its own",
+    });
   };
   const folders = (key: "read" | "write") =>
     (spec[key] ?? []).map((p, i) => {
@@ -79,13 +110,20 @@ export function sandboxOf(
   if (s.cwd !== undefined) {
     guard(resolve(dir, s.cwd), ["servers", name, "cwd"], "the sandboxed server's cwd (writable)");
   }
+  const memory = spec.memory === undefined ? DEFAULT_MEMORY : parseSize(spec.memory) ?? 0;
+  if (memory < MIN_MEMORY) {
+    problems.push({ path: [...at, "memory"], message: "expected at least 64MiB" });
+  }
   return {
     read,
     write,
     network: spec.network ?? false,
+    processes: spec.processes ?? DEFAULT_PROCESSES,
+    memory,
     // An unwritten cwd is the config's folder: inside the box it is an empty folder instead.
     ownCwd: s.cwd !== undefined,
     hidden,
+    state: realState,
   };
 }
 

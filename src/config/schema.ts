@@ -91,11 +91,21 @@ const sandbox = z.union([
     read: pathList.optional().describe("Folders the server may read (relative to the config)."),
     write: pathList.optional().describe("Folders the server may read and write."),
     network: z.boolean().optional().describe("Keep the network (default false: none at all)."),
+    processes: z.number().int().min(16, { error: "expected at least 16" }).optional().describe(
+      "Processes and threads the box may run at once (default 256; for a gateway run as " +
+        "root, held by a pids cgroup where one can be made).",
+    ),
+    memory: size.optional().describe(
+      "Writable memory each process of the box may map (default 2GiB).",
+    ),
   }),
-], { error: "expected true, false or a map with read, write and network" }).describe(
+], {
+  error: "expected true, false or a map with read, write, network, processes and memory",
+}).describe(
   "Run the stdio command under bubblewrap: system folders and its own package read-only, a " +
     "private /tmp, its cwd and `write` folders writable, `read` folders readable, nothing " +
-    "else; new PID, IPC and UTS namespaces; no network unless `network: true`.",
+    "else; new PID, IPC and UTS namespaces; no network unless `network: true`; /proc/sys " +
+    "read-only, a seccomp filter, process and memory limits.",
 );
 
 /** `filters:` of a server or the gateway: built-in names or Lua files, applied in order. */

@@ -73,8 +73,15 @@ export interface SandboxConfig {
   readonly network: boolean;
   /** True when `cwd` was written (bound writable); false: an empty folder at the same path. */
   readonly ownCwd: boolean;
-  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`). */
+  /** Processes and threads of the box at once (`RLIMIT_NPROC`). */
+  readonly processes: number;
+  /** Bytes of writable memory per process (`RLIMIT_DATA`). */
+  readonly memory: number;
+  /** Folders hidden even where a bound package folder holds them (config folder, `$HOME`),
+   * as real paths. */
   readonly hidden: readonly string[];
+  /** The state folder's real path: nothing inside it is bound. */
+  readonly state: string;
 }
 
 /** How a server's declared tools and prompts are pinned. */
@@ -109,7 +116,7 @@ export interface StdioServerConfig extends ServerCommon {
   readonly cwd: string;
   /** Gateway variables passed on: `true` = all, a list = those names, `false` = the base only. */
   readonly inheritEnv: boolean | readonly string[];
-  /** Variables never passed on: they hold or name an auth token (names only, never values). */
+  /** Variables never passed on: they hold or name a secret of the gateway's (names only). */
   readonly withheldEnv: readonly string[];
   /** Run under bubblewrap; `null` = unboxed. */
   readonly sandbox: SandboxConfig | null;

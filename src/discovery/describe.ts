@@ -3,6 +3,7 @@
  * first — a one-line signature, a TypeScript-like parameter shape, and the parameter
  * descriptions that shape leaves out.
  */
+import { putOwn } from "../shared/by-name.ts";
 import { isSchema, propertiesOf, propertyKey, renderType, requiredOf } from "./shape.ts";
 import type { DescribableTool, ToolDescription } from "./types.ts";
 
@@ -83,7 +84,8 @@ export function inputGuidance(schema: object): Record<string, string> | undefine
       const path = prefix === "" ? key : `${prefix}.${key}`;
       const note = noteOf(spec);
       if (note !== undefined) {
-        out[path] = note;
+        // An upstream's param may be named `__proto__`: set as an own key.
+        putOwn(out, path, note);
         count++;
       }
       walk(spec, path, depth + 1);

@@ -5,6 +5,7 @@
  * progress token, the `_meta` kept, the nesting depth); now each says what it has and this
  * function decides what the call carries.
  */
+import { putOwn } from "../shared/by-name.ts";
 import type { CallContext, CallOrigin, Era } from "../shared/call-context.ts";
 import type { SessionLink } from "./passthrough/link.ts";
 
@@ -82,9 +83,10 @@ export function callContext(entry: CallEntry): CallContext {
   if (entry.meta) {
     let progressToken: unknown;
     let meta: Record<string, unknown> | undefined;
-    for (const key in entry.meta) {
+    // Own keys only, set as own keys: a client's `__proto__` key stays a key.
+    for (const key of Object.keys(entry.meta)) {
       if (key === "progressToken") progressToken = entry.meta[key];
-      else (meta ??= {})[key] = entry.meta[key];
+      else putOwn(meta ??= {}, key, entry.meta[key]);
     }
     if (meta) out.meta = meta;
     const send = entry.progress;

@@ -22,7 +22,7 @@ import {
   type OperationKind,
 } from "./call-records.ts";
 import type { ToolEntry } from "./catalog.ts";
-import { filterContext } from "./filters/mod.ts";
+import { filterContext, screenProgress, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
 import { withConnectRound } from "./passthrough/connect-round.ts";
@@ -133,12 +133,20 @@ export class CallPath {
     run: (inner: CallContext, notes: CallNotes) => Promise<T>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
-    const admitted = this.#gate?.acquire(caller, {
-      tool: name,
-      local: this.#gateway.localByName.has(name),
-    });
-    // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
-    const release = typeof admitted === "object" ? await admitted : admitted;
+    let release: (() => void) | undefined;
+    try {
+      const admitted = this.#gate?.acquire(caller, {
+        tool: name,
+        local: this.#gateway.localByName.has(name),
+      });
+      // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
+      release = typeof admitted === "object" ? await admitted : admitted;
+    } catch (err) {
+      // A refused call is still a call: observers (the audit log, metrics) record it and why.
+      return await this.#observers.observe("tool", name, caller, options, args, () => {
+        throw err;
+      });
+    }
     const observed = (inner: CallContext) =>
       this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
@@ -226,6 +234,14 @@ export class CallPath {
     notes: CallNotes,
   ): Promise<CallToolResult> {
     const upstream = this.#gateway.pool.get(target.server);
+    // A server without filters (the common case) pays no screen: no context, no promise.
+    const filters = this.#gateway.filters;
+    const gatewayConfig = this.#gateway.config;
+    const screen = filters.none(gatewayConfig, target.server) ? undefined : {
+      ...filterContext("tool", target.server, target.name, caller, options),
+      ...(target.tool.outputSchema ? { outputSchema: target.tool.outputSchema } : {}),
+    };
+    if (screen) options = screenProgress(filters, gatewayConfig, screen, options);
     try {
       if (!upstream) {
         throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
@@ -260,16 +276,9 @@ export class CallPath {
             },
           ),
       );
-      // A server without filters (the common case) pays no screen: no context, no promise.
-      const filters = this.#gateway.filters;
-      const gatewayConfig = this.#gateway.config;
       let value = result;
-      if (!filters.none(gatewayConfig, target.server)) {
-        const screened = await filters.run(
-          gatewayConfig,
-          filterContext("tool", target.server, target.name, caller, options),
-          result,
-        );
+      if (screen) {
+        const screened = await filters.run(gatewayConfig, screen, result);
         notes.filters.push(...screened.acted);
         value = screened.value;
       }
@@ -281,7 +290,7 @@ export class CallPath {
     } catch (err) {
       const outage = options.outagesThrow ? undefined : outageOf(err);
       if (outage) return outageResult(outage);
-      throw err;
+      throw screen ? screenRpcError(filters, gatewayConfig, screen, err) : err;
     }
   }
 }

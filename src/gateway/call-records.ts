@@ -5,6 +5,7 @@
  * with no observer an operation pays one length check.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { withoutLinkSecrets } from "../shared/connect-link.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { type Era, eraOf } from "./call-context.ts";
 import type { CallContext, Caller } from "./types.ts";
@@ -168,7 +169,8 @@ function recordOf(
     durationMs: performance.now() - op.started,
     outcome,
   } as Building;
-  if (error !== undefined) call.error = error;
+  // Records are read by operators and observers, never only by the caller: no link secret.
+  if (error !== undefined) call.error = withoutLinkSecrets(error);
   if (code !== undefined) call.code = code;
   call.at = Date.now();
   if (args !== undefined) call.args = args;

@@ -1,13 +1,13 @@
 /**
  * @module What one caller sees and reaches in the core's catalog: the servers its token's globs
  * and its profile leave it, the tools it is listed, finds and may call, and which tool a name
- * it calls resolves to. Read from the gateway's current catalog and local tools at each use, so
- * a reload or a catalog change applies to callers already connected.
+ * it calls resolves to. Read from the caller's current catalog (the shared one, or its own with
+ * what its per-user connections declare: `./user-views.ts`) and local tools at each use, so a
+ * reload or a catalog change applies to callers already connected.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { UpstreamPool } from "../upstream/mod.ts";
 import { callerAllows } from "./access.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
@@ -24,16 +24,15 @@ import {
 } from "./tool-views.ts";
 import type { Caller, LocalTool } from "./types.ts";
 import { unprefixedTarget } from "./unprefixed.ts";
+import type { CatalogView } from "./user-views.ts";
 
 /** What the views read of the gateway, each time (the gateway itself). */
 export interface ViewSource {
   readonly config: GatewayConfig;
-  readonly catalog: Catalog;
-  /** Bumped at each catalog rebuild: the scope cache keys on it. */
-  readonly version: number;
+  /** The catalog `caller` sees, with the upstreams it was built from. */
+  viewOf(caller: Caller): CatalogView;
   readonly localByName: ReadonlyMap<string, LocalTool>;
   readonly pins: Pins;
-  readonly pool: UpstreamPool;
 }
 
 /** The views of one gateway. */
@@ -59,7 +58,8 @@ export class CallerViews {
     const view = profileView(config, caller.profile);
     // Cached for the running config only; another one's profile of the same name differs.
     const scopes = config === this.#source.config ? this.#scopes : new ServerScopes();
-    return scopes.serversOf(caller, view, this.#source.catalog, this.#source.version);
+    const catalog = this.#source.viewOf(caller).catalog;
+    return scopes.serversOf(caller, view, catalog);
   }
 
   /** True when this caller's prompt list holds `entry` (token globs, then profile servers). */
@@ -93,7 +93,7 @@ export class CallerViews {
   listTools(caller: Caller, config: GatewayConfig = this.#source.config, apps = false): Tool[] {
     return listedTools(
       this.#source.localByName,
-      this.#source.catalog,
+      this.#catalog(caller),
       this.scope(caller, config),
       apps,
     );
@@ -101,14 +101,14 @@ export class CallerViews {
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
-    return visibleTools(this.#source.localByName, this.#source.catalog, this.scope(caller));
+    return visibleTools(this.#source.localByName, this.#catalog(caller), this.scope(caller));
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */
   callableNames(caller: Caller, internal: boolean): string[] {
     return callableNames(
       this.#source.localByName,
-      this.#source.catalog,
+      this.#catalog(caller),
       this.scope(caller),
       internal,
     );
@@ -126,20 +126,22 @@ export class CallerViews {
     view?: string,
   ): LocalTool | ToolEntry {
     const local = this.#source.localByName.get(name);
-    let entry = local ? undefined : this.#source.catalog.toolsByName.get(name);
-    // A server that never came up has no catalog: its names answer "down", not "unknown".
-    // Outside the caller's profile a tool does not exist, as for an unknown name.
+    const own = this.#source.viewOf(caller);
+    let entry = local ? undefined : own.catalog.toolsByName.get(name);
+    // A server that never came up has no catalog: its names answer "down", not "unknown" (a
+    // per-user server the caller has not connected: its connect link). Outside the caller's
+    // profile a tool does not exist, as for an unknown name.
     const scope = this.scope(caller);
     if (!local && !entry) {
       this.#source.pins.refuseHeld("tool", name, (h) => {
         const held = h.entry as ToolEntry;
         return !(held.hidden && !internal) && reachesUpstream(scope, held);
-      });
-      entry = downServerEntry(name, this.#source.pool.all(), this.#source.config.gateway.separator);
+      }, own.user);
+      entry = downServerEntry(name, own.upstreams, this.#source.config.gateway.separator);
     }
     if (!local && !entry && !internal && this.#source.config.gateway.unprefixedCalls) {
       const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
-      const found = unprefixedTarget(this.#source.catalog, name, allowed, view);
+      const found = unprefixedTarget(own.catalog, name, allowed, view);
       if (found) return found;
     }
     const outside = local
@@ -158,5 +160,9 @@ export class CallerViews {
       );
     }
     return local ?? entry!;
+  }
+
+  #catalog(caller: Caller): Catalog {
+    return this.#source.viewOf(caller).catalog;
   }
 }

@@ -3,11 +3,13 @@
  * allow/deny globs and per-tool overrides; collisions resolved deterministically. The
  * gateway's own tools (`execute`, `tool_search`, `tool_describe`, macros) keep their names: an
  * upstream tool exposed under one of them (`prefix: false`) is renamed like any collision, so
- * no list ever holds two tools of one name.
+ * no list ever holds two tools of one name. A name one server lists twice is exposed once (its
+ * first copy); upstream names never key a plain object.
  */
 import picomatch from "picomatch";
 import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
+import { own } from "../shared/by-name.ts";
 import type { Logger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 import { disambiguate, exposedName } from "./names.ts";
@@ -95,10 +97,12 @@ export function buildCatalog(
   const promptsByName = new Map<string, PromptEntry>();
   for (const u of upstreams) {
     const cfg = u.config;
+    const once = firstCopies(cfg.name, log);
     for (const tool of u.catalog.tools) {
+      if (!once("tool", tool.name)) continue;
       if (cfg.allow.length > 0 && !matchesAny(tool.name, cfg.allow)) continue;
       if (matchesAny(tool.name, cfg.deny)) continue;
-      const o = cfg.overrides[tool.name] ?? {};
+      const o = own(cfg.overrides, tool.name) ?? {};
       let name = exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix);
       if (taken.has(name)) {
         const other = toolsByName.get(name);
@@ -128,6 +132,7 @@ export function buildCatalog(
       toolsByName.set(name, entry);
     }
     for (const prompt of u.catalog.prompts) {
+      if (!once("prompt", prompt.name)) continue;
       let name = exposedName(cfg.name, prompt.name, sep, cfg.prefix);
       if (promptsByName.has(name)) {
         name = disambiguate(name, `${cfg.name}/${prompt.name}`, promptsByName);
@@ -143,4 +148,26 @@ export function buildCatalog(
     }
   }
   return { tools, toolsByName, prompts, promptsByName, renamed };
+}
+
+/**
+ * A filter passing the first copy of each name one server lists: a call names the tool, so a
+ * second definition under the same name is never the one that runs — listing it (renamed)
+ * would only show a definition the upstream may not honour. Pinning treats the repetition as a
+ * change of its own (`pinning/review.ts`).
+ */
+function firstCopies(server: string, log: Logger): (kind: string, name: string) => boolean {
+  const seen = new Set<string>();
+  return (kind, name) => {
+    const key = `${kind}\0${name}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      return true;
+    }
+    log.warn(`${kind} listed more than once by its server; the first copy is exposed`, {
+      server,
+      [kind]: name,
+    });
+    return false;
+  };
 }

@@ -17,7 +17,7 @@ import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { CallPath } from "./call-path.ts";
 import { CallerViews } from "./caller-views.ts";
 import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
-import { ResultScreen } from "./filters/mod.ts";
+import { ResultScreen, screenLog } from "./filters/mod.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
 import {
   buildResourceIndex,
@@ -29,6 +29,7 @@ import {
 import { Pins } from "./pinning/mod.ts";
 import type { VisibleTool } from "./tool-views.ts";
 import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
+import { type CatalogView, listable, UserViews } from "./user-views.ts";
 
 /** Gateway lifecycle and routing. */
 export class Gateway {
@@ -44,6 +45,10 @@ export class Gateway {
   /** The result filters every upstream tool result and resource read passes. */
   readonly filters: ResultScreen = new ResultScreen();
   #catalog: Catalog;
+  /** The shared catalog with the upstreams it was built from. */
+  #shared: CatalogView;
+  /** Each identity's own catalog, with what its per-user connections declare. */
+  readonly #users: UserViews = new UserViews(this);
   #resources: ResourceIndex;
   #providers: LocalToolProvider[] = [];
   #local = new Map<string, LocalTool>();
@@ -79,8 +84,10 @@ export class Gateway {
       this.pool,
       () => this.#resources,
       log.child("passthrough"),
+      (server, params) => screenLog(this.filters, this.#config, server, params),
     );
     this.#catalog = buildCatalog(config, [], log);
+    this.#shared = { catalog: this.#catalog, upstreams: [], user: "" };
     this.#resources = buildResourceIndex([]);
   }
 
@@ -89,9 +96,25 @@ export class Gateway {
     return this.#config;
   }
 
-  /** The current catalog of upstream tools and prompts. */
+  /**
+   * The current catalog of upstream tools and prompts every caller shares: it holds nothing of
+   * a server that serves each client on its own credential (see {@link catalogOf}).
+   */
   get catalog(): Catalog {
     return this.#catalog;
+  }
+
+  /**
+   * The catalog `caller` sees: the shared one, plus what the caller's own connections to
+   * per-user servers declare (`./user-views.ts`). Never another identity's.
+   */
+  catalogOf(caller: Caller): Catalog {
+    return this.viewOf(caller).catalog;
+  }
+
+  /** {@link catalogOf} with the upstreams it was built from and the key it was held under. */
+  viewOf(caller: Caller): CatalogView {
+    return this.#users.viewOf(caller.tokenName, this.#shared);
   }
 
   /** Every upstream resource and template under its exposed URI. */
@@ -274,20 +297,26 @@ export class Gateway {
     const up = this.pool.all().filter((u) => u.state === "up");
     // Tools and prompts of a server that went down stay listed from its last-known catalog;
     // calls to them answer with the reason (or how to log in). Resources follow live servers only.
-    const known = this.pool.all().filter((u) =>
-      u.state === "up" || u.state === "down" || u.state === "starting" ||
-      u.state === "needs-login"
-    );
-    this.pins.review(known);
+    const known = this.pool.all().filter(listable);
+    const users = this.#users.connectionsByKey();
+    this.pins.review(known, users);
     // The gateway's own tools keep their names; an upstream tool taking one is renamed.
     this.#catalog = this.pins.apply(
       buildCatalog(this.#config, known, this.log, new Set(this.#local.keys())),
     );
+    this.#shared = { catalog: this.#catalog, upstreams: known, user: "" };
     this.#resources = buildResourceIndex(up);
     this.passthrough.onRebuild(up);
+    // What users' own connections declare counts as a change too; each session then hears of
+    // it only when its own view differs (`./visible-changes.ts`).
+    const own = [...users.values()].flat();
     this.#changes.publish({
-      tools: [[...this.#local.values()].map((t) => t.tool), this.#catalog.tools.map((e) => e.tool)],
-      prompts: [this.#catalog.prompts.map((p) => p.prompt)],
+      tools: [
+        [...this.#local.values()].map((t) => t.tool),
+        this.#catalog.tools.map((e) => e.tool),
+        own.map((u) => u.catalog.tools),
+      ],
+      prompts: [this.#catalog.prompts.map((p) => p.prompt), own.map((u) => u.catalog.prompts)],
       resources: [this.#resources.resources, this.#resources.templates],
     });
   }

@@ -1,7 +1,7 @@
 /**
  * The discovery meta-tools `tool_search` and `tool_describe`: agents find tools without loading
  * every schema. The search index is rebuilt lazily when the catalog changes, one per token
- * scope and profile.
+ * scope, profile and catalog (an identity with per-user connections has its own).
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -119,7 +119,7 @@ export class MetaTools implements LocalToolProvider {
 
   #index(caller: Caller) {
     const globs = caller.toolGlobs === null ? "" : JSON.stringify(caller.toolGlobs);
-    const key = `${caller.profile ?? ""}\0${globs}`;
+    const key = `${this.#gateway.viewOf(caller).user}\0${caller.profile ?? ""}\0${globs}`;
     const version = this.#gateway.version;
     const cached = this.#indexes.get(key);
     if (cached && cached.version === version) return cached;

@@ -22,7 +22,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../shared/errors.ts";
-import { filterContext } from "./filters/mod.ts";
+import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
 import type { Upstream } from "../upstream/mod.ts";
@@ -38,11 +38,11 @@ import type { CallContext, Caller } from "./types.ts";
 
 const NO_VALUES: CompleteResult = { completion: { values: [], hasMore: false } };
 
-/** Prompts this caller may list. */
+/** Prompts this caller may list (of its own catalog: see `Gateway.catalogOf`). */
 export function listPrompts(gateway: Gateway, caller: Caller): Prompt[] {
-  return gateway.catalog.prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((p) =>
-    p.prompt
-  );
+  return gateway.catalogOf(caller).prompts.filter((p) => gateway.reachesPrompt(caller, p)).map((
+    p,
+  ) => p.prompt);
 }
 
 /** Resources this caller sees: those of the servers its token reaches. */
@@ -66,12 +66,14 @@ export async function getPrompt(
   params: GetPromptRequest["params"],
   options: CallContext = {},
 ): Promise<GetPromptResult> {
-  const entry = gateway.catalog.promptsByName.get(params.name);
+  const own = gateway.viewOf(caller);
+  const entry = own.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
     gateway.pins.refuseHeld(
       "prompt",
       params.name,
       (h) => gateway.reachesPrompt(caller, h.entry as PromptEntry),
+      own.user,
     );
     throw downPrompt(gateway, caller, params.name) ??
       new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
@@ -84,6 +86,8 @@ export async function getPrompt(
     params.arguments,
     async (notes) => {
       notes.server = entry.server;
+      // A prompt's messages reach a model as a tool result does: they pass the same filters.
+      const ctx = filterContext("prompt", entry.server, params.name, caller, options);
       const result = await requestOn(
         gateway,
         caller,
@@ -92,14 +96,11 @@ export async function getPrompt(
         { ...params, name: entry.upstreamName },
         GetPromptResultSchema,
         options,
-      ) as GetPromptResult;
-      // A prompt's messages reach a model as a tool result does: they pass the same filters.
+      ).catch((err) => {
+        throw screenRpcError(gateway.filters, gateway.config, ctx, err);
+      }) as GetPromptResult;
       if (gateway.filters.none(gateway.config, entry.server)) return result;
-      const screened = await gateway.filters.run(
-        gateway.config,
-        filterContext("prompt", entry.server, params.name, caller, options),
-        result,
-      );
+      const screened = await gateway.filters.run(gateway.config, ctx, result);
       notes.filters.push(...screened.acted);
       return screened.value;
     },
@@ -178,6 +179,7 @@ async function readFrom(
   options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
+  const ctx = filterContext("resource", target.server, params.uri, caller, options);
   const result = await requestOn(
     gateway,
     caller,
@@ -186,7 +188,9 @@ async function readFrom(
     { ...params, uri: target.uri },
     ReadResourceResultSchema,
     options,
-  ) as ReadResourceResult;
+  ).catch((err) => {
+    throw screenRpcError(gateway.filters, gateway.config, ctx, err);
+  }) as ReadResourceResult;
   const exposed = params.uri === target.uri ? result : {
     ...result,
     contents: result.contents.map((c) => {
@@ -196,16 +200,15 @@ async function readFrom(
       return uri === c.uri ? c : { ...c, uri };
     }),
   };
-  const screened = await gateway.filters.run(
-    gateway.config,
-    filterContext("resource", target.server, params.uri, caller, options),
-    exposed,
-  );
+  const screened = await gateway.filters.run(gateway.config, ctx, exposed);
   notes.filters.push(...screened.acted);
   return screened.value;
 }
 
-/** `completion/complete` routed by its prompt or resource-template reference. */
+/**
+ * `completion/complete` routed by its prompt or resource-template reference, to the process
+ * that serves this caller (its own connection of a per-user server).
+ */
 export async function complete(
   gateway: Gateway,
   caller: Caller,
@@ -215,7 +218,7 @@ export async function complete(
   const ref = params.ref;
   let target: { server: string; ref: typeof ref };
   if (ref.type === "ref/prompt") {
-    const entry = gateway.catalog.promptsByName.get(ref.name);
+    const entry = gateway.catalogOf(caller).promptsByName.get(ref.name);
     if (!entry || !gateway.reachesPrompt(caller, entry)) {
       throw downPrompt(gateway, caller, ref.name) ??
         new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
@@ -229,18 +232,19 @@ export async function complete(
     }
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
-  const upstream = gateway.pool.get(target.server);
-  if (!upstream?.client) {
-    throw upstream?.unavailable() ??
-      new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-  }
-  if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
-  return await upstream.request(
-    "completion/complete",
-    { ...params, ref: target.ref },
-    CompleteResultSchema,
-    signal ? { signal } : {},
-  ) as CompleteResult;
+  const shared = gateway.pool.get(target.server);
+  if (!shared) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
+  const context = signal ? { signal } : {};
+  return await gateway.passthrough.serve(shared, caller, context, async (upstream) => {
+    if (!upstream.client) throw upstream.unavailable();
+    if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
+    return await upstream.request(
+      "completion/complete",
+      { ...params, ref: target.ref },
+      CompleteResultSchema,
+      context,
+    ) as CompleteResult;
+  });
 }
 
 /**

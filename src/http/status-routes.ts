@@ -121,7 +121,9 @@ export function statusRoutes<S>(deps: StatusRoutesDeps<S>): (app: Hono<AppEnv>) 
       const form = await c.req.parseBody({ all: true });
       const server = typeof form.server === "string" ? form.server : "";
       const tools = [form.tool ?? []].flat().filter((t): t is string => typeof t === "string");
-      const approval = gateway.pins.approve(server, tools);
+      // A per-user server's changes are one user's connection's: the form names whose.
+      const user = typeof form.user === "string" && form.user !== "" ? form.user : undefined;
+      const approval = gateway.pins.approve(server, tools, user);
       const who = c.get("identity")?.tokenName ?? null;
       gateway.log.info("definitions approved on the status page", { server, tokenName: who });
       if (c.req.header("accept")?.includes("application/json")) return c.json(approval);

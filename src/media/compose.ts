@@ -78,9 +78,10 @@ export function extractPictures(
     }
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === "object" && v !== null) {
-      const out: Record<string, unknown> = {};
-      for (const k of orderedKeys(v)) out[k] = walk((v as Record<string, unknown>)[k]);
-      return out;
+      // From entries: a `__proto__` key stays a key.
+      return Object.fromEntries(
+        orderedKeys(v).map((k) => [k, walk((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   };

@@ -10,7 +10,8 @@ import type { Gateway } from "../gateway/mod.ts";
 export interface PinChangeStatus {
   kind: "tool" | "prompt";
   name: string;
-  status: "changed" | "new";
+  /** `repeated`: the server declares the name more than once. */
+  status: "changed" | "new" | "repeated";
   approvedAt: string;
   /** Each differing path with its approved and declared values as (cut) JSON text. */
   diff: { path: string; before: string | null; after: string | null }[];
@@ -19,6 +20,8 @@ export interface PinChangeStatus {
 /** One server with definitions that differ from its pins. */
 export interface PinStatus {
   server: string;
+  /** The opaque key of the user whose connection declares them (a per-user server). */
+  user?: string;
   mode: "warn" | "quarantine";
   changes: PinChangeStatus[];
   /** Approved names it no longer declares (`tool lookup`). */
@@ -32,6 +35,7 @@ const VALUE_MAX = 400;
 export function pinStatusOf(gateway: Gateway): PinStatus[] {
   return gateway.pins.status().map((s) => ({
     server: s.server,
+    ...(s.user === undefined ? {} : { user: s.user }),
     mode: s.mode,
     changes: s.changes.map((c) => ({
       kind: c.kind,
@@ -75,7 +79,9 @@ export function renderPins(pins: readonly PinStatus[]): Html | string {
       html`
         <tr data-pins="${p.server}">
           <td data-label="Server"
-            class="name">${p.server} <span class="state ${p.mode ===
+            class="name">${p.server}${p.user === undefined ? "" : html`
+              (user ${p.user.slice(0, 8)})
+            `} <span class="state ${p.mode ===
                 "quarantine"
               ? "error"
               : "tool_error"}">${p.mode}</span></td>
@@ -97,7 +103,9 @@ export function renderPins(pins: readonly PinStatus[]): Html | string {
           )}</td>
           <td>
             <form class="inline" method="post" action="/pins/approve"><input type="hidden"
-          name="server" value="${p.server}"><button>Approve</button></form>
+          name="server" value="${p.server}">${p.user === undefined
+            ? ""
+            : html`<input type="hidden" name="user" value="${p.user}">`}<button>Approve</button></form>
           </td>
         </tr>
       `

@@ -6,6 +6,7 @@
 import { serveBun } from "./bun.ts";
 import { serveDeno } from "./deno.ts";
 
+export { AddressInUseError } from "./address-in-use.ts";
 export { exitWhenFlushed } from "./exit.ts";
 export { setJitPolicy } from "./jit.ts";
 export { compactHeap } from "./memory.ts";

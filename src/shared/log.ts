@@ -5,6 +5,8 @@
  * journald strips and stores, so `journalctl -p warning` filters.
  */
 
+import { withoutLinkSecrets } from "./connect-link.ts";
+
 /** Log levels, most verbose first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 /** A log level. */
@@ -19,7 +21,10 @@ const PRIORITY: Record<Exclude<LogLevel, "silent">, number> = {
   error: 3,
 };
 
-/** Fields attached to a log line. Values named like secrets are redacted. */
+/**
+ * Fields attached to a log line. Values named like secrets are redacted, and a connect link's
+ * secret is taken out of any string.
+ */
 export type LogFields = Record<string, unknown>;
 
 /** A logger bound to a component name. */
@@ -61,7 +66,11 @@ export function setLogSink(fn: (line: string) => void, text = false): () => void
 function redact(fields: LogFields): LogFields {
   const out: LogFields = {};
   for (const [k, v] of Object.entries(fields)) {
-    out[k] = SECRET_KEY.test(k) && k !== "tokenName" ? "[redacted]" : v;
+    out[k] = SECRET_KEY.test(k) && k !== "tokenName"
+      ? "[redacted]"
+      : typeof v === "string"
+      ? withoutLinkSecrets(v)
+      : v;
   }
   return out;
 }
@@ -83,6 +92,7 @@ function write(
 ): void {
   if ((!always && RANK[level] < threshold) || level === "silent") return;
   const extra = fields ? redact(fields) : undefined;
+  msg = withoutLinkSecrets(msg);
   const priority = journald ? `<${PRIORITY[level]}>` : "";
   if (textMode) {
     const tail = extra

@@ -89,6 +89,13 @@ interface Queued {
 const decoder = new TextDecoder();
 
 /**
+ * The first bytes of every guarded stream, an SSE comment every client skips: Bun sends a
+ * streaming response's head only with its first chunk, so without it a client's `fetch` waited
+ * for the first event or keep-alive (seconds) to learn the stream was open.
+ */
+const OPENING = new TextEncoder().encode(": stream open\n\n");
+
+/**
  * True when an SSE event may be dropped: a comment (keep-alive), or a progress or log
  * notification. Decided from the parsed `data` line, never from text matched inside it.
  */
@@ -205,6 +212,7 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       out = controller;
+      controller.enqueue(OPENING);
       if (options.expiresAt !== undefined) {
         const expiresAt = options.expiresAt;
         const arm = () => {

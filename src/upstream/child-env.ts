@@ -2,13 +2,12 @@
  * The environment a stdio server starts with. A child does not inherit the gateway's whole
  * environment: a tool that prints its environment would hand the gateway's own secrets to any
  * token allowed to call it. It gets a minimal base, the names the operator opts into with
- * `inheritEnv`, and what `env:` sets; variables that hold or name an auth token are never
- * inherited, whatever `inheritEnv` says.
+ * `inheritEnv`, and what `env:` sets; variables that hold or name a secret of the gateway's
+ * (`config/secret-env.ts`) are never inherited, whatever `inheritEnv` says.
  */
-import type { StdioServerConfig } from "../config/mod.ts";
+import { BASE_ENV, type StdioServerConfig } from "../config/mod.ts";
 
-/** Inherited by every stdio server when set: enough to find programs, a home and a locale. */
-export const BASE_ENV: readonly string[] = ["PATH", "HOME", "LANG", "TMPDIR"];
+export { BASE_ENV };
 
 /** Builds the child's environment from the gateway's (`source`) and the server's config. */
 export function childEnv(

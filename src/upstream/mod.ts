@@ -7,10 +7,10 @@ export { BASE_ENV, childEnv } from "./child-env.ts";
 export type { InputRelay } from "./caller.ts";
 export type { ProtocolEra, UpstreamClient } from "./client.ts";
 export { SessionUpstreams } from "./isolated.ts";
-export { UpstreamPool } from "./pool.ts";
+export { UpstreamPool, UserKey } from "./pool.ts";
 export type { PoolEvents } from "./pool.ts";
 export { killTree, StdioTransport } from "./stdio.ts";
-export { BWRAP_HINT, FETCHING_RUNNERS, findBwrap } from "./sandbox/mod.ts";
+export { BWRAP_HINT, FETCHING_RUNNERS, findBwrap, spawnSpec } from "./sandbox/mod.ts";
 export type {
   CallLeg,
   LegOptions,

@@ -10,9 +10,17 @@ import { SessionUpstreams } from "./isolated.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
 
+/**
+ * The owner of one identity's connections to `mode: per-user` (and `exchange`) servers: their
+ * pass-through setup knows by it that a connection serves that identity alone.
+ */
+export class UserKey {
+  constructor(readonly identity: string) {}
+}
+
 /** Listeners for pool-wide changes. */
 export interface PoolEvents {
-  /** Some upstream's catalog changed (connect, crash, list_changed). */
+  /** Some upstream's catalog changed (connect, crash, list_changed), an identity's own included. */
   onCatalog?(upstream: Upstream): void;
   /** Some upstream changed state. */
   onState?(upstream: Upstream): void;
@@ -37,7 +45,7 @@ export class UpstreamPool {
   /** The per-identity connections of `oauth: mode: per-user` servers. */
   readonly users: SessionUpstreams;
   /** One key object per identity (the users' table is keyed by object). */
-  #userKeys = new Map<string, object>();
+  #userKeys = new Map<string, UserKey>();
   #halted = false;
 
   /**
@@ -61,8 +69,8 @@ export class UpstreamPool {
     this.users = new SessionUpstreams(
       log.child("user"),
       (u, c, owner) => this.#events.setup?.(u, c, owner),
-      // A user's connection read the server's catalog: it is what every client lists.
-      { onCatalog: (u) => this.#upstreams.get(u.name)?.adoptCatalog(u.catalog) },
+      // What a user's connection declares is that user's alone: the gateway builds their view.
+      { onCatalog: (u) => this.#events.onCatalog?.(u) },
     );
     for (const s of servers) this.#upstreams.set(s.name, this.#create(s));
   }
@@ -77,11 +85,30 @@ export class UpstreamPool {
     // An exchanging credential trades the caller's latest token (exchange.ts).
     credential.present(subjectToken);
     let key = this.#userKeys.get(identity);
-    if (!key) this.#userKeys.set(identity, key = { identity });
+    if (!key) this.#userKeys.set(identity, key = new UserKey(identity));
     const upstream = await this.users.acquire(config, key, identity, credential);
     // Right after a login its connection is starting: the call waits for it, not fails.
     await upstream.started();
     return upstream;
+  }
+
+  /**
+   * Each identity's own connections (of every per-user server), for the views built from what
+   * they declare; identities without one are left out.
+   */
+  userConnections(): Map<string, Upstream[]> {
+    const out = new Map<string, Upstream[]>();
+    for (const identity of this.#userKeys.keys()) {
+      const own = this.connectionsOf(identity);
+      if (own.length > 0) out.set(identity, own);
+    }
+    return out;
+  }
+
+  /** The connections of `identity` to per-user servers (none before its first call). */
+  connectionsOf(identity: string): Upstream[] {
+    const key = this.#userKeys.get(identity);
+    return key ? this.users.of(key) : [];
   }
 
   #create(config: ServerConfig): Upstream {

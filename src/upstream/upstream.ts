@@ -145,15 +145,6 @@ export class Upstream {
     return this.#life.stop();
   }
 
-  /**
-   * Takes the catalog a per-user connection read (a `mode: per-user` server's shared entry
-   * never connects itself, yet its tools are listed to every client).
-   */
-  adoptCatalog(catalog: UpstreamCatalog): void {
-    this.#core.catalog = catalog;
-    this.#core.hooks.onCatalog(this);
-  }
-
   /** Re-reads the whole catalog (after `list_changed`). */
   refresh(): Promise<void> {
     return this.#life.refresh();

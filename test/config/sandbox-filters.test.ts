@@ -4,6 +4,9 @@
  * a sandboxed server must never be handed refused at their YAML path.
  */
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parseConfig, type StdioServerConfig } from "../../src/config/mod.ts";
 import { problemsOf } from "./_problems.ts";
@@ -36,6 +39,23 @@ servers:
     assert.equal(own.ownCwd, true);
     assert.ok(own.hidden.includes("/srv/gw"));
     assert.equal(stdio(yaml, "opted-out").sandbox, null);
+  });
+
+  it("limits a box to 256 processes and 2GiB per process unless it says otherwise", () => {
+    const inherits = stdio(yaml, "inherits").sandbox!;
+    assert.deepEqual([inherits.processes, inherits.memory], [256, 2 * 1024 ** 3]);
+    const own = stdio(
+      "servers:\n  s: { command: node, sandbox: { processes: 32, memory: 512MiB } }\n",
+      "s",
+    ).sandbox!;
+    assert.deepEqual([own.processes, own.memory], [32, 512 * 1024 ** 2]);
+    const small = problems("servers:\n  a: { command: node, sandbox: { memory: 1MiB } }\n");
+    assert.ok(
+      small.includes("servers.a.sandbox.memory: expected at least 64MiB"),
+      small.join("\n"),
+    );
+    const few = problems("servers:\n  a: { command: node, sandbox: { processes: 2 } }\n");
+    assert.ok(few.some((p) => /^servers\.a\.sandbox\.processes: expected at least 16/.test(p)));
   });
 
   it("runs the gateway's filters first, then the server's, each once", () => {
@@ -92,6 +112,32 @@ servers:
       found.some((p) => /^servers\.b\.sandbox\.read\[0\]: .*state folder/.test(p)),
       found.join("\n"),
     );
+  });
+
+  it("refuses a folder that is a symlink to the config's or the state folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "mcpgw-sandbox-links-"));
+    const dir = join(root, "gw");
+    const state = join(root, "state");
+    mkdirSync(join(dir, "docs"), { recursive: true });
+    mkdirSync(join(state, "pins"), { recursive: true });
+    symlinkSync(dir, join(root, "to-config"));
+    symlinkSync(state, join(root, "to-state"));
+    symlinkSync(join(state, "pins"), join(root, "to-pins"));
+    symlinkSync(root, join(root, "to-root"));
+    const found = problemsOf(
+      `gateway:\n  state: ${state}\n` +
+        `servers:\n  a:\n    command: node\n    sandbox:\n` +
+        `      read: [${join(root, "to-config")}, ${join(root, "to-pins")}, ./docs]\n` +
+        `      write: [${join(root, "to-state")}, ${join(root, "to-root", "gw")}]\n`,
+      join(dir, "gateway.yaml"),
+    );
+    const at = (p: string, re: RegExp) =>
+      assert.ok(found.some((f) => f.startsWith(p) && re.test(f)), `${p}:\n${found.join("\n")}`);
+    at("servers.a.sandbox.read[0]: ", /to-config holds the config's folder/);
+    at("servers.a.sandbox.read[1]: ", /to-pins is inside the state folder/);
+    at("servers.a.sandbox.write[0]: ", /to-state holds the state folder/);
+    at("servers.a.sandbox.write[1]: ", /to-root\/gw holds the config's folder/);
+    assert.ok(!found.some((f) => f.startsWith("servers.a.sandbox.read[2]")), found.join("\n"));
   });
 
   it("refuses an unknown filter name", () => {

@@ -76,6 +76,46 @@ describe("the built-in filters", () => {
     assert.equal(both(picture), picture);
   });
 
+  it("skip binary payloads only where the protocol puts them", () => {
+    const key = "AKIAIOSFODNN7EXAMPLE";
+    const result = {
+      content: [
+        { type: "audio", mimeType: "audio/wav", data: key },
+        { type: "resource", resource: { uri: "x://a", blob: key, text: key } },
+      ],
+      structuredContent: { blob: key, nested: { type: "image", data: key }, list: [{ blob: key }] },
+      _meta: { blob: key },
+    };
+    assert.deepEqual(both(result), {
+      content: [
+        { type: "audio", mimeType: "audio/wav", data: key },
+        { type: "resource", resource: { uri: "x://a", blob: key, text: "[redacted:aws-key]" } },
+      ],
+      structuredContent: {
+        blob: "[redacted:aws-key]",
+        nested: { type: "image", data: "[redacted:aws-key]" },
+        list: [{ blob: "[redacted:aws-key]" }],
+      },
+      _meta: { blob: "[redacted:aws-key]" },
+    });
+    const read = { contents: [{ uri: "x://b", blob: key }, { uri: "x://c", text: key }] };
+    assert.deepEqual(both(read), {
+      contents: [{ uri: "x://b", blob: key }, { uri: "x://c", text: "[redacted:aws-key]" }],
+    });
+  });
+
+  it("screen a value under a key named __proto__ (as an upstream's JSON may hold)", () => {
+    const arrived = JSON.parse(
+      '{"content":[],"structuredContent":{"__proto__":{"note":"key AKIAIOSFODNN7EXAMPLE"}}}',
+    ) as JsonObject;
+    const out = both(arrived);
+    assert.equal(JSON.stringify(out).includes("AKIA"), false, JSON.stringify(out));
+    assert.equal(
+      JSON.stringify(out),
+      '{"content":[],"structuredContent":{"__proto__":{"note":"key [redacted:aws-key]"}}}',
+    );
+  });
+
   it("finish on inputs built to make a regex backtrack", () => {
     const t0 = Date.now();
     for (

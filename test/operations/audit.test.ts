@@ -23,6 +23,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { nodeServer, startTestGateway, waitFor } from "../_helpers/gateway.ts";
 import { answerOf, postModern } from "../protocol/_modern.ts";
+import { batchOf, bearer, MCP_HEADERS, messagesOf, openSession } from "../security/_http.ts";
 
 const ALICE = "alice-token-0123456789abcdef";
 const BOB = "bob-token-fedcba9876543210";
@@ -56,6 +57,44 @@ const linesOf = (file: string): Line[] =>
   readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
 
 describe("the audit log", () => {
+  it("writes a line for every call the rate limit refuses, with its code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcpgw-audit-limit-"));
+    const file = join(dir, "audit.jsonl");
+    const gw = await startTestGateway(
+      yaml(`{ file: ${JSON.stringify(file)} }`).replace(
+        "  audit:",
+        "    rateLimit: { perMinute: 1, burst: 5 }\n  audit:",
+      ),
+    );
+    let answers: { result?: unknown; error?: { code: number } }[];
+    try {
+      // One request carrying 8 calls: the HTTP request limit is not what refuses them.
+      const sid = await openSession(gw.url, bearer(ALICE));
+      const res = await fetch(`${gw.url}/mcp`, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...bearer(ALICE), "mcp-session-id": sid },
+        body: batchOf(8),
+      });
+      answers = messagesOf(await res.text()).filter((m) => m.id !== undefined);
+    } finally {
+      await gw.stop();
+    }
+    assert.equal(answers.filter((m) => m.error?.code === -32004).length, 3);
+    const lines = linesOf(file);
+    assert.equal(lines.length, 8, readFileSync(file, "utf8"));
+    const outcomes = lines.map((l) => `${l.outcome} ${l.code ?? ""}`.trim()).sort();
+    assert.deepEqual(outcomes, [
+      "error RATE_LIMITED",
+      "error RATE_LIMITED",
+      "error RATE_LIMITED",
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+    ]);
+  });
+
   it("writes one line per operation with identity and outcome, hashed args and no token", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-audit-"));
     const file = join(dir, "audit.jsonl");

@@ -13,6 +13,10 @@ export interface Declaration {
   description?: string;
   rename?: boolean;
   promptDescription?: string;
+  /** `search` declared twice: the changed copy first, the original second. */
+  duplicate?: boolean;
+  /** Extra tools and prompts of these names. */
+  extra?: string[];
 }
 
 /** One pinning setup: the control file, the state folder and the config text. */

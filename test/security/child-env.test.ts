@@ -19,9 +19,12 @@ process.env.MCPGW_ENV_TEST_NARROW = NARROW;
 process.env.MCPGW_ENV_TEST_COPY = FULL;
 process.env.MCPGW_ENV_TEST_PLAIN = "plain-value";
 process.env.MCPGW_ENV_TEST_OPTIN = "opted-in";
+// The key that encrypts stored upstream credentials.
+process.env.MCPGW_ENV_TEST_SECRETS_KEY = "secrets-key-0123456789abcdef0123456789abcdef";
 
 const YAML = `
 gateway:
+  secrets: { key: "\${MCPGW_ENV_TEST_SECRETS_KEY}" }
   auth:
     tokens:
       - { name: full, token: "${FULL}" }
@@ -83,6 +86,11 @@ describe("the environment of stdio servers", () => {
     assert.equal(env.MCPGW_ENV_TEST_COPY, undefined);
     assertNoToken(env);
   });
+
+  it("passes no variable the gateway's own secrets come from, even with inheritEnv: true", async () => {
+    const env = await envOf("all");
+    assert.equal(env.MCPGW_ENV_TEST_SECRETS_KEY, undefined);
+  });
 });
 
 describe("childEnv", () => {
@@ -113,5 +121,62 @@ describe("childEnv", () => {
     assert.ok(s.kind === "stdio");
     assert.deepEqual(s.withheldEnv, ["COPY", "TOK_A"]);
     assert.equal(s.inheritEnv, false);
+  });
+
+  it("withholds every variable a gateway-level secret or an upstream's credential comes from", () => {
+    const env = {
+      SK: "secrets-key-0123456789abcdef0123456789abcdef",
+      SK_COPY: "secrets-key-0123456789abcdef0123456789abcdef",
+      REDIS_URL: "redis://:pw-0123456789@127.0.0.1:6379/0",
+      STATE_KEY: "state-key-0123456789abcdef0123456789abcdef",
+      OTLP_KEY: "otlp-api-key-0123456789",
+      GH_TOKEN: "ghp_0123456789abcdefghij",
+      CLIENT_SECRET: "client-secret-0123456789",
+      UPSTREAM_HOST: "upstream.example.com",
+      PUBLIC: "https://gw.example.com",
+      HOME: "/home/gw",
+      PATH: "/usr/bin",
+      LITERAL_COPY: "literal-client-secret-0123",
+      PLAIN: "plain",
+      MCP_GATEWAY_TOKEN: "cli-token-0123456789",
+    };
+    const c = parseConfig(
+      `gateway:
+  secrets: { key: "\${SK}" }
+  publicUrl: "\${PUBLIC}"
+  state: "\${HOME}/state"
+  cluster: { redis: "\${REDIS_URL}", stateKey: "\${STATE_KEY}" }
+  telemetry: { otlp: "http://127.0.0.1:4318/v1/traces", headers: { x-api-key: "\${OTLP_KEY}" } }
+servers:
+  s: { command: x, inheritEnv: true, env: { OWN: "\${PATH}" } }
+  gh: { url: "https://\${UPSTREAM_HOST}/mcp", headers: { Authorization: "Bearer \${GH_TOKEN}" } }
+  o:
+    url: https://example.com/mcp
+    oauth: { mode: shared, clientId: c, clientSecret: "\${CLIENT_SECRET}" }
+  l:
+    url: https://example.org/mcp
+    oauth: { mode: shared, clientId: c, clientSecret: literal-client-secret-0123 }
+`,
+      { env, file: "/tmp/gw/gateway.yaml" },
+    );
+    const s = c.servers.find((x) => x.name === "s")!;
+    assert.ok(s.kind === "stdio");
+    assert.deepEqual(s.withheldEnv, [
+      "CLIENT_SECRET",
+      "GH_TOKEN",
+      "LITERAL_COPY",
+      "MCP_GATEWAY_TOKEN",
+      "OTLP_KEY",
+      "PUBLIC",
+      "REDIS_URL",
+      "SK",
+      "SK_COPY",
+      "STATE_KEY",
+      "UPSTREAM_HOST",
+    ]);
+    const child = childEnv(s, env);
+    assert.equal(child.PLAIN, "plain");
+    assert.equal(child.HOME, "/home/gw", "a base variable named in a path is no secret");
+    assert.equal(child.SK, undefined);
   });
 });

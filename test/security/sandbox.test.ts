@@ -32,7 +32,18 @@ interface Attempt {
   value?: unknown;
   error?: string;
 }
+interface Kernel {
+  corePattern: Attempt;
+  hostname: Attempt | null;
+  masked: Record<string, Attempt>;
+  userns: Attempt;
+  noNewPrivs: string;
+  seccomp: string;
+}
 interface Probe {
+  kernel: Kernel | null;
+  children: { started: number; error?: string } | null;
+  memory: Attempt | null;
   read: Attempt | null;
   write: Attempt | null;
   processes: Attempt;
@@ -55,7 +66,9 @@ describe("a sandboxed stdio server", () => {
     port = (listener.address() as { port: number }).port;
     // The YAML names folders beside the config; they are made before the gateway starts.
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-sandbox-"));
-    for (const d of ["docs", "data", "other", "fsdata"]) mkdirSync(join(dir, d));
+    for (const d of ["docs", "data", "other", "fsdata", "work", "work/ref"]) {
+      mkdirSync(join(dir, d));
+    }
     writeFileSync(join(dir, "docs", "readme.txt"), "docs for the server");
     writeFileSync(join(dir, "fsdata", "hello.txt"), "hello from the allowed folder");
     other = join(dir, "other");
@@ -71,6 +84,15 @@ servers:
     command: node
     args: [${PROBE}]
     sandbox: false
+  worker:
+    command: node
+    args: [${PROBE}]
+    cwd: ./work
+    sandbox: { read: ["./work/ref"] }
+  limited:
+    command: node
+    args: [${PROBE}]
+    sandbox: { memory: 256MiB, processes: 32 }
   fs:
     command: node
     args: [${FS_SERVER}, ${JSON.stringify(join(dir, "fsdata"))}]
@@ -123,6 +145,15 @@ servers:
     assert.equal(r.write?.ok, false);
   });
 
+  it("a read folder inside its writable cwd stays read-only", async () => {
+    const work = join(gw.dir, "work");
+    const ref = await probe("worker", { write: join(work, "ref", "x.txt") });
+    assert.equal(ref.write?.ok, false, JSON.stringify(ref.write));
+    assert.throws(() => readFileSync(join(work, "ref", "x.txt")));
+    assert.equal((await probe("worker", { write: join(work, "y.txt") })).write?.ok, true);
+    assert.equal(readFileSync(join(work, "y.txt"), "utf8"), "probe");
+  });
+
   it("cannot read $HOME", async () => {
     const home = process.env.HOME!;
     // A folder: EISDIR where it is visible, ENOENT where it is not.
@@ -151,6 +182,56 @@ servers:
     const r = await probe("boxed", { read: join(gw.dir, "gateway.yaml") });
     assert.equal(r.cwd, gw.dir);
     assert.equal(r.read?.ok, false);
+  });
+
+  it("cannot write the host's kernel settings under /proc/sys, not even its own host name", async () => {
+    const { kernel } = await probe("boxed", { kernel: true, hostname: true });
+    assert.equal(kernel?.corePattern.ok, false, JSON.stringify(kernel?.corePattern));
+    assert.equal(kernel?.hostname?.ok, false, JSON.stringify(kernel?.hostname));
+    // The control (never writing): a gateway run as root could open it for writing.
+    if (process.getuid?.() === 0) {
+      const open = await probe("open", { kernel: true });
+      assert.equal(open.kernel?.corePattern.ok, true);
+    }
+  });
+
+  it("cannot read the /proc files a container runtime masks", async () => {
+    const open = await probe("open", { kernel: true });
+    const boxed = await probe("boxed", { kernel: true });
+    for (const file of ["/proc/timer_list", "/proc/keys"]) {
+      const seen = open.kernel?.masked[file];
+      if (!seen?.ok) continue; // not on this kernel
+      const r = boxed.kernel?.masked[file];
+      // `/dev/null` bound over it, on a mount without devices: nothing, or refused.
+      assert.ok(r?.ok ? r.value === 0 : r?.error === "EACCES", `${file}: ${JSON.stringify(r)}`);
+    }
+  });
+
+  it("runs with no new privileges and a seccomp filter that refuses new namespaces", async () => {
+    const { kernel } = await probe("boxed", { kernel: true });
+    assert.equal(kernel?.noNewPrivs, "1");
+    assert.equal(kernel?.seccomp, "2", "no seccomp filter is loaded");
+    assert.equal(kernel?.userns.ok, false);
+    assert.match(kernel?.userns.error ?? "", /Operation not permitted/);
+    if (process.getuid?.() === 0) {
+      assert.equal((await probe("open", { kernel: true })).kernel?.userns.ok, true);
+    }
+  });
+
+  it("a memory bomb stops at the box's memory limit", async () => {
+    assert.equal((await probe("open", { memory: 320 })).memory?.ok, true);
+    const boxed = await probe("limited", { memory: 320 });
+    assert.equal(boxed.memory?.ok, false, JSON.stringify(boxed.memory));
+    // The box survives its failed allocation and still answers.
+    assert.equal((await probe("limited", {})).pid > 0, true);
+  });
+
+  it("a fork bomb stops at the box's process limit, under a gateway run as root too", async () => {
+    assert.equal((await probe("open", { children: 48 })).children?.started, 48);
+    const boxed = await probe("limited", { children: 48 });
+    assert.ok(boxed.children!.started < 32, JSON.stringify(boxed.children));
+    assert.equal(boxed.children?.error, "EAGAIN");
+    assert.equal((await probe("limited", {})).pid > 0, true);
   });
 
   for (const server of ["fs", "fs-session"]) {

@@ -27,11 +27,15 @@ export async function startAuthServer(
   return { ...c, issuer: (JSON.parse(c.line) as { issuer: string }).issuer };
 }
 
-/** The protected MCP server trusting `issuer`; `url` is its `/mcp` endpoint. */
+/**
+ * The protected MCP server trusting `issuer`; `url` is its `/mcp` endpoint. `declare:
+ * "per-subject"` makes every declaration name the caller's subject (`_per-subject.mjs`).
+ */
 export async function startProtected(
   issuer: string,
+  declare: "fixed" | "per-subject" = "fixed",
 ): Promise<Child & { url: string; base: string }> {
-  const c = await spawnNode([fixture("oauth-protected.mjs")], { ISSUER: issuer });
+  const c = await spawnNode([fixture("oauth-protected.mjs")], { ISSUER: issuer, DECLARE: declare });
   const base = `http://127.0.0.1:${c.line.replace("PORT=", "")}`;
   return { ...c, base, url: `${base}/mcp` };
 }
@@ -43,13 +47,17 @@ export interface Parties {
   stop(): Promise<void>;
 }
 
-/** Starts both parties ({@link startAuthServer}'s arguments); `stop` ends the upstream first. */
+/**
+ * Starts both parties ({@link startAuthServer}'s arguments, then {@link startProtected}'s
+ * `declare`); `stop` ends the upstream first.
+ */
 export async function startParties(
   accessTtl: number,
   clients: { id: string; secret: string }[] = [],
+  declare: "fixed" | "per-subject" = "fixed",
 ): Promise<Parties> {
   const as = await startAuthServer(accessTtl, clients);
-  const upstream = await startProtected(as.issuer);
+  const upstream = await startProtected(as.issuer, declare);
   return {
     as,
     upstream,

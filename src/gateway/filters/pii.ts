@@ -7,7 +7,7 @@
  * look-behind of one character), so a long run of digits is scanned once, not once per
  * position; addresses are found from their `@` ({@link redactEmails}).
  */
-import type { ResultFilter } from "./types.ts";
+import type { TextFilter } from "./types.ts";
 import { mapStrings, redactor, type RedactRule } from "./strings.ts";
 
 /** True when the digits of `s` pass the Luhn check. */
@@ -110,7 +110,8 @@ const others = redactor(PII_RULES);
 const rewrite = (s: string) => others(redactEmails(s));
 
 /** The `pii` filter. */
-export const piiFilter: ResultFilter = {
+export const piiFilter: TextFilter = {
+  beside: true,
   name: "pii",
   apply: (value) => mapStrings(value, rewrite),
 };

@@ -1,6 +1,8 @@
 /**
  * The result screen: every tool result and resource read of a server with `filters` passes its
- * filters here, in order (the gateway's, then the server's), before any front door sees it. A
+ * filters here, in order (the gateway's, then the server's), before any front door sees it; what
+ * the server sends beside results (errors, notifications, task status) passes its built-in
+ * filters ({@link ResultScreen.beside}, applied by `./beside.ts`). A
  * screened result never keeps the JSON text it arrived as (`shared/raw-json.ts`): the fast
  * paths then serialise the value the filters saw, so what a client parses is exactly what was
  * screened — an upstream cannot hide text from a filter in a duplicate JSON key that a client's
@@ -13,12 +15,12 @@ import { piiFilter } from "./pii.ts";
 import { secretsFilter } from "./secrets.ts";
 import { spotlightFilter } from "./spotlight.ts";
 import type { CallContext, Caller } from "../types.ts";
-import type { FilterContext, FilterEvent, JsonObject, ResultFilter } from "./types.ts";
+import type { FilterContext, FilterEvent, JsonObject, ResultFilter, TextFilter } from "./types.ts";
 
 /** Makes the filter of one Lua file (registered by the scripting room). */
 export type LuaFilterFactory = (spec: { name: string; file: string }) => ResultFilter;
 
-const BUILT_IN: Record<"secrets" | "pii" | "spotlight", ResultFilter> = {
+const BUILT_IN: Record<"secrets" | "pii" | "spotlight", TextFilter> = {
   secrets: secretsFilter,
   pii: piiFilter,
   spotlight: spotlightFilter,
@@ -51,6 +53,8 @@ export interface Screened<T> {
 /** The filters of every server of one config. */
 export class ResultScreen {
   #chains = new Map<string, readonly ResultFilter[] | GatewayError>();
+  /** Per server, its built-in filters: those that screen what comes beside results. */
+  #besides = new Map<string, readonly TextFilter[]>();
   #config: GatewayConfig | null = null;
   #lua: LuaFilterFactory | null = null;
   #observers: ((event: FilterEvent) => void)[] = [];
@@ -113,11 +117,39 @@ export class ResultScreen {
     return { value: out, acted };
   }
 
-  #chain(config: GatewayConfig, server: string): readonly ResultFilter[] {
-    if (this.#config !== config) {
-      this.#chains.clear();
-      this.#config = config;
+  /**
+   * Runs the server's built-in filters, in order, over what it sent beside a result (an error,
+   * a notification, a task's status; `ctx.part` says which). Synchronous, and answers `value`
+   * itself when the server has none or nothing changed. Lua filters screen results only.
+   */
+  beside<T extends object>(config: GatewayConfig, ctx: FilterContext, value: T): T {
+    this.#fresh(config);
+    let chain = this.#besides.get(ctx.server);
+    if (chain === undefined) {
+      const specs = config.servers.find((s) => s.name === ctx.server)?.filters ?? [];
+      chain = specs.flatMap((spec) => spec.kind === "builtin" ? [BUILT_IN[spec.name]] : []);
+      this.#besides.set(ctx.server, chain);
     }
+    let current = value as unknown as JsonObject;
+    for (const filter of chain) {
+      const next = filter.apply(current, ctx);
+      if (next !== current) {
+        this.#tell(eventOf(filter, ctx, "changed"));
+        current = next;
+      }
+    }
+    return current as unknown as T;
+  }
+
+  #fresh(config: GatewayConfig): void {
+    if (this.#config === config) return;
+    this.#chains.clear();
+    this.#besides.clear();
+    this.#config = config;
+  }
+
+  #chain(config: GatewayConfig, server: string): readonly ResultFilter[] {
+    this.#fresh(config);
     let chain = this.#chains.get(server);
     if (chain === undefined) {
       chain = build(config.servers.find((s) => s.name === server), this.#lua);

@@ -5,7 +5,7 @@
  * before its END line is redacted to the end of its base64 body) and JWTs. One regex pass per
  * string; every repeat is bounded, so no input makes a rule backtrack without end.
  */
-import type { ResultFilter } from "./types.ts";
+import type { TextFilter } from "./types.ts";
 import { mapStrings, redactor, type RedactRule } from "./strings.ts";
 
 const KEY_LINE = String.raw`-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----`;
@@ -53,7 +53,8 @@ export const SECRET_RULES: readonly RedactRule[] = [
 const rewrite = redactor(SECRET_RULES);
 
 /** The `secrets` filter. */
-export const secretsFilter: ResultFilter = {
+export const secretsFilter: TextFilter = {
+  beside: true,
   name: "secrets",
   apply: (value) => mapStrings(value, rewrite),
 };

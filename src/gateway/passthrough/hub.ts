@@ -7,6 +7,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   EmptyResultSchema,
   type LoggingLevel,
+  type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -15,12 +16,24 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { InputRelay, Upstream, UpstreamClient, UpstreamPool } from "../../upstream/mod.ts";
+import {
+  type InputRelay,
+  type Upstream,
+  type UpstreamClient,
+  type UpstreamPool,
+  UserKey,
+} from "../../upstream/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
+
+/** A log message's params as its server's filters leave them. */
+export type LogScreen = (
+  server: string,
+  params: LoggingMessageNotification["params"],
+) => LoggingMessageNotification["params"];
 
 /** Pass-through state shared by every session of one gateway. */
 export class PassthroughHub {
@@ -29,8 +42,14 @@ export class PassthroughHub {
   #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallContext[]>();
-  /** `server\0upstream task id` → who answers that task's server requests. */
-  #taskFollowers = new Map<string, CallOrigin>();
+  /** Calls in flight per user's own connection of a per-user server (whose requests are theirs). */
+  #onConnection = new WeakMap<Upstream, CallContext[]>();
+  /**
+   * Per process, upstream task id → who answers that task's server requests. Keyed by the
+   * process, not the server's name: two sessions' processes, or two users' connections, of
+   * one server may hand out the same task id.
+   */
+  #taskFollowers = new WeakMap<Upstream, Map<string, CallOrigin>>();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -38,13 +57,24 @@ export class PassthroughHub {
   /** `server\0uri` → sessions subscribed to it. */
   #subs = new Map<string, Set<ResourceSubscriber>>();
   #refreshing = new WeakMap<Upstream, { again: boolean }>();
+  readonly #screenLog: LogScreen;
   /** Upstreams that announced a change while still connecting. */
   #pending = new WeakSet<Upstream>();
 
-  constructor(pool: UpstreamPool, index: () => ResourceIndex, log: Logger) {
+  /**
+   * `screenLog`: a log message's params as its server's filters leave them (the gateway's
+   * result screen); without one, as they came.
+   */
+  constructor(
+    pool: UpstreamPool,
+    index: () => ResourceIndex,
+    log: Logger,
+    screenLog: LogScreen = (_, params) => params,
+  ) {
     this.#pool = pool;
     this.#index = index;
     this.log = log;
+    this.#screenLog = screenLog;
   }
 
   /** Open sessions. */
@@ -91,20 +121,25 @@ export class PassthroughHub {
     if (i >= 0) list!.splice(i, 1);
   }
 
-  /** Sends the server requests about an upstream task (related-task `_meta`) to `follower`. */
-  followTask(server: string, upstreamTaskId: string, follower: CallOrigin): void {
-    this.#taskFollowers.set(`${server}\0${upstreamTaskId}`, follower);
+  /**
+   * Sends the server requests about an upstream task (related-task `_meta`) that `process`
+   * sends to `follower`.
+   */
+  followTask(process: Upstream, upstreamTaskId: string, follower: CallOrigin): void {
+    let followers = this.#taskFollowers.get(process);
+    if (!followers) this.#taskFollowers.set(process, followers = new Map());
+    followers.set(upstreamTaskId, follower);
   }
 
   /** Forgets a task's follower. */
-  unfollowTask(server: string, upstreamTaskId: string): void {
-    this.#taskFollowers.delete(`${server}\0${upstreamTaskId}`);
+  unfollowTask(process: Upstream, upstreamTaskId: string): void {
+    this.#taskFollowers.get(process)?.delete(upstreamTaskId);
   }
 
-  /** Who answers the server requests about `upstreamTaskId` of `server`, if anyone follows it. */
-  taskFollower(server: string, upstreamTaskId: unknown): CallOrigin | undefined {
+  /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
+  taskFollower(process: Upstream, upstreamTaskId: unknown): CallOrigin | undefined {
     if (typeof upstreamTaskId !== "string") return undefined;
-    return this.#taskFollowers.get(`${server}\0${upstreamTaskId}`);
+    return this.#taskFollowers.get(process)?.get(upstreamTaskId);
   }
 
   /**
@@ -114,6 +149,16 @@ export class PassthroughHub {
    */
   callsOn(server: string): CallContext[] {
     return (this.#inflight.get(server) ?? []).filter((c) =>
+      c.session !== undefined || c.origin !== undefined
+    );
+  }
+
+  /**
+   * Calls in flight on one user's own connection on behalf of a client, oldest first: only these
+   * may answer what that connection asks (a per-user server's requests are its user's alone).
+   */
+  callsOnConnection(connection: Upstream): CallContext[] {
+    return (this.#onConnection.get(connection) ?? []).filter((c) =>
       c.session !== undefined || c.origin !== undefined
     );
   }
@@ -149,12 +194,20 @@ export class PassthroughHub {
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
+    let own: CallContext[] | undefined;
     try {
       const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
+      if (track && serving.user) {
+        own = this.#onConnection.get(serving.upstream);
+        if (!own) this.#onConnection.set(serving.upstream, own = []);
+        own.push(options);
+      }
       return await fn(serving.upstream);
     } finally {
       if (track) this.untrack(shared.name, options);
+      const i = own ? own.lastIndexOf(options) : -1;
+      if (i >= 0) own!.splice(i, 1);
       done?.();
     }
   }
@@ -165,7 +218,7 @@ export class PassthroughHub {
     tokenName: string | null,
     options: CallContext,
     subjectToken?: string,
-  ): Promise<{ upstream: Upstream; done?: () => void }> {
+  ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
     const config = shared.config;
     if (config.kind === "http" && config.oauth !== null && config.oauth.mode !== "shared") {
       const identity = tokenName;
@@ -177,7 +230,7 @@ export class PassthroughHub {
           { data: { server: shared.name } },
         );
       }
-      return { upstream: await this.#pool.forUser(config, identity, subjectToken) };
+      return { upstream: await this.#pool.forUser(config, identity, subjectToken), user: true };
     }
     if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
@@ -221,10 +274,21 @@ export class PassthroughHub {
    * the session a session-isolated process belongs to: its requests and log messages go there.
    */
   setupClient(upstream: Upstream, client: UpstreamClient, owner?: object): void {
+    if (owner instanceof UserKey) {
+      // One identity's own connection: its requests go to that identity's call in flight on it
+      // (never another identity's); its list changes re-read its catalog, which only that
+      // identity's view is built from. Its log messages are not relayed: no session is known
+      // to be the one they are for.
+      registerServerRequests(this, upstream, client, owner);
+      const refresh = () => this.#refresh(upstream);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
+      client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+      return;
+    }
     if (owner instanceof SessionLink) {
       registerServerRequests(this, upstream, client, owner);
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        relayLog([owner], upstream.name, n.params);
+        relayLog([owner], upstream.name, this.#screenLog(upstream.name, n.params));
       });
       return;
     }
@@ -235,7 +299,7 @@ export class PassthroughHub {
     }
     registerServerRequests(this, upstream, client);
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      relayLog(this.#sessions, upstream.name, n.params);
+      relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       this.#deliverUpdate(upstream.name, n.params);

@@ -6,11 +6,13 @@
  * task's follower, whichever process sent it. A session-isolated process belongs to one
  * session, so its requests go there. A shared process serves many sessions: its sampling and
  * elicitation go to the session whose call is in flight on it, and are refused when calls of
- * several sessions are (stdio carries no request relation, so the request is ambiguous).
+ * several sessions are (stdio carries no request relation, so the request is ambiguous). A
+ * user's own connection of a per-user server is attributed the same way, among that user's
+ * calls on that connection only.
  * `roots/list` from a shared process is answered from the config (`roots:`), never by a client:
  * a client's roots would otherwise decide what the process grants every other session.
  */
-import type { UpstreamClient } from "../../upstream/mod.ts";
+import { type UpstreamClient, UserKey } from "../../upstream/mod.ts";
 import { getSupportedElicitationModes } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -32,13 +34,14 @@ type Extra = RequestHandlerExtra<never, never>;
 
 /**
  * Installs the three relays on an upstream client; `owner` is set for a session's own process,
- * or for a 2026-07-28 request flow's own process (a {@link CallOrigin}).
+ * for a 2026-07-28 request flow's own process (a {@link CallOrigin}), or for one user's own
+ * connection of a per-user server (a {@link UserKey}).
  */
 export function registerServerRequests(
   hub: PassthroughHub,
   upstream: Upstream,
   client: UpstreamClient,
-  owner?: SessionLink | CallOrigin,
+  owner?: SessionLink | CallOrigin | UserKey,
 ): void {
   const handle = (req: Request, extra: unknown) =>
     // as never: the client's answer, checked by the SDK
@@ -73,7 +76,7 @@ export function answerRound(
 function relay(
   hub: PassthroughHub,
   upstream: Upstream,
-  owner: SessionLink | CallOrigin | undefined,
+  owner: SessionLink | CallOrigin | UserKey | undefined,
   req: Request,
   extra: Extra,
   chosen?: CallContext,
@@ -89,23 +92,27 @@ function relay(
     // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
       ?.[RELATED_TASK_META_KEY]?.taskId;
-    const follower = hub.taskFollower(upstream.name, related);
+    const follower = hub.taskFollower(upstream, related);
     // as never: the client's answer, checked by the SDK
     if (follower) return await follower.request(req.method, req.params) as never;
     if (chosen && !chosen.origin && !chosen.session) {
       throw refusal(upstream, req, "the call has no client behind it to answer");
     }
     // A request flow's own process: everything it asks becomes a round of that flow.
-    if (owner && !(owner instanceof SessionLink)) {
+    if (owner && !(owner instanceof SessionLink) && !(owner instanceof UserKey)) {
       // as never: the client's answer, checked by the SDK
       return await owner.request(req.method, req.params) as never;
     }
     const call = chosen ??
-      (owner ? hub.latestCallOf(upstream.name, owner) : sharedCall(hub, upstream, req));
+      (owner instanceof SessionLink ? hub.latestCallOf(upstream.name, owner) : attributedCall(
+        upstream,
+        req,
+        owner ? hub.callsOnConnection(upstream) : sharedCalls(hub, upstream, req),
+      ));
     // A 2026-07-28 client's call: the request becomes an input_required round of that call.
     // as never: the client's answer, checked by the SDK
     if (call?.origin) return await call.origin.request(req.method, req.params) as never;
-    const session = owner ?? call!.session!;
+    const session = owner instanceof SessionLink ? owner : call!.session!;
     const missing = missingCapability(session.capabilities, req);
     if (missing) {
       throw new GatewayError(
@@ -140,11 +147,8 @@ function sessionParams(req: Request): Request["params"] {
   return { ...params, elicitationId: crypto.randomUUID() };
 }
 
-/**
- * The call a shared process's sampling or elicitation belongs to: the latest live one in flight
- * on it, provided every call there (cancelled ones included) comes from one session.
- */
-function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): CallContext {
+/** The calls in flight on a shared process (one of an isolated server's serves no session). */
+function sharedCalls(hub: PassthroughHub, upstream: Upstream, req: Request): CallContext[] {
   if (upstream.config.isolation === "session") {
     throw refusal(
       upstream,
@@ -153,18 +157,30 @@ function sharedCall(hub: PassthroughHub, upstream: Upstream, req: Request): Call
         "no session",
     );
   }
-  const calls = hub.callsOn(upstream.name);
+  return hub.callsOn(upstream.name);
+}
+
+/**
+ * The call a process's sampling or elicitation belongs to, among the `calls` in flight on it:
+ * the latest live one, provided every call there (cancelled ones included) comes from one
+ * session.
+ */
+function attributedCall(upstream: Upstream, req: Request, calls: CallContext[]): CallContext {
   // One client per key: a 2025 session, or one 2026-07-28 client's parked call.
   const sessions = new Set(calls.map((c) => c.session ?? c.origin));
   if (sessions.size === 0) {
     throw refusal(upstream, req, "it arrived outside any tool call of this server");
   }
   if (sessions.size > 1) {
+    // A user's own connection cannot be split further; a shared stdio server's process can.
+    const shared = upstream.config.kind === "stdio";
     throw refusal(
       upstream,
       req,
-      `calls of ${sessions.size} sessions are in flight on this shared server, so the request ` +
-        `cannot be attributed to one of them (set servers.${upstream.name}.isolation: session)`,
+      `calls of ${sessions.size} sessions are in flight on this ${
+        shared ? "shared server" : "connection"
+      }, so the request cannot be attributed to one of them` +
+        (shared ? ` (set servers.${upstream.name}.isolation: session)` : ""),
       { reason: "ambiguous", sessions: sessions.size },
     );
   }

@@ -1,7 +1,8 @@
 /**
  * Tasks pass-through: a `tools/call` with a `task` parameter creates the task on the upstream
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
- * upstream. Clients see an opaque random task id per upstream task, bound to the token that
+ * upstream — to the very process or connection the task was created on when the server has more
+ * than one (a session's own process, a user's own connection of a per-user server). Clients see an opaque random task id per upstream task, bound to the token that
  * created it, so ids cannot collide across servers nor be guessed or used by another token.
  * Each token holds at most its share of the task table (./task-share.ts): past it, its next
  * creation is refused, and no other token's task is evicted. Status notifications go to the
@@ -23,7 +24,7 @@ import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
-import { filterContext } from "../filters/mod.ts";
+import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import type { SessionLink } from "./link.ts";
 import { TaskShares } from "./task-share.ts";
@@ -32,8 +33,13 @@ interface Owned {
   readonly server: string;
   /** The exposed name of the tool the task runs (its result passes that server's filters). */
   readonly tool: string;
-  /** The session's own process the task lives on (`isolation: session`); else the shared one. */
+  /**
+   * The process the task lives on when it is not the server's shared one: a session's own
+   * (`isolation: session`), or its creator's own connection of a per-user server.
+   */
   readonly process: Upstream | undefined;
+  /** The process that created it: the one whose status notifications and requests are its. */
+  readonly creator: Upstream;
   readonly upstreamId: string;
   readonly tokenName: string | null;
   /** The profile endpoint it was created on: only that endpoint sees it. */
@@ -54,8 +60,11 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export class TaskRouter {
   #gateway: Gateway;
   #byId = new Map<string, Owned>();
-  /** `server\0upstreamId` → exposed id, for status notifications. */
-  #byUpstream = new Map<string, string>();
+  /**
+   * Per process, upstream task id → exposed id, for status notifications. Keyed by the process:
+   * two sessions' processes, or two users' connections, may hand out the same upstream id.
+   */
+  #byUpstream = new WeakMap<Upstream, Map<string, string>>();
   #shares = new TaskShares();
 
   constructor(gateway: Gateway) {
@@ -106,9 +115,10 @@ export class TaskRouter {
       (id) => this.#forget(id),
     );
     const hub = this.#gateway.passthrough;
-    let process: Upstream | undefined;
+    const ctx = filterContext("tool", target.server, target.name, caller, options);
+    let creator = upstream;
     const result = await hub.serve(upstream, caller, options, (serving) => {
-      process = isolated ? serving : undefined;
+      creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
       return serving.request(
@@ -117,22 +127,52 @@ export class TaskRouter {
         CreateTaskResultSchema,
         options,
       );
+    }).catch((err) => {
+      throw this.#screenError(ctx, err);
     }).finally(release) as CreateTaskResult;
-    const id = this.#remember(target, process, result.task, caller, options.session);
-    return { ...result, task: { ...result.task, taskId: id } };
+    const process = creator === upstream ? undefined : creator;
+    const id = this.#remember(target, { process, creator }, result.task, caller, options.session);
+    return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
   /** `tasks/get`. */
   async get(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
+    return await this.#ask("tasks/get", GetTaskResultSchema, taskId, caller, signal);
+  }
+
+  /** `tasks/get` or `tasks/cancel`: the task as its upstream reports it, screened. */
+  async #ask(
+    method: "tasks/get" | "tasks/cancel",
+    schema: typeof GetTaskResultSchema | typeof CancelTaskResultSchema,
+    taskId: string,
+    caller: Caller,
+    signal: AbortSignal | undefined,
+  ): Promise<Task> {
     const owned = this.#owned(taskId, caller);
+    const ctx = ownedContext(owned, caller);
     const task = await this.#upstream(owned).request(
-      "tasks/get",
+      method,
       { taskId: owned.upstreamId },
-      GetTaskResultSchema,
+      schema,
       signal ? { signal } : {},
-    ) as Task;
+    ).catch((err) => {
+      throw this.#screenError(ctx, err);
+    }) as Task;
     if (TERMINAL.has(task.status)) owned.ended = true;
-    return { ...task, taskId };
+    return { ...this.#screenTask(ctx, task), taskId };
+  }
+
+  /** A task's `statusMessage` as its server's filters leave it. */
+  #screenTask<T extends { statusMessage?: string | undefined }>(
+    ctx: FilterContext,
+    task: T,
+  ): T {
+    return screenTask(this.#gateway.filters, this.#gateway.config, ctx, task);
+  }
+
+  /** An upstream's JSON-RPC error as its server's filters leave it. */
+  #screenError(ctx: FilterContext, err: unknown): unknown {
+    return screenRpcError(this.#gateway.filters, this.#gateway.config, ctx, err);
   }
 
   /**
@@ -142,6 +182,11 @@ export class TaskRouter {
   async result(taskId: string, caller: Caller, options: CallContext): Promise<unknown> {
     const owned = this.#owned(taskId, caller);
     const hub = this.#gateway.passthrough;
+    const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
+    const ctx = {
+      ...filterContext("tool", owned.server, owned.tool, caller, options),
+      ...(outputSchema ? { outputSchema } : {}),
+    };
     hub.track(owned.server, options);
     try {
       const payload = await this.#upstream(owned).request(
@@ -149,12 +194,14 @@ export class TaskRouter {
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         { ...options, timeoutMs: 24 * 3_600_000 },
-      );
+      ).catch((err) => {
+        throw this.#screenError(ctx, err);
+      });
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
       const screened = await this.#gateway.filters.run(
         this.#gateway.config,
-        filterContext("tool", owned.server, owned.tool, caller, options),
+        ctx,
         payload as object,
       );
       return screened.value;
@@ -165,15 +212,7 @@ export class TaskRouter {
 
   /** `tasks/cancel`. */
   async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    const owned = this.#owned(taskId, caller);
-    const task = await this.#upstream(owned).request(
-      "tasks/cancel",
-      { taskId: owned.upstreamId },
-      CancelTaskResultSchema,
-      signal ? { signal } : {},
-    ) as Task;
-    if (TERMINAL.has(task.status)) owned.ended = true;
-    return { ...task, taskId };
+    return await this.#ask("tasks/cancel", CancelTaskResultSchema, taskId, caller, signal);
   }
 
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
@@ -193,7 +232,7 @@ export class TaskRouter {
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
-        if (t) tasks.push({ ...t, taskId: id });
+        if (t) tasks.push({ ...this.#screenTask(ownedContext(o, caller), t), taskId: id });
       }
     }
     return { tasks };
@@ -206,7 +245,7 @@ export class TaskRouter {
   follow(taskId: string, caller: Caller, follower: CallOrigin): void {
     const owned = this.#owned(taskId, caller);
     owned.follower = follower;
-    this.#gateway.passthrough.followTask(owned.server, owned.upstreamId, follower);
+    this.#gateway.passthrough.followTask(owned.creator, owned.upstreamId, follower);
   }
 
   /** The task's follower (see {@link follow}), if this caller's token created the task. */
@@ -214,21 +253,25 @@ export class TaskRouter {
     return this.#owned(taskId, caller).follower;
   }
 
-  /** An upstream's `notifications/tasks/status`, delivered to the session that made the task. */
-  status(server: string, params: Task & Record<string, unknown>): void {
-    const id = this.#byUpstream.get(`${server}\0${params.taskId}`);
+  /**
+   * `notifications/tasks/status` from process `from`, delivered to the session that made the
+   * task there.
+   */
+  status(from: Upstream, params: Task & Record<string, unknown>): void {
+    const id = this.#byUpstream.get(from)?.get(params.taskId);
     const owned = id ? this.#byId.get(id) : undefined;
     if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.session || owned.session.closed) return;
+    const screened = this.#screenTask(ownedContext(owned), params);
     void owned.session.server.notification({
       method: "notifications/tasks/status",
-      params: { ...params, taskId: id },
+      params: { ...screened, taskId: id },
     }).catch(() => {});
   }
 
   #remember(
     { server, name: tool }: { server: string; name: string },
-    process: Upstream | undefined,
+    { process, creator }: { process: Upstream | undefined; creator: Upstream },
     task: Task,
     caller: Caller,
     session: SessionLink | undefined,
@@ -240,6 +283,7 @@ export class TaskRouter {
       server,
       tool,
       process,
+      creator,
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       profile: caller.profile,
@@ -247,7 +291,9 @@ export class TaskRouter {
       expires: Date.now() + ttl + 60_000,
       ended: false,
     });
-    this.#byUpstream.set(`${server}\0${task.taskId}`, id);
+    let ids = this.#byUpstream.get(creator);
+    if (!ids) this.#byUpstream.set(creator, ids = new Map());
+    ids.set(task.taskId, id);
     return id;
   }
 
@@ -280,14 +326,25 @@ export class TaskRouter {
     const owned = this.#byId.get(id);
     if (!owned) return;
     this.#byId.delete(id);
-    this.#byUpstream.delete(`${owned.server}\0${owned.upstreamId}`);
-    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.server, owned.upstreamId);
+    this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
+    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.creator, owned.upstreamId);
   }
 
   #sweep(): void {
     const now = Date.now();
     for (const [id, o] of this.#byId) if (o.expires < now) this.#forget(id);
   }
+}
+
+/** What the filters know of a task: its server and tool, and who asks. */
+function ownedContext(owned: Owned, caller?: Caller): FilterContext {
+  return {
+    kind: "tool",
+    server: owned.server,
+    name: owned.tool,
+    ...(caller ? { caller } : {}),
+    depth: 0,
+  };
 }
 
 /** Relays an upstream's task status notifications to the sessions that own the tasks. */
@@ -298,6 +355,6 @@ export function relayTaskStatus(
 ): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
     // as never: 1.x params: the router's Task, looser
-    router.status(upstream.name, n.params as never);
+    router.status(upstream, n.params as never);
   });
 }

@@ -4,6 +4,7 @@
  * whatever order the server wrote its keys in; and a path-by-path diff of two definitions.
  */
 import { sha256Hex } from "../../runtime/hash.ts";
+import { byName, own } from "../../shared/by-name.ts";
 
 /** JSON text of `value` with keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
@@ -13,7 +14,8 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  // No prototype: a key named `__proto__` is kept (and hashed) like any other.
+  const out = byName<unknown>();
   for (const key of Object.keys(value).sort()) {
     out[key] = sortKeys((value as Record<string, unknown>)[key]);
   }
@@ -59,7 +61,7 @@ function walk(a: unknown, b: unknown, path: string, out: FieldDiff[]): void {
   if (out.length >= MAX_DIFFS) return;
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    for (const k of keys) walk(a[k], b[k], path ? `${path}.${k}` : k, out);
+    for (const k of keys) walk(own(a, k), own(b, k), path ? `${path}.${k}` : k, out);
     return;
   }
   if (canonicalJson(a) === canonicalJson(b)) return;

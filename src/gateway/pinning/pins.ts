@@ -1,12 +1,16 @@
 /**
  * The pins of one gateway: after each catalog rebuild every server's declared tools and prompts
  * are compared with what was approved (`./review.ts`). A change is logged once, with its diff;
- * under `pin: quarantine` the changed, new or renamed definition is also taken out of the
- * catalog (so no listing, search or script sees it) and a call to it is refused with the reason.
+ * under `pin: quarantine` the changed, new, renamed or repeated definition is also taken out of
+ * the catalog (so no listing, search or script sees it) and a call to it is refused with the
+ * reason.
  * Only a serving gateway records (first sight, what servers declare now) and watches the state
- * folder for approvals; the other commands read the pins and honour them.
+ * folder for approvals; the other commands read the pins and honour them. A per-user server's
+ * connections are pinned, reviewed and held per user (`./store.ts`): a change on one user's
+ * connection holds back that user's definition only, and approves nobody else's.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
+import { byName } from "../../shared/by-name.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
@@ -21,7 +25,15 @@ import {
   removedNames,
   reviewDeclared,
 } from "./review.ts";
-import { type PinFile, PINS_FOLDER, readPins, writePins, writeSeen } from "./store.ts";
+import {
+  type Declared,
+  type Pin,
+  type PinFile,
+  PINS_FOLDER,
+  readPins,
+  writePins,
+  writeSeen,
+} from "./store.ts";
 import { join } from "node:path";
 
 /** A tool or prompt taken out of the catalog until approved. */
@@ -35,6 +47,8 @@ export interface Held {
 /** One server's definitions that differ from its pins (status page, `/status.json`). */
 export interface ServerPins {
   readonly server: string;
+  /** The key of the user whose connection declares them (a per-user server); else absent. */
+  readonly user?: string;
   readonly mode: "warn" | "quarantine";
   readonly changes: readonly PinChange[];
   readonly removed: readonly Removed[];
@@ -50,9 +64,10 @@ export class Pins {
   #logged = new Set<string>();
   /** Signature of the seen file last written per server. */
   #seenSig = new Map<string, string>();
+  /** Keyed `server`, or `server/user` for a user's connection. */
   #servers = new Map<string, ServerPins>();
-  #heldTools = new Map<string, Held>();
-  #heldPrompts = new Map<string, Held>();
+  /** What quarantine holds back, per user key (`""`: the catalog every caller shares). */
+  #held = new Map<string, { tools: Map<string, Held>; prompts: Map<string, Held> }>();
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -78,44 +93,66 @@ export class Pins {
     this.#watch = null;
   }
 
-  /** Compares every pinned server's declarations with its pins (called on each rebuild). */
-  review(upstreams: readonly Upstream[]): void {
+  /**
+   * Compares every pinned server's declarations with its pins (called on each rebuild): the
+   * servers' shared `upstreams`, and per user key the connections of `users` to per-user ones.
+   */
+  review(
+    upstreams: readonly Upstream[],
+    users: ReadonlyMap<string, readonly Upstream[]> = new Map(),
+  ): void {
     const servers = new Map<string, ServerPins>();
-    for (const u of upstreams) {
-      const mode = u.config.pin;
-      if (mode === "off") continue;
-      // A server still starting has declared nothing yet: an empty list is not a declaration.
-      if (u.state !== "up" && u.catalog.tools.length === 0 && u.catalog.prompts.length === 0) {
-        continue;
+    const reviewAll = (list: readonly Upstream[], user?: string) => {
+      for (const u of list) {
+        const review = this.#reviewSafely(u, user);
+        if (review) servers.set(user === undefined ? u.name : `${u.name}/${user}`, review);
       }
-      try {
-        const review = this.#reviewOne(u, mode);
-        if (review) servers.set(u.name, review);
-      } catch (err) {
-        // Once per server and problem: a read-only state folder must not log on every rebuild.
-        const error = messageOf(err);
-        if (!this.#logged.has(`${u.name}!${error}`)) {
-          this.#logged.add(`${u.name}!${error}`);
-          this.#log.error("cannot read or write pins", { server: u.name, error });
-        }
-      }
-    }
+    };
+    reviewAll(upstreams);
+    for (const [user, own] of users) reviewAll(own, user);
     this.#servers = servers;
+    // Held entries are found again as each catalog is applied.
+    this.#held = new Map();
   }
 
-  #reviewOne(u: Upstream, mode: "warn" | "quarantine"): ServerPins | undefined {
+  #reviewSafely(u: Upstream, user: string | undefined): ServerPins | undefined {
+    const mode = u.config.pin;
+    if (mode === "off") return undefined;
+    // A server still starting has declared nothing yet: an empty list is not a declaration.
+    if (u.state !== "up" && u.catalog.tools.length === 0 && u.catalog.prompts.length === 0) {
+      return undefined;
+    }
+    try {
+      return this.#reviewOne(u, mode, user);
+    } catch (err) {
+      // Once per server and problem: a read-only state folder must not log on every rebuild.
+      const error = messageOf(err);
+      if (!this.#logged.has(`${u.name}!${error}`)) {
+        this.#logged.add(`${u.name}!${error}`);
+        this.#log.error("cannot read or write pins", { server: u.name, error });
+      }
+      return undefined;
+    }
+  }
+
+  #reviewOne(
+    u: Upstream,
+    mode: "warn" | "quarantine",
+    user: string | undefined,
+  ): ServerPins | undefined {
     const dir = this.#config().gateway.state;
+    const whose = user === undefined ? { server: u.name } : { server: u.name, user };
     const seen = declaredOf(u.name, u.catalog.tools, u.catalog.prompts);
     let pins: PinFile | undefined;
     try {
-      pins = readPins(dir, u.name);
+      pins = readPins(dir, u.name, user);
     } catch (err) {
       // Fail closed: unreadable pins approve nothing.
       this.#log.error("pins unreadable; treating every definition as new", {
-        server: u.name,
+        ...whose,
         error: messageOf(err),
       });
-      pins = { server: u.name, approvedAt: "(unreadable)", tools: {}, prompts: {} };
+      pins = { server: u.name, approvedAt: "(unreadable)", tools: byName(), prompts: byName() };
     }
     const recording = this.#onChange !== null && u.state === "up";
     if (!pins) {
@@ -127,37 +164,48 @@ export class Pins {
         prompts: pinsOf(seen.prompts, seen.seenAt),
       };
       // Another instance may have pinned it first: its pins count.
-      if (writePins(dir, first, true)) {
+      if (writePins(dir, first, true, user)) {
         this.#log.info("pinned definitions on first sight", {
-          server: u.name,
+          ...whose,
           tools: Object.keys(first.tools).length,
           prompts: Object.keys(first.prompts).length,
         });
       }
-      pins = readPins(dir, u.name) ?? first;
+      pins = readPins(dir, u.name, user) ?? first;
     }
     if (recording) {
       const sig = [seen.tools, seen.prompts].map((m) =>
-        Object.entries(m).map(([n, d]) => `${n} ${d.hash}`).join("\n")
+        Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
       ).join("\n\n");
-      if (this.#seenSig.get(u.name) !== sig) {
-        writeSeen(dir, seen);
-        this.#seenSig.set(u.name, sig);
+      const key = user === undefined ? u.name : `${u.name}/${user}`;
+      if (this.#seenSig.get(key) !== sig) {
+        writeSeen(dir, seen, user);
+        this.#seenSig.set(key, sig);
       }
     }
     const changes = reviewDeclared(pins, seen);
     const removed = removedNames(pins, seen);
-    for (const c of changes) this.#logChange(u.name, mode, c);
+    for (const c of changes) this.#logChange(whose, mode, c);
     if (changes.length === 0 && removed.length === 0) return undefined;
-    return { server: u.name, mode, changes, removed };
+    return { ...whose, mode, changes, removed };
   }
 
-  #logChange(server: string, mode: string, c: PinChange): void {
-    const key = `${server}/${c.kind}/${c.name}/${c.hash}`;
+  #logChange(whose: { server: string; user?: string }, mode: string, c: PinChange): void {
+    const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}/${c.copies}`;
     if (this.#logged.has(key)) return;
     this.#logged.add(key);
+    if (c.status === "repeated") {
+      this.#log.warn(`${c.kind} declared more than once`, {
+        ...whose,
+        [c.kind]: c.name,
+        copies: c.copies,
+        mode,
+        approvedAt: c.approvedAt,
+      });
+      return;
+    }
     this.#log.warn(`${c.kind} definition ${c.status === "new" ? "is new" : "changed"}`, {
-      server,
+      ...whose,
       [c.kind]: c.name,
       mode,
       approvedAt: c.approvedAt,
@@ -166,13 +214,16 @@ export class Pins {
     });
   }
 
-  /** `catalog` without what quarantine holds back; remembers the held entries for refusals. */
-  apply(catalog: Catalog): Catalog {
-    this.#heldTools = new Map();
-    this.#heldPrompts = new Map();
+  /**
+   * `catalog` without what quarantine holds back; remembers the held entries for refusals.
+   * `user`: the key of the user whose view it is (their connections' reviews apply too).
+   */
+  apply(catalog: Catalog, user = ""): Catalog {
+    const mine = { tools: new Map<string, Held>(), prompts: new Map<string, Held>() };
+    this.#held.set(user, mine);
     const held = new Map<string, Map<string, PinChange>>();
     for (const s of this.#servers.values()) {
-      if (s.mode !== "quarantine") continue;
+      if (s.mode !== "quarantine" || (s.user !== undefined && s.user !== user)) continue;
       held.set(s.server, new Map(s.changes.map((c) => [`${c.kind}/${c.name}`, c])));
     }
     if (held.size === 0) return catalog;
@@ -187,12 +238,17 @@ export class Pins {
         into.set(e.name, {
           server: e.server,
           entry: e,
-          message: refusalMessage(change, e.name, e.server),
+          message: refusalMessage(
+            change,
+            e.name,
+            e.server,
+            user ? `${e.server}/${user}` : e.server,
+          ),
         });
         return false;
       });
-    const tools = keep(catalog.tools, "tool", this.#heldTools);
-    const prompts = keep(catalog.prompts, "prompt", this.#heldPrompts);
+    const tools = keep(catalog.tools, "tool", mine.tools);
+    const prompts = keep(catalog.prompts, "prompt", mine.prompts);
     return {
       tools,
       toolsByName: new Map(tools.map((e) => [e.name, e])),
@@ -202,17 +258,26 @@ export class Pins {
     };
   }
 
-  /** The held tool or prompt of that exposed name, if quarantine holds it back. */
-  held(kind: "tool" | "prompt", name: string): Held | undefined {
-    return (kind === "tool" ? this.#heldTools : this.#heldPrompts).get(name);
+  /**
+   * The held tool or prompt of that exposed name, if quarantine holds it back from the view of
+   * `user` (a user key; `""`: the shared catalog).
+   */
+  held(kind: "tool" | "prompt", name: string, user = ""): Held | undefined {
+    const mine = this.#held.get(user);
+    return (kind === "tool" ? mine?.tools : mine?.prompts)?.get(name);
   }
 
   /**
    * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) when `name` is
-   * held back and `reachable` says the caller could otherwise reach it; else returns.
+   * held back from `user`'s view and `reachable` says the caller could otherwise reach it.
    */
-  refuseHeld(kind: "tool" | "prompt", name: string, reachable: (held: Held) => boolean): void {
-    const held = this.held(kind, name);
+  refuseHeld(
+    kind: "tool" | "prompt",
+    name: string,
+    reachable: (held: Held) => boolean,
+    user = "",
+  ): void {
+    const held = this.held(kind, name, user);
     if (!held || !reachable(held)) return;
     throw new GatewayError("FORBIDDEN", held.message, {
       data: { [kind]: name, server: held.server, reason: "quarantined" },
@@ -228,29 +293,39 @@ export class Pins {
   quarantinedTools(): Map<string, number> {
     const out = new Map<string, number>();
     for (const s of this.#config().servers) if (s.pin === "quarantine") out.set(s.name, 0);
-    for (const h of this.#heldTools.values()) out.set(h.server, (out.get(h.server) ?? 0) + 1);
+    for (const mine of this.#held.values()) {
+      for (const h of mine.tools.values()) out.set(h.server, (out.get(h.server) ?? 0) + 1);
+    }
     return out;
   }
 
-  /** Approves what `server` declares now (all, or `names`), as `mcp-gateway approve` does. */
-  approve(server: string, names: readonly string[] = []): Approval {
+  /**
+   * Approves what `server` declares now (all, or `names`), as `mcp-gateway approve` does;
+   * `user`: to that user's connection, for a per-user server.
+   */
+  approve(server: string, names: readonly string[] = [], user?: string): Approval {
     const config = this.#config();
-    const approval = approvePins(config.gateway.state, server, names, config.gateway.separator);
+    const separator = config.gateway.separator;
+    const approval = approvePins(config.gateway.state, server, names, { separator, user });
     this.#log.info("definitions approved", {
       server,
+      ...(user === undefined ? {} : { user }),
       approved: approval.approved.map((c) => `${c.kind} ${c.name}`),
       dropped: approval.dropped.map((r) => `${r.kind} ${r.name}`),
+      refused: approval.refused.map((c) => `${c.kind} ${c.name} (declared ${c.copies} times)`),
     });
     this.#onChange?.();
     return approval;
   }
 }
 
-function pinsOf(
-  declared: Readonly<Record<string, { hash: string; definition: unknown }>>,
-  at: string,
-): Record<string, { hash: string; approvedAt: string; definition: unknown }> {
-  const out: Record<string, { hash: string; approvedAt: string; definition: unknown }> = {};
-  for (const [name, d] of Object.entries(declared)) out[name] = { ...d, approvedAt: at };
+/** First-sight pins: every definition declared once (a repeated name is never pinned). */
+function pinsOf(declared: Readonly<Record<string, Declared>>, at: string): Record<string, Pin> {
+  const out = byName<Pin>();
+  for (const [name, d] of Object.entries(declared)) {
+    if ((d.copies ?? 1) === 1) {
+      out[name] = { hash: d.hash, approvedAt: at, definition: d.definition };
+    }
+  }
   return out;
 }

@@ -1,8 +1,12 @@
 /**
  * Compares what a server declares now with what was approved: each tool or prompt is unchanged,
- * changed (its hash differs; the diff says where) or new. A renamed tool is a removed name plus
- * a new one, so a rename never carries a new definition past its pin.
+ * changed (its hash differs; the diff says where), new, or repeated (declared more than once in
+ * one list). A renamed tool is a removed name plus a new one, so a rename never carries a new
+ * definition past its pin; a repeated name is a change whatever its copies hold, since a client
+ * may read either copy and the pin can vouch for one definition only. Names key null-prototype
+ * objects: `__proto__` or `constructor` is a name like any other.
  */
+import { byName, own } from "../../shared/by-name.ts";
 import { canonicalHash, diffDefinitions, type FieldDiff, fieldsOf } from "./canonical.ts";
 import type { Declared, DeclaredKind, PinFile, SeenFile } from "./store.ts";
 
@@ -11,7 +15,10 @@ export interface PinChange {
   readonly kind: DeclaredKind;
   /** The name the server declares it under. */
   readonly name: string;
-  readonly status: "changed" | "new";
+  /** `repeated`: declared more than once (never approvable until declared once). */
+  readonly status: "changed" | "new" | "repeated";
+  /** How many times the list declares it (more than 1 only when `repeated`). */
+  readonly copies: number;
   /** When the pin it differs from was approved (for a new one: the server's last approval). */
   readonly approvedAt: string;
   /** Top-level fields that differ (empty for a new one). */
@@ -20,7 +27,10 @@ export interface PinChange {
   readonly hash: string;
 }
 
-/** What one server declares, in the shape pins are kept. */
+/**
+ * What one server declares, in the shape pins are kept: a repeated name keeps its first copy
+ * (the one the catalog exposes) and counts its copies.
+ */
 export function declaredOf(
   server: string,
   tools: readonly { name: string }[],
@@ -28,8 +38,13 @@ export function declaredOf(
   now = new Date().toISOString(),
 ): SeenFile {
   const map = (items: readonly { name: string }[]) => {
-    const out: Record<string, Declared> = {};
-    for (const item of items) out[item.name] = { hash: canonicalHash(item), definition: item };
+    const out = byName<Declared>();
+    for (const item of items) {
+      const first = own(out, item.name);
+      out[item.name] = first
+        ? { ...first, copies: (first.copies ?? 1) + 1 }
+        : { hash: canonicalHash(item), definition: item };
+    }
     return out;
   };
   return { server, seenAt: now, tools: map(tools), prompts: map(prompts) };
@@ -41,15 +56,17 @@ export function reviewDeclared(pins: PinFile, seen: SeenFile): PinChange[] {
   const kinds = [["tool", seen.tools, pins.tools], ["prompt", seen.prompts, pins.prompts]] as const;
   for (const [kind, now, approved] of kinds) {
     for (const [name, d] of Object.entries(now)) {
-      const pin = Object.hasOwn(approved, name) ? approved[name] : undefined;
-      if (pin?.hash === d.hash) continue;
+      const pin = own(approved, name);
+      const copies = d.copies ?? 1;
+      if (pin?.hash === d.hash && copies === 1) continue;
       const diff = pin
         ? diffDefinitions(pin.definition, d.definition)
         : diffDefinitions(undefined, d.definition);
       out.push({
         kind,
         name,
-        status: pin ? "changed" : "new",
+        status: copies > 1 ? "repeated" : pin ? "changed" : "new",
+        copies,
         approvedAt: pin?.approvedAt ?? pins.approvedAt,
         fields: pin ? fieldsOf(diff) : [],
         diff,
@@ -76,10 +93,22 @@ export function removedNames(pins: PinFile, seen: SeenFile): Removed[] {
   ];
 }
 
-/** The refusal a quarantined tool or prompt answers with, naming what differs. */
-export function refusalMessage(change: PinChange, exposed: string, server: string): string {
+/**
+ * The refusal a quarantined tool or prompt answers with, naming what differs; `target` is what
+ * the `approve` command takes (`server/user` for a user's connection of a per-user server).
+ */
+export function refusalMessage(
+  change: PinChange,
+  exposed: string,
+  server: string,
+  target = server,
+): string {
   const day = change.approvedAt.slice(0, 10);
-  const how = `approve with \`mcp-gateway approve ${server}\``;
+  const how = `approve with \`mcp-gateway approve ${target}\``;
+  if (change.status === "repeated") {
+    return `${change.kind} ${exposed} is declared ${change.copies} times by ${server}; it is ` +
+      `held until ${server} declares it once (then, if it differs from its pin, ${how})`;
+  }
   if (change.status === "new") {
     return `${change.kind} ${exposed} is new since the definitions of ${server} were approved ` +
       `on ${day}; ${how}`;

@@ -3,7 +3,11 @@
  * approved definitions (written on first sight and by approvals), `<server>.seen.json` what the
  * server declares now (written by the gateway whenever that changes). Approving copies from the
  * second into the first, so the `approve` command needs neither the upstream nor the running
- * gateway: the gateway watches the folder and applies the new pins.
+ * gateway: the gateway watches the folder and applies the new pins. A per-user server declares
+ * to each user's connection on its own, so each user has their own pair beside the server's,
+ * `<server>.<user key>.json` and `.seen.json` (the key is the opaque hash of their credential's
+ * slot; a server name holds no dot, so no server's files are named so): one user's first sight
+ * or approval never stands for another's, and the folder the gateway watches stays flat.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +29,10 @@ export interface Pin {
 /** One definition as declared now. */
 export interface Declared {
   readonly hash: string;
+  /** The first copy when the name is declared more than once. */
   readonly definition: unknown;
+  /** How many times the list declares the name; absent: once. */
+  readonly copies?: number;
 }
 
 /** `<server>.json`: the approved definitions. */
@@ -48,24 +55,32 @@ export interface SeenFile {
 /** The folder of pin files in a state folder. */
 export const PINS_FOLDER = "pins";
 
-function fileOf(stateDir: string, server: string, suffix: string): string {
+/** A user's key: the hex hash naming their credential's slot. */
+export const USER_KEY_PATTERN = /^[0-9a-f]{32}$/;
+
+function fileOf(stateDir: string, server: string, suffix: string, user?: string): string {
   // The name becomes a file name: only config-valid server names (no "/" or "..") pass.
   if (!NAME_PATTERN.test(server)) {
     throw new GatewayError("USAGE", `"${server}" is not a server name`);
   }
-  return statePath(stateDir, join(PINS_FOLDER, `${server}${suffix}`));
+  if (user !== undefined && !USER_KEY_PATTERN.test(user)) {
+    throw new GatewayError("USAGE", `"${user}" is not a user key (32 hex digits)`);
+  }
+  const name = user === undefined ? server : `${server}.${user}`;
+  return statePath(stateDir, join(PINS_FOLDER, `${name}${suffix}`));
 }
 
 /** Pin files as last read, with the identity of the file they came from. */
 const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
 
 /**
- * The approved pins of `server`, or `undefined` before it was first seen. Re-read only when the
- * file changed (every write replaces it, so its inode, size or time differ): this runs on each
- * catalog rebuild and must notice another process's approval.
+ * The approved pins of `server` (of `user`'s connection to it, for a per-user server), or
+ * `undefined` before it was first seen. Re-read only when the file changed (every write
+ * replaces it, so its inode, size or time differ): this runs on each catalog rebuild and must
+ * notice another process's approval.
  */
-export function readPins(stateDir: string, server: string): PinFile | undefined {
-  const path = fileOf(stateDir, server, ".json");
+export function readPins(stateDir: string, server: string, user?: string): PinFile | undefined {
+  const path = fileOf(stateDir, server, ".json", user);
   let stamp: string;
   try {
     const s = statSync(path);
@@ -81,21 +96,29 @@ export function readPins(stateDir: string, server: string): PinFile | undefined 
   return pins;
 }
 
-/** Writes `server`'s pins; `firstSight` never replaces existing ones (answers false then). */
-export function writePins(stateDir: string, pins: PinFile, firstSight = false): boolean {
+/**
+ * Writes `server`'s pins (`user`'s, for a per-user server); `firstSight` never replaces
+ * existing ones (answers false then).
+ */
+export function writePins(
+  stateDir: string,
+  pins: PinFile,
+  firstSight = false,
+  user?: string,
+): boolean {
   // Definitions are not secret: 0644 keeps a file `sudo mcp-gateway approve` wrote readable.
-  return writeStateFile(fileOf(stateDir, pins.server, ".json"), pins, {
+  return writeStateFile(fileOf(stateDir, pins.server, ".json", user), pins, {
     exclusive: firstSight,
     mode: 0o644,
   });
 }
 
-/** What `server` declared when the gateway last saw it, or `undefined`. */
-export function readSeen(stateDir: string, server: string): SeenFile | undefined {
-  return readStateFile(fileOf(stateDir, server, ".seen.json")) as SeenFile | undefined;
+/** What `server` (`user`'s connection to it) declared when last seen, or `undefined`. */
+export function readSeen(stateDir: string, server: string, user?: string): SeenFile | undefined {
+  return readStateFile(fileOf(stateDir, server, ".seen.json", user)) as SeenFile | undefined;
 }
 
-/** Records what `server` declares now. */
-export function writeSeen(stateDir: string, seen: SeenFile): void {
-  writeStateFile(fileOf(stateDir, seen.server, ".seen.json"), seen, { mode: 0o644 });
+/** Records what `server` (`user`'s connection to it) declares now. */
+export function writeSeen(stateDir: string, seen: SeenFile, user?: string): void {
+  writeStateFile(fileOf(stateDir, seen.server, ".seen.json", user), seen, { mode: 0o644 });
 }

@@ -4,15 +4,9 @@
  */
 import type { GatewayConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
+import { isLoopback } from "../../shared/loopback.ts";
 
-/** True for names and addresses that only this machine can reach: 127.0.0.0/8, ::1, localhost. */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  if (h === "localhost") return true;
-  if (h === "::1" || /^(0{0,4}:){7}0{0,3}1$/.test(h)) return true;
-  const v4 = h.replace(/^::ffff:/, "");
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
+export { isLoopback };
 
 /**
  * Refuses, before anything starts, to serve without auth beyond loopback. Throws

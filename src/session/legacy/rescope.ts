@@ -57,7 +57,7 @@ export function watchScope(
       gateway.listTools(c, config).map((t) => t.name).join("\n");
     if (names(old, prev) !== names(now, next)) void server.sendToolListChanged().catch(() => {});
     const prompts = (c: Caller, config: GatewayConfig) =>
-      gateway.catalog.prompts.filter((p) => gateway.reachesPrompt(c, p, config))
+      gateway.catalogOf(c).prompts.filter((p) => gateway.reachesPrompt(c, p, config))
         .map((p) => p.name).join("\n");
     if (prompts(old, prev) !== prompts(now, next)) {
       void server.sendPromptListChanged().catch(() => {});

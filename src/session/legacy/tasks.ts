@@ -15,9 +15,15 @@ import { onWire } from "../../shared/errors.ts";
 import type { Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 
-/** The tasks capability the gateway offers: present when some upstream supports tasks. */
+/**
+ * The tasks capability the gateway offers: present when some upstream supports tasks — a
+ * server's shared connection, or some user's own connection of a per-user server (which says
+ * what the server's software does, nothing of that user's).
+ */
 export function tasksCapability(gateway: Gateway): ServerCapabilities["tasks"] | undefined {
-  const any = gateway.pool.all().some((u) => u.client?.getServerCapabilities()?.tasks);
+  const pool = gateway.pool;
+  const all = [...pool.all(), ...[...pool.userConnections().values()].flat()];
+  const any = all.some((u) => u.client?.getServerCapabilities()?.tasks);
   return any ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined;
 }
 

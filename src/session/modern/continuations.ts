@@ -21,6 +21,7 @@
  * anything, so it is never parked: it runs on its own request's signal, and an upstream request
  * during it is refused at once. That is the common call, and it pays for no parking.
  */
+import { own } from "../../shared/by-name.ts";
 import { randomBytes } from "../../runtime/hash.ts";
 import {
   createRequestStateCodec,
@@ -50,9 +51,12 @@ const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean
   "roots/list": ListRootsResultSchema,
 };
 
-/** True when `response` fits the result schema of `method`. */
-function fits(method: string, response: unknown): boolean {
-  return RESULT_SCHEMAS[method]?.safeParse(response).success ?? true;
+/**
+ * True when `response` fits the result schema of `method` (an upstream's request method: looked
+ * up as an own key, so `constructor` is no schema).
+ */
+export function fits(method: string, response: unknown): boolean {
+  return own(RESULT_SCHEMAS, method)?.safeParse(response).success ?? true;
 }
 
 interface StatePayload {
@@ -112,7 +116,7 @@ class Parked implements CallOrigin {
     const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
     const wanted = typeof hint === "string" && hint !== "" ? hint : undefined;
     const key = wanted && !this.pending.has(wanted) ? wanted : `input-${++this.#next}`;
-    if (key in this.early && fits(method, this.early[key])) {
+    if (Object.hasOwn(this.early, key) && fits(method, this.early[key])) {
       const answer = this.early[key];
       delete this.early[key];
       return Promise.resolve(answer);
@@ -235,7 +239,8 @@ export class Continuations {
     const responses = request.inputResponses ?? {};
     for (const [key, pending] of parked.pending) {
       // A missing or malformed answer leaves the request pending: the next round asks again.
-      if (!(key in responses) || !fits(pending.request.method, responses[key])) continue;
+      const own = Object.hasOwn(responses, key);
+      if (!own || !fits(pending.request.method, responses[key])) continue;
       parked.pending.delete(key);
       pending.resolve(responses[key]);
     }

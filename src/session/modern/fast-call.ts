@@ -16,6 +16,7 @@
  * handed to the SDK already computed (see `authInfoOf`'s `ready`) so that the SDK checks and
  * encodes it.
  */
+import { putOwn } from "../../shared/by-name.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -90,7 +91,7 @@ export function plainCallOf(
   let own: Plain | undefined;
   for (const key in _meta) {
     if (!Object.hasOwn(_meta, key) || ENVELOPE_KEYS.includes(key)) continue;
-    (own ??= {})[key] = _meta[key];
+    putOwn(own ??= {}, key, _meta[key]);
   }
   const capabilities = Object.hasOwn(_meta, CLIENT_CAPABILITIES_META_KEY)
     ? envelopeCapabilities(_meta)

@@ -133,12 +133,12 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   ): Promise<Response> => {
     // The body is read once: the classifier's reading, else here (a relayed continuation).
     const body = parsed ?? (request.method === "POST" ? await jsonOf(request) : undefined);
-    const refused = refusedParams(gateway, request, body);
+    // The request's one caller: every check and handler below judges it as this.
+    const caller = callerOf(gateway, identity);
+    const refused = refusedParams(gateway, caller, request, body);
     if (refused) return refused;
     // After close() the SDK's handler refuses every request; the fast path does not outlive it.
     const plain = closed ? undefined : plainCallOf(request, route);
-    // The request's one caller: every check and handler below judges it as this.
-    const caller = callerOf(gateway, identity);
     let ready: unknown;
     if (plain && !mayRunAsTask(gateway, plain.name, caller)) {
       const answer = await serveCall(gateway, continuations, plain, caller, request.signal);
@@ -227,7 +227,12 @@ function continues(body: unknown): boolean {
  * header agrees with the body is the SDK's to answer. Only calls to a tool with `x-mcp-header`
  * declarations are checked.
  */
-function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Response | undefined {
+function refusedParams(
+  gateway: Gateway,
+  caller: Caller,
+  request: Request,
+  parsed: unknown,
+): Response | undefined {
   if (request.method !== "POST") return;
   const body = parsed as
     | {
@@ -238,7 +243,7 @@ function refusedParams(gateway: Gateway, request: Request, parsed: unknown): Res
     | null
     | undefined;
   if (body?.method !== "tools/call" || typeof body.params?.name !== "string") return;
-  const entry = gateway.catalog.toolsByName.get(body.params.name);
+  const entry = gateway.catalogOf(caller).toolsByName.get(body.params.name);
   if (!entry || declarationsOf(entry.tool).length === 0) return;
   const refused = checkParamHeaders(entry.tool, body.params.arguments, request.headers);
   if (!refused) return;

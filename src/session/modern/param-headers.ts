@@ -10,6 +10,7 @@
  * so the door checks here, before the SDK sees the request. Upstream schemas are the upstream's
  * to get right: declarations are collected along `properties` chains and nowhere else.
  */
+import { own } from "../../shared/by-name.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 interface Declaration {
@@ -100,7 +101,7 @@ export function checkParamHeaders(
     let value: unknown = args;
     for (const key of d.path) {
       value = value && typeof value === "object"
-        ? (value as Record<string, unknown>)[key]
+        ? own(value as Record<string, unknown>, key)
         : undefined;
     }
     const text = asText(value);

@@ -14,26 +14,14 @@
  * leaves it pending.
  */
 import type { InputRequest } from "@modelcontextprotocol/server";
-import {
-  type ClientCapabilities,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ListRootsResultSchema,
-  RELATED_TASK_META_KEY,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type ClientCapabilities, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 import { missingCapability } from "../../gateway/mod.ts";
 import type { CallOrigin } from "../../gateway/types.ts";
 import { type JsonRpcErrorObject, toJsonRpcError, WireError } from "../../shared/errors.ts";
-import { INPUT_KEY_META } from "./continuations.ts";
+import { fits, INPUT_KEY_META } from "./continuations.ts";
 
 /** The JSON-RPC code of MissingRequiredClientCapabilityError. */
 const MISSING_CAPABILITY = -32021;
-
-const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean } }> = {
-  "sampling/createMessage": CreateMessageResultSchema,
-  "elicitation/create": ElicitResultSchema,
-  "roots/list": ListRootsResultSchema,
-};
 
 /** How the upstream call behind a task ended: its result, or the JSON-RPC error it failed with. */
 export type Outcome = { result: Record<string, unknown> } | { error: JsonRpcErrorObject };
@@ -122,7 +110,7 @@ export class TaskFollower implements CallOrigin {
     for (const [key, response] of Object.entries(responses)) {
       const pending = this.#pending.get(key);
       if (!pending) continue;
-      if (RESULT_SCHEMAS[pending.request.method]?.safeParse(response).success === false) continue;
+      if (!fits(pending.request.method, response)) continue;
       this.#pending.delete(key);
       pending.resolve(response);
     }

@@ -187,7 +187,7 @@ export function mayRunAsTask(gateway: Gateway, name: string, caller: Caller): bo
   // A catalog none of whose tools offers tasks (the common gateway) answers without resolving
   // the name for the caller a second time (the call resolves it): a gateway tool never runs
   // as a task, and a down server's stand-in entry declares no execution.
-  if (!offersTasks(gateway.catalog)) return false;
+  if (!offersTasks(gateway.catalogOf(caller))) return false;
   const support = taskSupportOf(gateway, name, caller);
   return support === "required" || support === "optional";
 }

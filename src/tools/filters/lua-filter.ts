@@ -63,13 +63,13 @@ export class LuaFilter implements ResultFilter {
           kind: ctx.kind,
           server: ctx.server,
           [ctx.kind === "resource" ? "uri" : ctx.kind]: ctx.name,
-          ...(ctx.caller.tokenName === null ? {} : { token: ctx.caller.tokenName }),
+          ...(ctx.caller && ctx.caller.tokenName !== null ? { token: ctx.caller.tokenName } : {}),
         },
       },
       chunkName: "filter",
       // On its call's depth: a filter never waits for a slot its own caller's script holds.
       depth: Math.min(ctx.depth, MAX_DEPTH),
-      owner: ctx.caller.tokenName,
+      owner: ctx.caller?.tokenName ?? null,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     if (outcome.ok) {

@@ -4,6 +4,7 @@
  * A spec is a description string (type string, or inferred from nothing) or a map with `type`,
  * `description`, `default`, `required`. Untyped params take their type from `default`.
  */
+import { own, putOwn } from "../../shared/by-name.ts";
 import { GatewayError } from "../../shared/errors.ts";
 
 /** Scalar parameter types after alias resolution. */
@@ -35,10 +36,10 @@ export const TYPE_NAMES =
 /** Resolves `int`, `array:float`, … or returns `undefined` for an unknown type. */
 export function resolveType(t: string): Param["type"] | undefined {
   if (t.startsWith("array:")) {
-    const inner = ALIASES[t.slice(6)];
+    const inner = own(ALIASES, t.slice(6));
     return inner ? `array:${inner}` : undefined;
   }
-  return ALIASES[t];
+  return own(ALIASES, t);
 }
 
 function inferType(def: unknown): Param["type"] {
@@ -120,15 +121,15 @@ export function resolveParams(specs: unknown, where: string): Param[] {
 export function inputSchemaOf(
   params: readonly Param[],
 ): Record<string, unknown> & { type: "object" } {
-  const properties: Record<string, unknown> = {};
-  for (const p of params) {
+  // From entries: a param named `__proto__` is an own key, not the object's prototype.
+  const properties = Object.fromEntries(params.map((p) => {
     const schema: Record<string, unknown> = p.type.startsWith("array:")
       ? { type: "array", items: { type: p.type.slice(6) } }
       : { type: p.type };
     if (p.description !== undefined) schema.description = p.description;
     if (p.default !== undefined) schema.default = p.default;
-    properties[p.name] = schema;
-  }
+    return [p.name, schema];
+  }));
   const required = params.filter((p) => p.required).map((p) => p.name);
   return {
     type: "object",
@@ -183,15 +184,16 @@ export function checkArgs(
     if (!known.has(key)) problems.push(`unknown argument "${key}"`);
   }
   for (const p of params) {
-    const v = args[p.name];
+    // Own keys only: a param named `constructor` is not given by Object.prototype.
+    const v = own(args, p.name);
     if (v === undefined || v === null) {
-      if (p.default !== undefined) out[p.name] = structuredClone(p.default);
+      if (p.default !== undefined) putOwn(out, p.name, structuredClone(p.default));
       else if (p.required) problems.push(`missing required argument "${p.name}"`);
       continue;
     }
     const problem = checkValue(v, p.type, `argument "${p.name}"`);
     if (problem) problems.push(problem);
-    else out[p.name] = v;
+    else putOwn(out, p.name, v);
   }
   if (problems.length) {
     throw new GatewayError("INVALID_ARGUMENTS", `${tool}: ${problems.join("; ")}`);

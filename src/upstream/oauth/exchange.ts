@@ -8,6 +8,7 @@ import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
+import { documentFetch } from "../../shared/document-fetch.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore } from "./store.ts";
 
@@ -72,7 +73,7 @@ export class ExchangeCredential extends UpstreamCredential {
     const basic = btoa(`${oauth.clientId}:${oauth.clientSecret}`);
     let res: Response;
     try {
-      res = await fetch(await this.#tokenEndpoint(), {
+      res = await documentFetch()(await this.#tokenEndpoint(), {
         method: "POST",
         headers: {
           authorization: `Basic ${basic}`,
@@ -88,7 +89,6 @@ export class ExchangeCredential extends UpstreamCredential {
           resource: server.url,
           ...(oauth.scopes ? { scope: oauth.scopes.join(" ") } : {}),
         }),
-        signal: AbortSignal.timeout(15_000),
       });
     } catch (err) {
       throw this.#failed(`the token endpoint is unreachable: ${messageOf(err)}`);
@@ -115,7 +115,9 @@ export class ExchangeCredential extends UpstreamCredential {
   #tokenEndpoint(): Promise<string> {
     return this.#endpoint ??= (async () => {
       const { discoverAuthorizationServerMetadata } = await sdkAuth();
-      const metadata = await discoverAuthorizationServerMetadata(this.#issuer);
+      const metadata = await discoverAuthorizationServerMetadata(this.#issuer, {
+        fetchFn: documentFetch(),
+      });
       if (!metadata?.token_endpoint) {
         this.#endpoint = undefined;
         throw this.#failed(`${this.#issuer} publishes no token endpoint`);

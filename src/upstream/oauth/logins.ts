@@ -10,6 +10,10 @@ import { expiry, type UpstreamCredential } from "./credential.ts";
 import { LoginProvider } from "./provider.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import { randomBase64Url } from "../../runtime/hash.ts";
+import { documentFetch } from "../../shared/document-fetch.ts";
+
+/** Every document a login reads (metadata, registration, tokens), bounded in scheme, time and size. */
+const fetchFn = documentFetch();
 
 /** How long a begun login waits for its callback. */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -70,6 +74,7 @@ export class LoginFlows {
     try {
       result = await auth(provider, {
         serverUrl: server.url,
+        fetchFn,
         ...(scope ? { scope } : {}),
         ...(challenge.resourceMetadataUrl
           ? { resourceMetadataUrl: challenge.resourceMetadataUrl }
@@ -125,6 +130,7 @@ export class LoginFlows {
     try {
       await auth(provider, {
         serverUrl: credential.server.url,
+        fetchFn,
         authorizationCode: code,
         ...(pending.resourceMetadataUrl
           ? { resourceMetadataUrl: pending.resourceMetadataUrl }

@@ -6,5 +6,5 @@
  */
 export { UpstreamCredential } from "./credential.ts";
 export { LOGIN_TTL_MS, LoginFlows, type LoginState } from "./logins.ts";
-export { CALLBACK_PATH, CONNECT_PATH, LINK_PATH, UpstreamAuth } from "./service.ts";
+export { CALLBACK_PATH, CONNECT_PATH, identityKey, LINK_PATH, UpstreamAuth } from "./service.ts";
 export type { CredentialStore, StoredCredential } from "./store.ts";

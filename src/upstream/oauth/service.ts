@@ -3,9 +3,11 @@
  * `oauth:` block, the store they rest in (opened once, on first need), the logins in progress,
  * and where the browser comes back to (`<publicUrl or listen address>/oauth/callback`).
  */
+import { byName } from "../../shared/by-name.ts";
 import { sha256Hex } from "../../runtime/hash.ts";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
+import { connectLinkUrl, LINK_PATH } from "../../shared/connect-link.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
 import { ExchangeCredential } from "./exchange.ts";
@@ -19,7 +21,15 @@ export const CALLBACK_PATH = "/oauth/callback";
 /** Path prefix of the admin's "Connect" link (a GET that redirects to the authorization URL). */
 export const CONNECT_PATH = "/oauth/connect/";
 /** Path of a per-user connect link (`?t=<one-use token>`, bound to one identity). */
-export const LINK_PATH = "/oauth/link";
+export { LINK_PATH };
+
+/**
+ * The opaque key of a client identity: it names the identity's credential slot of a per-user
+ * server (`<server>/<key>`) and its pins, so neither a file name nor the status page shows who.
+ */
+export function identityKey(identity: string): string {
+  return sha256Hex(identity).slice(0, 32);
+}
 
 /** The credentials of every OAuth upstream of one gateway. */
 export class UpstreamAuth {
@@ -118,8 +128,7 @@ export class UpstreamAuth {
     const key = `${server.name}\u0000${identity}`;
     const known = this.#users.get(key);
     if (known?.server === server) return known;
-    const hash = sha256Hex(identity).slice(0, 32);
-    const slot = `${server.name}/${hash}`;
+    const slot = `${server.name}/${identityKey(identity)}`;
     const log = this.#log.child(server.name);
     if (server.oauth?.mode === "exchange") {
       const issuer = server.oauth.issuer ?? this.#config().gateway.oauth?.issuer ?? "";
@@ -137,8 +146,8 @@ export class UpstreamAuth {
       server,
       lazyStore(() => this.store()),
       this.#log.child(server.name),
-      () => this.baseUrl() + LINK_PATH + "?t=" + this.#links.mint(server.name, identity),
-      { slot: `${server.name}/${hash}` },
+      () => connectLinkUrl(this.baseUrl(), this.#links.mint(server.name, identity)),
+      { slot },
     );
     this.#users.set(key, credential);
     return credential;
@@ -155,7 +164,8 @@ export class UpstreamAuth {
 
   /** How many identities hold a credential object per per-user server (the admin's view). */
   userCounts(): Record<string, number> {
-    const out: Record<string, number> = {};
+    // No prototype: a server may be named `constructor` or `toString`.
+    const out = byName<number>();
     for (const c of this.#users.values()) {
       if (c.needsLogin === null) out[c.server.name] = (out[c.server.name] ?? 0) + 1;
     }

@@ -8,17 +8,19 @@
  * 2. the command's own package folders read-only (`package-folders.ts`);
  * 3. an empty tmpfs over each hidden folder (the config's folder, `$HOME`) that a package
  *    folder holds, and the package folders inside those again;
- * 4. `read:` folders read-only, `write:` folders and a written `cwd` writable; an unwritten
- *    `cwd` (the config's folder) becomes an empty folder at the same path, so relative paths
- *    in the server's arguments keep naming the same places.
+ * 4. `read:` folders read-only, `write:` folders and a written `cwd` writable, the narrower
+ *    on top of the wider; an unwritten `cwd` (the config's folder) becomes an empty folder at
+ *    the same path, so relative paths in the server's arguments keep naming the same places.
  *
  * Namespaces: PID, IPC, UTS and cgroup always, the network unless `network: true`; no
- * capabilities; the box dies with the gateway (`--die-with-parent`). Paths keep their host
- * names inside, so absolute paths in arguments and roots work unchanged.
+ * capabilities; the box dies with the gateway (`--die-with-parent`); the kernel's settings
+ * read-only, and limits set by `prlimit` before the server starts (`kernel.ts`). Paths keep
+ * their host names inside, so absolute paths in arguments and roots work unchanged.
  */
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { type SandboxConfig, within } from "../../config/mod.ts";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { reachedFolder, type SandboxConfig, within } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
+import { procArgs } from "./kernel.ts";
 import { SYSTEM_FOLDERS } from "./package-folders.ts";
 
 /** Files of `/etc` a program may need: the loader, users, name resolution, TLS roots, time. */
@@ -53,6 +55,8 @@ export interface BoxPlan {
   readonly cwd: string;
   /** Hidden folders besides the config's (the gateway's `$HOME`). */
   readonly hidden: readonly string[];
+  /** Run inside the box before the program, which follows as its arguments (`prlimit …`). */
+  readonly prefix: readonly string[];
 }
 
 /** The arguments of `bwrap` for `plan` (the program and its arguments last). */
@@ -79,7 +83,7 @@ export function bwrapArgs(plan: BoxPlan): string[] {
   for (const f of [...ETC_FILES, ...(sandbox.network ? NETWORK_ETC : [])]) {
     out.push("--ro-bind-try", f, f);
   }
-  out.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  out.push("--proc", "/proc", ...procArgs(), "--dev", "/dev", "--tmpfs", "/tmp");
   const hidden = [...new Set([...sandbox.hidden, ...plan.hidden])];
   const packages = [...plan.packages].sort((a, b) => a.length - b.length);
   for (const p of packages) out.push("--ro-bind", p, p);
@@ -101,22 +105,62 @@ export function bwrapArgs(plan: BoxPlan): string[] {
   for (const [target, link] of plan.links) {
     if (!packages.some((p) => within(link, p))) out.push("--symlink", target, link);
   }
-  for (const r of sandbox.read) out.push("--ro-bind", mustExist(r, "read"), r);
-  for (const w of sandbox.write) out.push("--bind", mustExist(w, "write"), w);
-  if (sandbox.ownCwd) out.push("--bind", plan.cwd, plan.cwd);
-  else if (!sandbox.write.includes(plan.cwd) && !sandbox.read.includes(plan.cwd)) {
-    out.push("--dir", plan.cwd);
-  }
-  out.push("--chdir", plan.cwd, "--", plan.program, ...plan.args);
+  out.push(...folderArgs(plan));
+  out.push("--chdir", plan.cwd, "--", ...plan.prefix, plan.program, ...plan.args);
   return out;
 }
 
-function mustExist(folder: string, key: "read" | "write"): string {
-  if (!existsSync(folder)) {
+/**
+ * The `read:`, `write:` and `cwd` binds, at their real paths, the wider first, so that a narrower
+ * rule lies on top of a wider one whatever the YAML order: a `read:` folder inside a written
+ * `cwd` stays read-only, a `write:` folder inside a `read:` one is writable. A folder named
+ * through a symlink is also found at its written path (a symlink made inside). Each real path is
+ * checked again here against the hidden folders: a symlink may have moved since the config was
+ * read.
+ */
+function folderArgs(plan: BoxPlan): string[] {
+  const { sandbox } = plan;
+  const binds: { real: string; written: string; writable: boolean; key: string }[] = [];
+  const add = (written: string, writable: boolean, key: string) => {
+    const real = mustExist(written, key);
+    const reached = reachedFolder(real, sandbox.hidden, sandbox.state);
+    if (reached) {
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        `sandbox: the ${key} folder ${written} (${real}) reaches ${reached.folder}, a folder a ` +
+          "sandboxed server may not see",
+      );
+    }
+    binds.push({ real, written, writable, key });
+  };
+  for (const r of sandbox.read) add(r, false, "read");
+  for (const w of sandbox.write) add(w, true, "write");
+  const out: string[] = [];
+  if (sandbox.ownCwd) add(plan.cwd, true, "cwd");
+  else if (!binds.some((b) => b.written === plan.cwd)) out.push("--dir", plan.cwd);
+  // Wider (shorter) first; on the same folder read-only last, so it wins.
+  binds.sort((a, b) => depth(a.real) - depth(b.real) || Number(b.writable) - Number(a.writable));
+  for (const b of binds) out.push(b.writable ? "--bind" : "--ro-bind", b.real, b.real);
+  for (const b of binds) {
+    const shown = binds.some((o) => within(b.written, o.real)) ||
+      plan.packages.some((p) => within(b.written, p));
+    if (b.written !== b.real && !shown) out.push("--symlink", b.real, b.written);
+  }
+  return out;
+}
+
+function depth(path: string): number {
+  return path.split("/").filter((p) => p !== "").length;
+}
+
+/** The real path of a folder to bind, which must exist. */
+function mustExist(folder: string, key: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
     throw new GatewayError(
       "UPSTREAM_UNAVAILABLE",
       `sandbox: the ${key} folder ${folder} does not exist`,
     );
   }
-  return folder;
 }

@@ -6,14 +6,17 @@
  * change, so a session-isolated server gets one box per session process and the minimal child
  * environment (`../child-env.ts`) is what the box inherits.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { StdioServerConfig } from "../../config/mod.ts";
+import { realPath, type StdioServerConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { bwrapArgs } from "./bwrap.ts";
+import { boxCgroup } from "./cgroup.ts";
+import { launcher, limitsArgv, seccompFile } from "./kernel.ts";
 import { packageFolders, resolveProgram } from "./package-folders.ts";
 
 export { bwrapArgs } from "./bwrap.ts";
+export { REFUSED_SYSCALLS, seccompFilter } from "./seccomp.ts";
 export { FETCHING_RUNNERS, packageFolders, resolveProgram } from "./package-folders.ts";
 
 /** What to install when `bwrap` is missing (said by `check` and by a failed start). */
@@ -27,11 +30,18 @@ export interface SpawnSpec {
   cwd: string;
 }
 
+/** What to install when `prlimit` is missing. */
+const PRLIMIT_HINT = "install the Debian package util-linux (apt-get install util-linux)";
+
 /** The `bwrap` executable on `path` (the gateway's `PATH`), or `null` when it is not installed. */
 export function findBwrap(path: string | undefined = process.env.PATH): string | null {
+  return findOnPath("bwrap", path);
+}
+
+function findOnPath(name: string, path: string | undefined = process.env.PATH): string | null {
   for (const dir of (path ?? "").split(delimiter)) {
     if (dir === "") continue;
-    const file = join(dir, "bwrap");
+    const file = join(dir, name);
     try {
       if (statSync(file).isFile()) return file;
     } catch { /* not in this folder */ }
@@ -54,6 +64,13 @@ export function spawnSpec(server: StdioServerConfig, env: Record<string, string>
       `sandbox: bubblewrap (bwrap) is not installed; ${BWRAP_HINT}`,
     );
   }
+  const prlimit = findOnPath("prlimit");
+  if (!prlimit) {
+    throw new GatewayError(
+      "UPSTREAM_UNAVAILABLE",
+      `sandbox: prlimit, which sets the box's limits, is not installed; ${PRLIMIT_HINT}`,
+    );
+  }
   const program = resolveProgram(server.command, env.PATH, server.cwd);
   const { folders, files, links } = packageFolders(program, server.args, server.cwd);
   const home = process.env.HOME;
@@ -65,9 +82,11 @@ export function spawnSpec(server: StdioServerConfig, env: Record<string, string>
     packages: folders,
     links,
     cwd: server.cwd,
-    hidden: home && home !== "/" ? [home] : [],
+    hidden: home && home !== "/" ? [realPath(home)] : [],
+    prefix: limitsArgv(realpathSync(prlimit), sandbox),
   });
   const boxedEnv = { ...env, HOME: "/tmp", TMPDIR: "/tmp", ...server.env };
   // bwrap itself starts in a folder that exists outside; `--chdir` sets the server's.
-  return { command: bwrap, args, env: boxedEnv, cwd: "/" };
+  const start = launcher(bwrap, args, seccompFile(), boxCgroup(sandbox.processes));
+  return { ...start, env: boxedEnv, cwd: "/" };
 }

@@ -6,9 +6,10 @@
  */
 import { GatewayError } from "../../../shared/errors.ts";
 import { isLoopback } from "../exposure.ts";
+import { DOCUMENT_BOUNDS, documentFetch } from "../../../shared/document-fetch.ts";
 
-/** How long one metadata fetch may take. */
-const TIMEOUT_MS = 5_000;
+/** One metadata fetch: at most 5 s and 1 MiB, https (or loopback http) only. */
+const fetchDocument = documentFetch({ ...DOCUMENT_BOUNDS, timeoutMs: 5_000 });
 
 /** The metadata URLs of `issuer`, in the order they are tried. */
 export function metadataUrls(issuer: string): string[] {
@@ -28,11 +29,7 @@ export async function discoverJwksUri(issuer: string): Promise<string> {
   const reasons: string[] = [];
   for (const url of metadataUrls(issuer)) {
     try {
-      const res = await fetch(url, {
-        headers: { accept: "application/json" },
-        redirect: "error",
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+      const res = await fetchDocument(url, { headers: { accept: "application/json" } });
       if (res.status !== 200) {
         await res.body?.cancel();
         reasons.push(`${url}: HTTP ${res.status}`);
