@@ -25,6 +25,7 @@ import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
+import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { needsMetaTools, readConfig } from "./boot.ts";
 import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
@@ -212,9 +213,15 @@ async function connectEach(
   deadGlobs: (catalog: string[]) => { path: (string | number)[]; message: string }[],
 ): Promise<number> {
   const log = createLogger("check");
-  const pool = new UpstreamPool(config.servers.filter((s) => s.enabled), log, {}, {
-    spares: false,
-  });
+  // An OAuth server is started with the login the gateway would use (its state folder or
+  // cluster store), so one that has none is told apart from one that is down.
+  const auth = new UpstreamAuth(() => config, log.child("upstream-oauth"));
+  const pool = new UpstreamPool(
+    config.servers.filter((s) => s.enabled),
+    log,
+    { credential: (server) => auth.credentialFor(server) },
+    { spares: false },
+  );
   try {
     await pool.startAll();
     const up = pool.all().filter((u) => u.state === "up");
@@ -230,6 +237,11 @@ async function connectEach(
             `${u.name}: tool "${r.tool}" is exposed as "${r.as}": "${r.name}" is taken by ${holder}\n`,
           );
         }
+      } else if (u.state === "needs-login") {
+        down++;
+        const shared = u.config.kind === "http" && u.config.oauth?.mode === "shared";
+        const how = shared ? `run \`mcp-gateway login ${u.name}\`` : u.lastError;
+        process.stdout.write(`${u.name}: needs a login: ${how}\n`);
       } else {
         down++;
         // A failed first start may already be waiting for its retry ("starting"): it is down.
@@ -246,5 +258,6 @@ async function connectEach(
     return 1;
   } finally {
     await pool.stopAll();
+    await auth.close();
   }
 }

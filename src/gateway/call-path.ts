@@ -268,9 +268,7 @@ export class CallPath {
             options,
             (serving) => {
               // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
-              const input = serving.era === "modern"
-                ? this.#gateway.passthrough.inputRelay(serving, options)
-                : undefined;
+              const input = this.#gateway.passthrough.inputRelay(serving, upstream, options);
               // The context goes on as it came; only a view URI of this server is mapped back.
               const meta = options.meta && upstreamRequestMeta(options.meta, target.server);
               const call = meta === options.meta ? options : { ...options, meta };

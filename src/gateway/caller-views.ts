@@ -86,9 +86,17 @@ export class CallerViews {
     return servers === null || servers.has(server);
   }
 
-  /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
-  listTools(caller: Caller, config: GatewayConfig = this.#source.config): Tool[] {
-    return listedTools(this.#source.localByName, this.#catalog(caller), this.scope(caller, config));
+  /**
+   * Tools listed to this caller by `tools/list` (under `config`: default the running one);
+   * `apps`: its client declared the MCP Apps extension, so view-only tools are listed too.
+   */
+  listTools(caller: Caller, config: GatewayConfig = this.#source.config, apps = false): Tool[] {
+    return listedTools(
+      this.#source.localByName,
+      this.#catalog(caller),
+      this.scope(caller, config),
+      apps,
+    );
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */

@@ -229,9 +229,12 @@ export class Gateway {
     return this.#changes.subscribe(listener);
   }
 
-  /** Tools listed to this caller by `tools/list` (under `config`: default the running one). */
-  listTools(caller: Caller, config?: GatewayConfig): Tool[] {
-    return this.#views.listTools(caller, config);
+  /**
+   * Tools listed to this caller by `tools/list` (under `config`: default the running one);
+   * `apps`: its client declared the MCP Apps extension (view-only tools listed too).
+   */
+  listTools(caller: Caller, config?: GatewayConfig, apps = false): Tool[] {
+    return this.#views.listTools(caller, config, apps);
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */

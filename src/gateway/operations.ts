@@ -25,7 +25,9 @@ import { GatewayError } from "../shared/errors.ts";
 import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
+import type { Upstream } from "../upstream/mod.ts";
 import type { PromptEntry } from "./catalog.ts";
+import { downResourceServers, downServerNamed } from "./down-servers.ts";
 import {
   exposeUri,
   resolveResource,
@@ -73,7 +75,8 @@ export async function getPrompt(
       (h) => gateway.reachesPrompt(caller, h.entry as PromptEntry),
       own.user,
     );
-    throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
+    throw downPrompt(gateway, caller, params.name) ??
+      new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${params.name}"`);
   }
   return await gateway.calls.observed(
     "prompt",
@@ -81,19 +84,25 @@ export async function getPrompt(
     caller,
     options,
     params.arguments,
-    (notes) => {
+    async (notes) => {
       notes.server = entry.server;
-      const upstream = gateway.pool.get(entry.server);
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${entry.server}" is gone`);
-      }
-      return gateway.passthrough.serve(upstream, caller, options, (serving) =>
-        serving.request(
-          "prompts/get",
-          { ...params, name: entry.upstreamName },
-          GetPromptResultSchema,
-          options,
-        )) as Promise<GetPromptResult>;
+      // A prompt's messages reach a model as a tool result does: they pass the same filters.
+      const ctx = filterContext("prompt", entry.server, params.name, caller, options);
+      const result = await requestOn(
+        gateway,
+        caller,
+        entry.server,
+        "prompts/get",
+        { ...params, name: entry.upstreamName },
+        GetPromptResultSchema,
+        options,
+      ).catch((err) => {
+        throw screenRpcError(gateway.filters, gateway.config, ctx, err);
+      }) as GetPromptResult;
+      if (gateway.filters.none(gateway.config, entry.server)) return result;
+      const screened = await gateway.filters.run(gateway.config, ctx, result);
+      notes.filters.push(...screened.acted);
+      return screened.value;
     },
   );
 }
@@ -105,11 +114,39 @@ export async function getPrompt(
 export function resourceTarget(gateway: Gateway, uri: string, caller: Caller): ResourceTarget {
   const target = resolveResource(gateway.resources, uri);
   if (!target || !gateway.sees(caller, target.server)) {
-    throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
-      data: { uri },
-    });
+    throw downResource(gateway, caller, uri) ??
+      new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
+        data: { uri },
+      });
   }
   return target;
+}
+
+/**
+ * The outage of the down server an unknown prompt name belongs to (by its prefix), when the
+ * caller reaches that server: a client learns why, as a tool call to it would tell.
+ */
+function downPrompt(gateway: Gateway, caller: Caller, name: string): GatewayError | undefined {
+  const separator = gateway.config.gateway.separator;
+  const match = downServerNamed(name, gateway.pool.all(), separator, "prompts");
+  return match && gateway.sees(caller, match.upstream.name)
+    ? match.upstream.unavailable()
+    : undefined;
+}
+
+/**
+ * For a URI no server that is up offers: the outage of the one down server (that the caller
+ * reaches, with none of its resources known) that may offer it, or all of theirs.
+ */
+function downResource(gateway: Gateway, caller: Caller, uri: string): GatewayError | undefined {
+  const down = downResourceServers(gateway.pool.all()).filter((u) => gateway.sees(caller, u.name));
+  if (down.length <= 1) return down[0]?.unavailable();
+  const why = down.map((u) => u.unavailable().message).join("; ");
+  return new GatewayError(
+    "UPSTREAM_UNAVAILABLE",
+    `no server that is up offers resource "${uri}", and ${down.length} that may are not up: ${why}`,
+    { data: { uri, servers: down.map((u) => u.name) } },
+  );
 }
 
 /** `resources/read` routed by URI; contents come back under the URIs the client knows. */
@@ -142,22 +179,15 @@ async function readFrom(
   options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
-  const upstream = gateway.pool.get(target.server);
-  if (!upstream) {
-    throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-  }
   const ctx = filterContext("resource", target.server, params.uri, caller, options);
-  const result = await gateway.passthrough.serve(
-    upstream,
+  const result = await requestOn(
+    gateway,
     caller,
+    target.server,
+    "resources/read",
+    { ...params, uri: target.uri },
+    ReadResourceResultSchema,
     options,
-    (serving) =>
-      serving.request(
-        "resources/read",
-        { ...params, uri: target.uri },
-        ReadResourceResultSchema,
-        options,
-      ),
   ).catch((err) => {
     throw screenRpcError(gateway.filters, gateway.config, ctx, err);
   }) as ReadResourceResult;
@@ -190,13 +220,15 @@ export async function complete(
   if (ref.type === "ref/prompt") {
     const entry = gateway.catalogOf(caller).promptsByName.get(ref.name);
     if (!entry || !gateway.reachesPrompt(caller, entry)) {
-      throw new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
+      throw downPrompt(gateway, caller, ref.name) ??
+        new GatewayError("PROMPT_NOT_FOUND", `unknown prompt "${ref.name}"`);
     }
     target = { server: entry.server, ref: { ...ref, name: entry.upstreamName } };
   } else {
     const found = resolveTemplate(gateway.resources, ref.uri);
     if (!found || !gateway.sees(caller, found.server)) {
-      throw new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
+      throw downResource(gateway, caller, ref.uri) ??
+        new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
     }
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
@@ -213,4 +245,34 @@ export async function complete(
       context,
     ) as CompleteResult;
   });
+}
+
+/**
+ * Sends `method` to `server` for `caller` — on the caller's own process of a session-isolated
+ * server — with a 2026-07-28 upstream's input rounds going to the caller's client.
+ */
+async function requestOn(
+  gateway: Gateway,
+  caller: Caller,
+  server: string,
+  method: string,
+  params: Record<string, unknown>,
+  schema: Parameters<Upstream["request"]>[2],
+  options: CallContext,
+): Promise<unknown> {
+  const upstream = gateway.pool.get(server);
+  if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server}" is gone`);
+  return await gateway.passthrough.serve(
+    upstream,
+    caller,
+    options,
+    (serving) =>
+      serving.request(
+        method,
+        params,
+        schema,
+        options,
+        gateway.passthrough.inputRelay(serving, upstream, options),
+      ),
+  );
 }

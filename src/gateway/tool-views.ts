@@ -3,7 +3,9 @@
  * describe may find, and what a script may call. Each is the local tools (meta-tools, macros,
  * execute) then the upstream catalog, filtered by the caller's {@link Scope}: its token's
  * current globs and, on a profile's endpoint, the profile (`./profiles.ts`). Tools for MCP Apps
- * views only (`appOnly`) are in none of the model's views, yet callable by name.
+ * views only (`appOnly`) are in none of the model's views, yet callable by name; `tools/list`
+ * gives them, visibility unchanged, to a host that declared the Apps extension, which keeps them
+ * from its model itself (as the extension asks of hosts).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callerAllows } from "./access.ts";
@@ -44,8 +46,13 @@ export function reachesUpstream(scope: Scope, e: ToolEntry): boolean {
   return callerAllows(scope.caller, e.name);
 }
 
-/** Tools listed to this scope by `tools/list`. */
-export function listedTools(local: LocalTools, catalog: Catalog, scope: Scope): Tool[] {
+/** Tools listed to this scope by `tools/list`; `apps`: its client renders MCP Apps views. */
+export function listedTools(
+  local: LocalTools,
+  catalog: Catalog,
+  scope: Scope,
+  apps = false,
+): Tool[] {
   const search = scope.exposure === "search";
   const out: Tool[] = [];
   for (const t of local.values()) {
@@ -54,7 +61,8 @@ export function listedTools(local: LocalTools, catalog: Catalog, scope: Scope): 
   }
   if (search) return out;
   for (const e of catalog.tools) {
-    if (!e.hidden && !e.discoverable && !e.appOnly && reachesUpstream(scope, e)) out.push(e.tool);
+    if (e.hidden || e.discoverable || (e.appOnly && !apps)) continue;
+    if (reachesUpstream(scope, e)) out.push(e.tool);
   }
   return out;
 }

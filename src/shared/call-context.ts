@@ -10,6 +10,7 @@
  * It lives in `shared/` because both `gateway/` and `upstream/` read it; its gateway-only
  * fields are type imports, which leave no import at run time.
  */
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionLink } from "../gateway/passthrough/link.ts";
 
 /** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
@@ -29,6 +30,8 @@ export interface Progress {
  */
 export interface CallOrigin {
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
+  /** What the client declared it can be asked (its request's envelope): a modern upstream is told. */
+  readonly capabilities?: ClientCapabilities | undefined;
 }
 
 /** Everything one call carries besides its caller's identity (see `gateway/types.ts`'s `Caller`). */

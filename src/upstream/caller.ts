@@ -6,6 +6,7 @@
  * timeout, cancellation, progress resetting the clock, result checks, the error each failure
  * becomes — is decided once, in `frame.ts`, for every caller alike.
  */
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Progress } from "../shared/call-context.ts";
 
 export type { Progress };
@@ -36,11 +37,16 @@ export interface RequestTerms {
  * upstream's `input_required` rounds belong to exactly one request, so a caller that is given
  * this sends them there and nowhere else.
  */
-export type InputRelay = (
-  method: string,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-) => Promise<unknown>;
+export type InputRelay =
+  & ((
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ) => Promise<unknown>)
+  & {
+    /** What the client behind the call declared it can be asked, when known. */
+    readonly capabilities?: ClientCapabilities | undefined;
+  };
 
 /** Sends requests to one connected upstream. */
 export interface UpstreamCaller {

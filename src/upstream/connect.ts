@@ -28,10 +28,13 @@ import { spawnSpec } from "./sandbox/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
 
-/** What the gateway tells upstreams it can do: it relays these to the calling client. */
+/**
+ * What the gateway tells upstreams it can do: it relays these to the calling client, and refuses
+ * at once what that client did not declare (a mode of elicitation included).
+ */
 export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   sampling: {},
-  elicitation: {},
+  elicitation: { form: {}, url: {} },
 };
 
 /** The MCP Apps client capability, as ext-apps' `getUiCapability` reads it. */

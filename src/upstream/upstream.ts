@@ -179,16 +179,24 @@ export class Upstream {
   /**
    * Sends any request upstream through this connection's caller, in the call's context, with
    * this server's timeout unless the context sets one; `schema` checks the result (without one
-   * any object passes). Failures reject with the errors of failure.ts.
+   * any object passes). `input` answers a 2026-07-28 upstream's input rounds (`prompts/get`,
+   * `resources/read`). Failures reject with the errors of failure.ts.
    */
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     schema?: AnySchema,
     call: CallContext = NO_CONTEXT,
+    input?: InputRelay,
   ): Promise<unknown> {
     const terms = schema
-      ? { timeoutMs: this.config.timeoutMs, check: schemaCheck(schema) }
+      ? {
+        timeoutMs: this.config.timeoutMs,
+        check: schemaCheck(schema),
+        ...(input ? { input } : {}),
+      }
+      : input
+      ? { timeoutMs: this.config.timeoutMs, input }
       : this.#terms;
     return this.#send(method, params, call, terms);
   }

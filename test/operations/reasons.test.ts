@@ -126,6 +126,34 @@ servers:
   });
 });
 
+describe("prompts, resources and completions of a server that never came up", () => {
+  it("name the server and why it is down, not an unknown prompt or resource", async () => {
+    const gw = await startTestGateway(`
+servers:
+  gh: ${throwing("GITHUB_TOKEN is not set", "restart: { initialDelay: 30s }")}
+  echo: ${nodeServer("echo.mjs")}
+`);
+    const client = await httpClient(gw.url);
+    const down = /server "gh" is down: exited with code 1: Error: GITHUB_TOKEN is not set/;
+    try {
+      await assert.rejects(client.getPrompt({ name: "gh__triage" }), down);
+      await assert.rejects(client.readResource({ uri: "repo://gh/readme" }), down);
+      await assert.rejects(
+        client.complete({
+          ref: { type: "ref/prompt", name: "gh__triage" },
+          argument: { name: "q", value: "" },
+        }),
+        down,
+      );
+      // Names of no configured server stay unknown.
+      await assert.rejects(client.getPrompt({ name: "nope__triage" }), /unknown prompt/);
+    } finally {
+      await client.close();
+      await gw.stop();
+    }
+  });
+});
+
 describe("/readyz", () => {
   it("is 503 with every down server and its reason when 0 of 3 are up", async () => {
     const gw = await startTestGateway(`

@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type {
   CallToolResult,
+  ClientCapabilities,
   ReadResourceResult,
   Resource,
   Tool,
@@ -62,13 +63,14 @@ export const ERAS: readonly {
   era: string;
   /** The revision, for file names. */
   revision: string;
-  connect(url: string, token: string): Promise<AppsClient>;
+  /** `capabilities`: what the client declares (default none: not an Apps host). */
+  connect(url: string, token: string, capabilities?: ClientCapabilities): Promise<AppsClient>;
 }[] = [
   {
     era: "SDK 1.x (2025-11-25 session)",
     revision: "2025-11-25",
-    async connect(url, token) {
-      const client = new Client({ name: "apps-legacy", version: "1.0.0" });
+    async connect(url, token, capabilities = {}) {
+      const client = new Client({ name: "apps-legacy", version: "1.0.0" }, { capabilities });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -80,8 +82,9 @@ export const ERAS: readonly {
   {
     era: "SDK v2 pinned to 2026-07-28",
     revision: MODERN,
-    async connect(url, token) {
+    async connect(url, token, capabilities = {}) {
       const client = new ModernClient({ name: "apps-modern", version: "1.0.0" }, {
+        capabilities: capabilities as never, // as never: 1.x capability type onto v2's
         versionNegotiation: { mode: { pin: MODERN } },
       });
       await client.connect(

@@ -147,6 +147,34 @@ describe("MCP Apps pass-through", () => {
         assert.equal(textOf(r), "data from b");
       });
 
+      it("a host that declared the Apps extension is listed view-only tools, visibility unchanged", async () => {
+        const host = await connect(gw.url, FULL, {
+          extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } },
+        });
+        try {
+          const { tools } = await host.listTools();
+          const names = tools.map((t) => t.name);
+          for (const only of ["a__chart_data", "b__chart_data", "a__only_a", "b__only_b"]) {
+            assert.ok(names.includes(only), `${only} is not listed to the host`);
+          }
+          const data = tools.find((t) => t.name === "b__chart_data")!;
+          const upstream = (await direct.b!.listTools()).tools.find((t) =>
+            t.name === "chart_data"
+          )!;
+          assert.deepEqual(
+            (data._meta?.ui as { visibility?: unknown }).visibility,
+            (upstream._meta?.ui as { visibility?: unknown }).visibility,
+          );
+          // The same token without the extension, search and scripts: still not.
+          const plain = (await client.listTools()).tools.map((t) => t.name);
+          assert.ok(!plain.includes("b__chart_data"), "listed to a client that is no host");
+          const searchable = gw.running.gateway.visibleTools(LOCAL_CALLER).map((t) => t.tool.name);
+          assert.ok(!searchable.includes("b__chart_data"), "b__chart_data is searchable");
+        } finally {
+          await host.close();
+        }
+      });
+
       it("a tool result's resource link names the view as the client knows it", async () => {
         const r = await client.callTool({ name: "b__show_chart", arguments: {} });
         const link = r.content.find((c) => c.type === "resource_link") as { uri: string };

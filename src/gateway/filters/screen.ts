@@ -204,7 +204,7 @@ function withActed(
   filter: string,
   ctx: FilterContext,
 ): GatewayError {
-  const what = ctx.kind === "tool" ? `tool "${ctx.name}"` : `resource "${ctx.name}"`;
+  const what = `${ctx.kind} "${ctx.name}"`;
   if (err instanceof GatewayError) {
     return new GatewayError(err.code, `${what}: ${err.message}`, {
       cause: err,

@@ -1,9 +1,9 @@
 /**
  * The `spotlight` filter, a prompt-injection defence: upstream text is wrapped in markers saying
  * that what lies between them came from an upstream and is data, not instructions — each text
- * block of a tool result (and of an embedded or read resource), each string of its
- * `structuredContent`, and each string of an error, a progress or log message and a task's
- * status. The markers carry an id random per call, so an upstream cannot end the data early by
+ * block of a tool result or of a prompt's messages (and of an embedded or read resource), each
+ * string of its `structuredContent`, and each string of an error, a progress or log message and
+ * a task's status. The markers carry an id random per call, so an upstream cannot end the data early by
  * writing a closing marker of its own. A string of `structuredContent` that the tool's output
  * schema constrains (`enum`, `const`, `format`, `pattern`, `maxLength`) is left as it is: the
  * client validates it against that schema, which a marker would break, and it cannot hold free
@@ -25,7 +25,7 @@ export function spotlightMarkers(ctx: FilterContext, id: string): [string, strin
 
 /** Where the marked text came from, as the marker names it. */
 function origin(ctx: FilterContext): string {
-  const what = ctx.kind === "tool" ? `tool ${ctx.name}` : `resource ${ctx.name}`;
+  const what = `${ctx.kind} ${ctx.name}`;
   switch (ctx.part ?? "result") {
     case "result":
       return what;
@@ -52,6 +52,20 @@ export const spotlightFilter: TextFilter = {
     };
     // Beside a result, the caller hands over only upstream text: every string is marked.
     if ((ctx.part ?? "result") !== "result") return markAll(value, undefined, wrap) as JsonObject;
+    if (ctx.kind === "prompt") {
+      // A prompt's text is each message's one content block.
+      return mapKeys(
+        value,
+        (k, v) =>
+          k === "messages" && Array.isArray(v)
+            ? mapEach(
+              v,
+              (m) =>
+                isObject(m) ? mapKeys(m, (mk, c) => mk === "content" ? wrapBlock(c, wrap) : c) : m,
+            )
+            : v,
+      );
+    }
     const key = ctx.kind === "tool" ? "content" : "contents";
     return mapKeys(value, (k, v) => {
       if (k === key && Array.isArray(v)) return mapEach(v, (b) => wrapBlock(b, wrap));

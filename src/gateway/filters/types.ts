@@ -1,12 +1,15 @@
 /** Shapes of the result filters: what a filter is given, what it answers, what it reports. */
 import type { Caller } from "../types.ts";
 
-/** A JSON object as an upstream sent it (a tool result or a resource read). */
+/** A JSON object as an upstream sent it (a tool result, a resource read or a prompt). */
 export type JsonObject = Record<string, unknown>;
 
+/** What a filter screens: a tool result, a resource read, or a prompt's messages. */
+export type FilteredKind = "tool" | "resource" | "prompt";
+
 /**
- * What is screened: a `result` (a tool result, a task's result, a resource read) or what an
- * upstream sends beside results — a JSON-RPC `error` (`{ message, data }`), a `progress`
+ * What is screened: a `result` (a tool result, a task's result, a resource read, a prompt) or
+ * what an upstream sends beside results — a JSON-RPC `error` (`{ message, data }`), a `progress`
  * message (`{ message }`), a `log` message (`{ data }`) or a `task`'s status (`{ statusMessage }`).
  * Only the built-in filters screen the parts beside results (see {@link ResultFilter.beside}).
  */
@@ -14,12 +17,12 @@ export type ScreenedPart = "result" | "error" | "progress" | "log" | "task";
 
 /** What one filter run knows about the call it screens; never another call's data. */
 export interface FilterContext {
-  readonly kind: "tool" | "resource";
+  readonly kind: FilteredKind;
   /** Absent: `result`. */
   readonly part?: ScreenedPart;
   readonly server: string;
   /**
-   * The exposed tool name (`kind: "tool"`) or the resource URI the client asked for; for a log
+   * The exposed tool or prompt name, or the resource URI the client asked for; for a log
    * message, its logger.
    */
   readonly name: string;
@@ -59,7 +62,7 @@ export interface TextFilter extends ResultFilter {
 export interface FilterEvent {
   readonly filter: string;
   readonly server: string;
-  readonly kind: "tool" | "resource";
+  readonly kind: FilteredKind;
   /** The exposed tool name or the resource URI. */
   readonly name: string;
   /** `changed`: it rewrote the result; `blocked`: it refused it; `failed`: it broke or hit a limit. */

@@ -52,6 +52,20 @@ export function exposeToolMeta(server: string, tool: Tool): Tool {
   return next === meta ? tool : { ...tool, _meta: next };
 }
 
+/** The MCP Apps extension's key in a client's `capabilities.extensions`. */
+export const UI_EXTENSION_KEY = "io.modelcontextprotocol/ui";
+
+/**
+ * True when a client declared the MCP Apps extension: it is a host that renders views, and
+ * filters view-only tools from its model itself, so it is listed them.
+ */
+export function rendersApps(capabilities: unknown): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | null | undefined)?.extensions;
+  if (extensions === null || typeof extensions !== "object") return false;
+  return Object.hasOwn(extensions, UI_EXTENSION_KEY) &&
+    (extensions as Record<string, unknown>)[UI_EXTENSION_KEY] != null;
+}
+
 /**
  * True for a tool meant for views only: its `_meta.ui.visibility` is a list without `"model"`.
  * Such a tool is kept out of what a model lists and searches, and stays callable.

@@ -254,11 +254,19 @@ export class PassthroughHub {
 
   /**
    * The relay of a call's own input rounds (a 2026-07-28 upstream's `input_required`): they go
-   * to the client behind `call` and nowhere else. `undefined` when no client is behind it.
+   * to the client behind `call` and nowhere else (its roots too, when `serving` is the caller's
+   * own process of `shared`'s server). `undefined` for a 2025 upstream, whose requests are
+   * routed as they arrive, and when no client is behind the call.
    */
-  inputRelay(upstream: Upstream, call: CallContext): InputRelay | undefined {
+  inputRelay(serving: Upstream, shared: Upstream, call: CallContext): InputRelay | undefined {
+    if (serving.era !== "modern") return undefined;
     if (call.session === undefined && call.origin === undefined) return undefined;
-    return (method, params, signal) => answerRound(this, upstream, call, method, params, signal);
+    const upstream = serving;
+    const own = serving !== shared;
+    const relay: InputRelay = (method, params, signal) =>
+      answerRound(this, upstream, call, method, params, signal, own);
+    const capabilities = call.session?.capabilities ?? call.origin?.capabilities;
+    return capabilities ? Object.assign(relay, { capabilities }) : relay;
   }
 
   /**
@@ -334,6 +342,19 @@ export class PassthroughHub {
   /** Drops every subscription `sub` holds (a session closed, a listen stream ended). */
   release(sub: ResourceSubscriber): void {
     for (const key of [...sub.subscriptions.keys()]) void this.#drop(sub, key);
+  }
+
+  /**
+   * Whether some upstream may carry a resource subscription: a connected one that offers them,
+   * or one still starting (its answer not known yet). Without one, the front doors do not
+   * advertise `resources.subscribe`: never a capability advertised and then refused.
+   */
+  subscribable(): boolean {
+    return this.#pool.all().some((u) =>
+      u.client
+        ? u.client.getServerCapabilities()?.resources?.subscribe === true
+        : u.state === "starting"
+    );
   }
 
   /** Subscribes a session to an upstream resource (one upstream subscription per URI). */

@@ -10,6 +10,8 @@ export {
   exposeAppUri,
   exposeResultUris,
   exposeToolMeta,
+  rendersApps,
+  UI_EXTENSION_KEY,
   upstreamAppUri,
   upstreamRequestMeta,
   viewServerOf,

@@ -56,7 +56,8 @@ export function registerServerRequests(
 /**
  * Answers one input round of a 2026-07-28 upstream's call: it belongs to exactly that call, so
  * it goes to that call's client (a 2025 session's ordinary request, or a 2026-07-28 client's own
- * round) — never attributed among the calls in flight.
+ * round) — never attributed among the calls in flight. `own`: the call runs on its session's own
+ * process of an `isolation: session` server, whose `roots: client` are that session's to give.
  */
 export function answerRound(
   hub: PassthroughHub,
@@ -65,9 +66,10 @@ export function answerRound(
   method: string,
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
+  own = false,
 ): Promise<unknown> {
   const req = { method, ...(params ? { params } : {}) } as Request;
-  return relay(hub, upstream, undefined, req, { signal } as Extra, call);
+  return relay(hub, upstream, undefined, req, { signal } as Extra, call, own);
 }
 
 /** Answers one upstream request itself, or sends it to its one session and returns the answer. */
@@ -78,13 +80,14 @@ function relay(
   req: Request,
   extra: Extra,
   chosen?: CallContext,
+  own = false,
 ) {
   return onWire(async () => {
     const roots = upstream.config.roots;
     if (req.method === "roots/list") {
       if (Array.isArray(roots)) return { roots: roots.map((r) => ({ ...r })) };
       // The shared instance of a `roots: client` server serves no session: it gets no roots.
-      if (roots === "client" && !owner) return { roots: [] };
+      if (roots === "client" && !owner && !own) return { roots: [] };
     }
     // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
@@ -122,7 +125,7 @@ function relay(
     hub.touch(session);
     return await session.server.request(
       // as never: the client's answer, checked by the SDK
-      { method: req.method, params: req.params } as never,
+      { method: req.method, params: sessionParams(req) } as never,
       ResultSchema,
       {
         signal: extra.signal,
@@ -131,6 +134,17 @@ function relay(
       },
     );
   });
+}
+
+/**
+ * `req`'s params as a 2025 session reads them. A 2026-07-28 URL elicitation names no
+ * `elicitationId` (its input key names it), which 2025-11-25 requires: one is made up.
+ */
+function sessionParams(req: Request): Request["params"] {
+  const params = req.params;
+  if (req.method !== "elicitation/create" || params?.mode !== "url") return params;
+  if (typeof params.elicitationId === "string") return params;
+  return { ...params, elicitationId: crypto.randomUUID() };
 }
 
 /** The calls in flight on a shared process (one of an isolated server's serves no session). */

@@ -16,7 +16,7 @@ import {
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
-import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+import { rendersApps, type SessionLink } from "../../gateway/passthrough/mod.ts";
 import { callContext } from "../../gateway/call-context.ts";
 import { LazySchemaValidator } from "../../shared/schema-validator.ts";
 import type { Caller } from "../../gateway/types.ts";
@@ -59,7 +59,10 @@ export function createSessionServer(
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
+        resources: {
+          ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+          listChanged: true,
+        },
         logging: {},
         completions: {},
         ...(tasks ? { tasks } : {}),
@@ -83,7 +86,7 @@ export function createSessionServer(
   server.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
     onWire(() => {
       const { items, nextCursor } = page(
-        gateway.listTools(requestCaller(extra)),
+        gateway.listTools(requestCaller(extra), undefined, rendersApps(link.capabilities)),
         req.params?.cursor,
         options.pageSize,
       );

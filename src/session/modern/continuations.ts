@@ -97,6 +97,11 @@ class Parked implements CallOrigin {
   /** The last progress notification sent: the answer waits for it, so it is never overtaken. */
   lastNotify: Promise<void> = Promise.resolve();
 
+  /** The capabilities the flow's client declared (each request of a flow declares the same). */
+  get capabilities(): FlowRequest["capabilities"] {
+    return this.serving.capabilities;
+  }
+
   constructor(request: FlowRequest, caller: Caller) {
     this.serving = request;
     this.tokenName = caller.tokenName;

@@ -88,6 +88,8 @@ export function refusal(
  * call would refuse it. One per call, since session isolation keys a call's process on it.
  */
 class Unaskable implements CallOrigin {
+  /** Its client declared nothing it could be asked. */
+  readonly capabilities = {};
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     return Promise.reject(
       refusal(undefined, method, params) ??

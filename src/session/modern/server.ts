@@ -9,7 +9,7 @@
  * call as the caller the door made for the request (`callerOf` of ../door.ts) and build its
  * options with the core's `callContext`.
  */
-import { type AuthInfo, Server } from "@modelcontextprotocol/server";
+import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, Server } from "@modelcontextprotocol/server";
 import { callContext, type Gateway, LOCAL_CALLER } from "../../gateway/mod.ts";
 import type { Caller } from "../../gateway/types.ts";
 import {
@@ -21,6 +21,7 @@ import {
   readResource,
 } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
+import { rendersApps } from "../../gateway/passthrough/mod.ts";
 import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
@@ -85,7 +86,10 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     capabilities: {
       tools: { listChanged: true },
       prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
+      resources: {
+        ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+        listChanged: true,
+      },
       completions: {},
     },
     cacheHints: {
@@ -102,7 +106,9 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
 
   server.setRequestHandler("tools/list", (req, ctx) =>
     onWire(() => {
-      const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo));
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const apps = rendersApps(envelope?.[CLIENT_CAPABILITIES_META_KEY]);
+      const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo), undefined, apps);
       const { items, nextCursor } = page(tools, req.params?.cursor, size);
       return nextCursor ? { tools: items, nextCursor } : { tools: items };
       // as never: 1.x-typed result, v2's own types

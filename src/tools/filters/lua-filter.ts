@@ -4,7 +4,7 @@
  * per call, so a filter never sees another call's data. It returns the result (possibly
  * changed); raising an error blocks the call with the error's text as the reason. A filter that
  * hits a limit, crashes or returns no table fails the call: the result never passes unscreened.
- * `ctx` holds `kind` ("tool" or "resource"), `server`, `tool` or `uri`, and `token` (the
+ * `ctx` holds `kind` ("tool", "resource" or "prompt"), `server`, `tool`, `uri` or `prompt`, and `token` (the
  * caller's token name, never its value).
  */
 import { readFileSync } from "node:fs";
@@ -62,7 +62,7 @@ export class LuaFilter implements ResultFilter {
         FILTER_CTX: {
           kind: ctx.kind,
           server: ctx.server,
-          [ctx.kind === "tool" ? "tool" : "uri"]: ctx.name,
+          [ctx.kind === "resource" ? "uri" : ctx.kind]: ctx.name,
           ...(ctx.caller && ctx.caller.tokenName !== null ? { token: ctx.caller.tokenName } : {}),
         },
       },

@@ -4,22 +4,28 @@
  * never reaches the frame: when the call brings its own relay (`input`), each round goes to the
  * client whose call it is and the request is retried with the answers here; otherwise the v2
  * client fulfils the rounds through the handlers the gateway registered on it.
- * As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
+ * The 2025 stateful requests (log level, resource subscriptions) are carried as that revision
+ * offers them (stateful.ts). As with the 1.x leg, the frame owns the clock, results pass through unchecked here, and each
  * failure is named once.
  */
 import {
   type Client as V2Client,
+  CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../shared/errors.ts";
-import type { CallLeg, LegOptions, Progress } from "../caller.ts";
+import type { CallLeg, InputRelay, LegOptions, Progress } from "../caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.ts";
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
+import type { StatefulMethods } from "./stateful.ts";
 
 /** Rounds one call may take before it is given up (the SDK's own default). */
 const MAX_ROUNDS = 10;
+/** The `_meta` key by which an input request's own key travels to the client's round. */
+const INPUT_KEY_META = "mcp-gateway/inputKey";
 
 interface InputRequired {
   resultType: "input_required";
@@ -36,10 +42,20 @@ export class ModernLeg implements CallLeg {
   readonly kind = "modern";
   readonly #client: V2Client;
   readonly #server: string;
+  readonly #stateful: StatefulMethods;
+  /** What the gateway declared to this server: a call's envelope narrows it to its client's. */
+  readonly #offered: ClientCapabilities;
 
-  constructor(server: string, client: V2Client) {
+  constructor(
+    server: string,
+    client: V2Client,
+    stateful: StatefulMethods,
+    offered: ClientCapabilities,
+  ) {
     this.#server = server;
     this.#client = client;
+    this.#stateful = stateful;
+    this.#offered = offered;
   }
 
   async send(
@@ -48,6 +64,11 @@ export class ModernLeg implements CallLeg {
     { signal, onprogress, input }: LegOptions,
   ): Promise<unknown> {
     if (!this.#client.transport) throw notConnected(this.#server);
+    if (this.#stateful.handles(method)) {
+      return await this.#stateful.answer(method, params).catch((err) => {
+        throw this.#named(err);
+      });
+    }
     const options = {
       signal,
       timeout: SDK_TIMEOUT_MS,
@@ -63,6 +84,7 @@ export class ModernLeg implements CallLeg {
         // as never: v2 types requests per known method; any passes here
         : this.#client.request({ method, params: p } as never, ANY_RESULT, options);
     try {
+      params = withClientCapabilities(this.#stateful.withLevel(params), this.#offered, input);
       let result: unknown = await once(params);
       for (let round = 1; input && isInputRequired(result); round++) {
         if (round > MAX_ROUNDS) {
@@ -74,7 +96,7 @@ export class ModernLeg implements CallLeg {
         const { inputRequests = {}, requestState } = result;
         const answers = await Promise.all(
           Object.entries(inputRequests).map(async ([key, req]) =>
-            [key, await input(req.method, req.params, signal)] as const
+            [key, await input(req.method, keyed(req.params, key), signal)] as const
           ),
         );
         result = await once({
@@ -116,4 +138,32 @@ export class ModernLeg implements CallLeg {
       ...(neverDelivered(err) ? { delivered: false } : {}),
     });
   }
+}
+
+/** `params` with the input request's own key in its `_meta`: a modern client's round keeps it. */
+function keyed(params: Record<string, unknown> | undefined, key: string): Record<string, unknown> {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: { ...meta, [INPUT_KEY_META]: key } };
+}
+
+/**
+ * `params` with an envelope declaring what the call's client can be asked: of what the gateway
+ * offered the server, sampling and elicitation only as that client declared them (modes and
+ * all), so the server asks only what will be answered — or refuses the call, as the revision
+ * says, naming what is missing. A call with no client behind it keeps the connection's own.
+ */
+function withClientCapabilities(
+  params: Record<string, unknown> | undefined,
+  offered: ClientCapabilities,
+  input: InputRelay | undefined,
+): Record<string, unknown> | undefined {
+  const theirs = input?.capabilities;
+  if (!theirs) return params;
+  const declared: ClientCapabilities = { ...offered };
+  for (const key of ["sampling", "elicitation"] as const) {
+    if (theirs[key]) declared[key] = theirs[key] as never;
+    else delete declared[key];
+  }
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: declared } };
 }

@@ -10,7 +10,7 @@ import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
 /** Delay before a stream the server dropped is opened again (doubling, capped). */
-const RELISTEN_MS = [1_000, 30_000] as const;
+export const RELISTEN_MS = [1_000, 30_000] as const;
 
 /** Listens for the list changes `v2`'s server announces; returns at once. */
 export function listenForChanges(v2: V2Client, log: Logger): void {

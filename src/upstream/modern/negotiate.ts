@@ -12,6 +12,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { NAME, VERSION } from "../../version.ts";
@@ -24,6 +25,7 @@ import { isEraMismatch, startError } from "./errors.ts";
 import { lenientResults } from "./lenient.ts";
 import { listenForChanges } from "./listen.ts";
 import { ModernLeg } from "./leg.ts";
+import { StatefulMethods } from "./stateful.ts";
 
 export { MODERN_REVISION, notModern } from "./era.ts";
 
@@ -78,7 +80,15 @@ export async function connectModern(
     return {
       client,
       transport,
-      caller: framed(new ModernLeg(server.name, v2), server.name),
+      caller: framed(
+        new ModernLeg(
+          server.name,
+          v2,
+          new StatefulMethods(server.name, v2, log),
+          capabilities as ClientCapabilities,
+        ),
+        server.name,
+      ),
       ...(discover ? { discover } : {}),
     };
   } catch (err) {
