@@ -55,6 +55,10 @@ export class ExchangeCredential extends UpstreamCredential {
     return Promise.resolve();
   }
 
+  override reload(): Promise<void> {
+    return Promise.resolve();
+  }
+
   override get needsLogin(): string | null {
     return null;
   }
