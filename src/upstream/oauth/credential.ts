@@ -151,10 +151,12 @@ export class UpstreamCredential {
       if (had) this.#markNeedsLogin("the login was removed on another instance");
       return;
     }
-    const waiting = this.#needsLogin !== null;
+    const same = cred.tokens.access_token === this.#cred?.tokens?.access_token;
     this.#cred = cred;
+    // The same tokens rewritten (a step-up scope noted) are no new login: a reason to need
+    // one stands.
+    if (this.#needsLogin === null || same) return;
     this.#needsLogin = null;
-    if (!waiting) return;
     this.#log.info("upstream login stored by another instance", {});
     this.#loggedIn();
   }
