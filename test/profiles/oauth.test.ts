@@ -5,6 +5,8 @@
  * issued by its token endpoint (scopes), or signed with its published key (a `groups` claim).
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
 import { startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
@@ -124,5 +126,25 @@ describe("OAuth identities limited to profiles", () => {
       () => parseConfig(withOAuth("https://auth.example.test", "{ map: {}, extra: 1 }")),
       /extra/,
     );
+  });
+
+  it("a reload that changes the mapping applies at the identity's next request", async () => {
+    const eng = await groups("rita", ["eng"]);
+    const session = await legacyClient(byClaim.url, "/mcp/coding", eng);
+    try {
+      assert.ok(namesOf(await session.listTools()).includes("alpha__echo"));
+      writeFileSync(
+        join(byClaim.dir, "gateway.yaml"),
+        withOAuth(provider.issuer, "{ claim: groups, map: { eng: [support] } }"),
+      );
+      assert.equal(await byClaim.running.reload("test"), true);
+      await assert.rejects(
+        session.listTools(),
+        (err: Error) => err.message.replaceAll("\\", "").includes('may not use profile "coding"'),
+      );
+      assert.equal((await initialize(byClaim, "/mcp/support", eng)).status, 200);
+    } finally {
+      await session.close().catch(() => {});
+    }
   });
 });
