@@ -31,6 +31,14 @@ export function normaliseOAuth(
     algorithms: [...new Set(raw.algorithms ?? DEFAULT_ALGORITHMS)],
     scopes: raw.scopes ?? null,
     claims: raw.claims ?? {},
+    profiles: raw.profiles
+      ? {
+        claim: raw.profiles.claim ?? "scope",
+        // No prototype: a claim value may be `constructor`.
+        map: Object.assign(Object.create(null), raw.profiles.map),
+        default: raw.profiles.default ?? null,
+      }
+      : null,
     clockToleranceMs: ms(raw.clockTolerance, 30_000),
     jwksCooldownMs: ms(raw.jwksCooldown, 30_000),
     resourceMetadata: {

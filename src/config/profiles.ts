@@ -1,7 +1,7 @@
 /**
  * `profiles:` normalised, and the cross-checks that name their YAML paths: a profile naming a
  * server the config does not have, `execute: true` while `scripting.execute` is off, and a token
- * limited to a profile that does not exist. (A glob that matches no tool needs the catalog:
+ * or OAuth claim value limited to a profile that does not exist. (A glob that matches no tool needs the catalog:
  * `mcp-gateway check` reports those.)
  */
 import type { NormaliseProblem } from "./normalise.ts";
@@ -50,6 +50,23 @@ export function normaliseProfiles(
       });
     });
   });
+  const oauth = raw.gateway?.auth?.oauth?.profiles;
+  const lists: [(string | number)[], readonly string[]][] = [
+    ...Object.entries(oauth?.map ?? {}).map(([v, list]): [(string | number)[], string[]] => [
+      ["map", v],
+      list,
+    ]),
+    ...(oauth?.default ? [[["default"], oauth.default] as [string[], string[]]] : []),
+  ];
+  for (const [at, list] of lists) {
+    list.forEach((profile, j) => {
+      if (names.has(profile)) return;
+      problems.push({
+        path: ["gateway", "auth", "oauth", "profiles", ...at, j],
+        message: `unknown profile "${profile}"${known("profiles", names)}`,
+      });
+    });
+  }
   return out;
 }
 

@@ -287,6 +287,20 @@ const oauth = z.strictObject({
   claims: z.record(z.string().min(1), z.record(z.string(), globList)).optional().describe(
     "Claim → value → tool globs (e.g. roles: { admin: ['*'] }), added to the scopes' globs.",
   ),
+  profiles: z.strictObject({
+    claim: z.string().min(1).optional().describe(
+      "The claim whose values are looked up in map (default scope: the granted scopes).",
+    ),
+    map: z.record(z.string(), z.array(name, { error: "expected a list of profile names" }), {
+      error: "expected a map of claim value to profile names",
+    }).describe("Claim value → profiles; an identity may use the union of its values' profiles."),
+    default: z.array(name, { error: "expected a list of profile names" }).optional().describe(
+      "Profiles of an identity none of whose values is mapped ([] = no endpoint); " +
+        "omitted = such an identity is not limited to profiles.",
+    ),
+  }).optional().describe(
+    "Limit OAuth identities to profiles (/mcp/<profile>) by a claim or their scopes.",
+  ),
   clockTolerance: duration.optional().describe("Clock skew allowed on exp and nbf (default 30s)."),
   jwksCooldown: duration.optional().describe(
     "Least time between two key fetches caused by an unknown key id (default 30s).",

@@ -199,10 +199,24 @@ export interface OAuthConfig {
   readonly scopes: Readonly<Record<string, readonly string[]>> | null;
   /** Claim name → claim value → tool globs. */
   readonly claims: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  /**
+   * Claim (`scope`: the granted scopes) → value → profiles the identity may use; `null` = OAuth
+   * identities are never limited to profiles.
+   */
+  readonly profiles: OAuthProfiles | null;
   readonly clockToleranceMs: number;
   readonly jwksCooldownMs: number;
   /** Extra fields of the protected resource metadata document. */
   readonly resourceMetadata: Readonly<Record<string, unknown>>;
+}
+
+/** `gateway.auth.oauth.profiles`: which profiles an OAuth identity may use. */
+export interface OAuthProfiles {
+  /** The claim read; `scope` reads the granted scopes (`scope` or `scp`). */
+  readonly claim: string;
+  readonly map: Readonly<Record<string, readonly string[]>>;
+  /** For an identity none of whose values is mapped; `null` = not limited. */
+  readonly default: readonly string[] | null;
 }
 
 /** A macro parameter spec as written (string shorthand or map). */

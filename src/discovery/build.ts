@@ -207,7 +207,7 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
 
   const fullNames = new Map<string, number[]>();
   const localNames = new Map<string, number[]>();
-  docs.forEach((doc, d) => {
+  docs.forEach((_doc, d) => {
     const { folded, foldedLocal } = cached[d] as FieldTerms;
     addTo(fullNames, folded, d);
     if (foldedLocal !== folded) addTo(localNames, foldedLocal, d);

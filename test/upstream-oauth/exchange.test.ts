@@ -95,4 +95,36 @@ describe("upstream OAuth, exchange mode", { timeout: 120_000 }, () => {
     assert.equal(body.result?.content?.[0]?.text, "app-three", JSON.stringify(body));
     assert.ok(!(await seenTokens(parties.upstream.base)).includes(token));
   });
+  it("an upstream 401 drops the exchanged token: one new exchange, one retry, then the error", async () => {
+    const refuse = (q = "") => fetch(`${parties.upstream.base}/__refuse${q}`, { method: "POST" });
+    const a = await clientWith(await tokenOf(APPS[1]!));
+    assert.equal(textOf(await a.callTool({ name: "tracker__whoami", arguments: {} })), "app-two");
+    const old = new Set(await seenTokens(parties.upstream.base));
+    // The upstream revokes every token it was shown: the cached one is refused once, and the
+    // call goes through on a freshly exchanged token.
+    await (await refuse()).body?.cancel();
+    assert.equal(textOf(await a.callTool({ name: "tracker__whoami", arguments: {} })), "app-two");
+    const after = (await seenTokens(parties.upstream.base)).filter((t) => !old.has(t));
+    assert.equal(after.length > 0, true, "a new token was exchanged");
+    // A server that refuses every token: one new exchange and one retry, then the call fails.
+    await (await refuse("?all=1")).body?.cancel();
+    const before = (await seenTokens(parties.upstream.base)).length;
+    const failed = await a.callTool({ name: "tracker__whoami", arguments: {} }).then(
+      (r) => JSON.stringify(r),
+      (e) => String(e),
+    );
+    assert.match(failed, /refused a freshly exchanged token too \(401 invalid_token\)/, failed);
+    const tried = (await seenTokens(parties.upstream.base)).slice(before);
+    assert.equal(tried.length, 2, `one retry on a new token, not ${tried.length} attempts`);
+    assert.notEqual(tried[0], tried[1], "the retry carried a newly exchanged token");
+    // It was an error, not "needs login": once the server accepts tokens again, calls work
+    // (after the connection's ordinary restart).
+    await (await refuse("?none=1")).body?.cancel();
+    let answer = "";
+    for (let i = 0; i < 50 && answer !== "app-two"; i++) {
+      answer = textOf(await a.callTool({ name: "tracker__whoami", arguments: {} }));
+      if (answer !== "app-two") await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(answer, "app-two");
+  });
 });

@@ -12,7 +12,10 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { RunningGateway } from "../../src/cli/mod.ts";
 import { textOf } from "../_helpers/gateway.ts";
 import { browserLogin, configFile, type Parties, startFromFile, startParties } from "./_setup.ts";
@@ -33,6 +36,8 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
   let base: string;
   const clients: Record<string, Client> = {};
   const elicited: Record<string, unknown>[] = [];
+  /** The elicitation ids dave's client was told are complete. */
+  const completed: string[] = [];
 
   const whoami = async (who: keyof typeof TOKENS) =>
     textOf(await clients[who]!.callTool({ name: "tracker__whoami", arguments: {} }));
@@ -65,6 +70,9 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
           );
           assert.equal(answer.status, 200, answer.text);
           return { action: "accept" };
+        });
+        client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+          completed.push(n.params.elicitationId);
         });
       }
       await client.connect(
@@ -103,8 +111,12 @@ describe("upstream OAuth, per-user mode", { timeout: 180_000 }, () => {
     assert.equal(elicited.length, 1);
     assert.equal(elicited[0]!.mode, "url");
     assert.match(String(elicited[0]!.url), /\/oauth\/link\?t=/);
+    // The login's completion is announced for that elicitation, before the call's answer.
+    assert.equal(typeof elicited[0]!.elicitationId, "string");
+    assert.deepEqual(completed, [elicited[0]!.elicitationId]);
     assert.equal(await whoami("dave"), "dave-sub");
     assert.equal(elicited.length, 1, "no second elicitation once connected");
+    assert.equal(completed.length, 1);
   });
 
   it("a 2026-07-28 client gets the connect link as an input round, and its call completes", async () => {

@@ -2,7 +2,8 @@
  * A per-user server's connect link offered inside the call that needs it: a 2025-11-25 client
  * that declared `elicitation.url` gets an `elicitation/create` in URL mode, a 2026-07-28 client
  * the same as an `input_required` round of its call; once the client accepts and the login's
- * callback has arrived, the call is sent again, once. Any other client (or a declined or
+ * callback has arrived, the 2025 session hears `notifications/elicitation/complete` for its
+ * elicitation and the call is sent again, once. Any other client (or a declined or
  * unanswered elicitation) gets the tool error that names the link.
  */
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -11,6 +12,7 @@ import { LOGIN_TTL_MS, type UpstreamCredential } from "../../upstream/oauth/mod.
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
+import type { SessionLink } from "./link.ts";
 import { answerRound, missingCapability } from "./server-requests.ts";
 
 /**
@@ -50,8 +52,21 @@ export async function withConnectRound<T>(
     );
     if (!answer.success || answer.data.action !== "accept") throw err;
     await waitFor(loggedIn, signal);
+    if (call.session && !call.origin) completed(call.session, params.elicitationId, call.requestId);
     return await attempt();
   }
+}
+
+/**
+ * Tells a 2025 session that the login its URL elicitation asked for is done (the client may close
+ * the page it opened), on the stream of the call it serves.
+ */
+function completed(session: SessionLink, elicitationId: string, requestId?: string | number): void {
+  if (session.closed) return;
+  void session.server.notification(
+    { method: "notifications/elicitation/complete", params: { elicitationId } },
+    requestId === undefined ? undefined : { relatedRequestId: requestId },
+  ).catch(() => {});
 }
 
 /** `done`, or a rejection when `signal` aborts or the login's lifetime passes. */

@@ -118,8 +118,8 @@ export function authenticator(
       const what = presented === null ? "a bearer token is required" : "invalid bearer token";
       throw new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
     }
-    // OAuth identities are never admin (the status routes stay with configured tokens) and
-    // never limited to profiles (their scopes' globs narrow them on every endpoint).
+    // OAuth identities are never admin (the status routes stay with configured tokens); they are
+    // limited to profiles only by `gateway.auth.oauth.profiles` (their scopes' globs apply too).
     const who: RequestIdentity = {
       tokenName: match.name,
       toolGlobs: match.globs,

@@ -126,9 +126,39 @@ export class UpstreamCredential {
     this.#cred = cred;
     this.#needsLogin = null;
     this.#log.info("upstream login stored", { expiresAt: cred.expiresAt ?? null });
+    this.#loggedIn();
+  }
+
+  /** A login arrived: the upstream starts and the calls waiting for it go on. */
+  #loggedIn(): void {
     this.onLogin?.();
     for (const resolve of this.#loginWaiters) resolve();
     this.#loginWaiters.clear();
+  }
+
+  /**
+   * Re-reads the stored credential after another instance wrote or removed it: a login there
+   * lets the upstream start here, a refresh's tokens are used, a removal (a disconnect) makes it
+   * need a login.
+   */
+  async reload(): Promise<void> {
+    if (this.#fixed !== null) return;
+    const cred = await this.#store.read(this.slot);
+    this.#loaded = Promise.resolve();
+    if (!cred?.tokens || cred.serverUrl !== this.server.url) {
+      const had = this.#cred?.tokens !== undefined;
+      this.#cred = cred;
+      if (had) this.#markNeedsLogin("the login was removed on another instance");
+      return;
+    }
+    const same = cred.tokens.access_token === this.#cred?.tokens?.access_token;
+    this.#cred = cred;
+    // The same tokens rewritten (a step-up scope noted) are no new login: a reason to need
+    // one stands.
+    if (this.#needsLogin === null || same) return;
+    this.#needsLogin = null;
+    this.#log.info("upstream login stored by another instance", {});
+    this.#loggedIn();
   }
 
   /** Forgets the credential (a user disconnected): removed from the store, the upstream told. */

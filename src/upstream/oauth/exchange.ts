@@ -4,6 +4,7 @@
  * `audience` and `resource` = the upstream), cached per subject until it expires. The client's
  * token goes to the issuer's token endpoint only; the upstream never sees it.
  */
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -17,9 +18,16 @@ const ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token";
 /** An exchanged token is renewed this long before it expires. */
 const EARLY_MS = 10_000;
 
+/** A request body that can be sent twice (a stream is read by the first send). */
+function replayable(body: BodyInit | null | undefined): boolean {
+  return body === undefined || body === null || typeof body === "string" ||
+    body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
+}
+
 /** One subject's exchanged upstream token. */
 export class ExchangeCredential extends UpstreamCredential {
   #issuer: string;
+  #log: Logger;
   #subjectToken: string | undefined;
   #cached: { token: string; expiresAt: number } | undefined;
   #pending: Promise<string> | undefined;
@@ -34,6 +42,7 @@ export class ExchangeCredential extends UpstreamCredential {
   ) {
     super(server, store, log, () => "", { slot });
     this.#issuer = issuer;
+    this.#log = log;
   }
 
   /** The subject's current access token (the latest its requests presented). */
@@ -46,8 +55,39 @@ export class ExchangeCredential extends UpstreamCredential {
     return Promise.resolve();
   }
 
+  override reload(): Promise<void> {
+    return Promise.resolve();
+  }
+
   override get needsLogin(): string | null {
     return null;
+  }
+
+  /**
+   * The transports' fetch. A 401 on the cached token means the upstream stopped accepting it
+   * (revoked, its keys rotated): the token is dropped, exchanged anew once and the request sent
+   * once more; a second 401 is the caller's error. Never "needs login": no login helps here.
+   */
+  override readonly fetch: FetchLike = async (url, init) => {
+    const first = await this.accessToken();
+    const res = await this.#send(url, init, first);
+    if (res.status !== 401 || !replayable(init?.body)) return res;
+    await res.body?.cancel();
+    // Concurrent requests may have replaced it already: only the refused token is dropped.
+    if (this.#cached?.token === first) this.#cached = undefined;
+    const retried = await this.#send(url, init, await this.accessToken());
+    if (retried.status !== 401) return retried;
+    const { error } = (await sdkAuth()).extractWWWAuthenticateParams(retried);
+    await retried.body?.cancel();
+    throw this.#failed(
+      `the server refused a freshly exchanged token too (401${error ? ` ${error}` : ""})`,
+    );
+  };
+
+  #send(url: string | URL, init: RequestInit | undefined, token: string): Promise<Response> {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(url, { ...init, headers });
   }
 
   override async accessToken(): Promise<string> {

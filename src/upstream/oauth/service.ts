@@ -8,6 +8,7 @@ import { sha256Hex } from "../../runtime/hash.ts";
 import { join } from "node:path";
 import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config/mod.ts";
 import { connectLinkUrl, LINK_PATH } from "../../shared/connect-link.ts";
+import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
 import { ExchangeCredential } from "./exchange.ts";
@@ -99,14 +100,32 @@ export class UpstreamAuth {
       if (cluster) {
         const { connectRedis, RedisCredentialStore } = await import("./redis-store.ts");
         const redis = await connectRedis(cluster.redisUrl, cluster.timeoutMs);
-        this.#close = async () => void await redis.quit().catch(() => redis.disconnect());
-        return new RedisCredentialStore(redis, vault);
+        const store = new RedisCredentialStore(redis, vault);
+        this.#close = async () => {
+          await store.close();
+          await redis.quit().catch(() => redis.disconnect());
+        };
+        // A login, refresh or disconnect on another instance is used here at once.
+        await store.watch((slot) => this.#changedElsewhere(slot));
+        return store;
       }
       return new FileCredentialStore(dir, vault);
     })();
   }
 
-  /** Closes what the store holds open (the Redis connection). */
+  /** Re-reads the credentials held in `slot` (another instance wrote or removed it). */
+  #changedElsewhere(slot: string): void {
+    for (const c of [...this.#credentials.values(), ...this.#users.values()]) {
+      if (c.slot !== slot) continue;
+      c.reload().catch((err) => {
+        this.#log.child(c.server.name).warn("cannot re-read an upstream credential", {
+          error: messageOf(err),
+        });
+      });
+    }
+  }
+
+  /** Closes what the store holds open (the Redis connections). */
   async close(): Promise<void> {
     await this.#close?.();
   }

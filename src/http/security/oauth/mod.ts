@@ -16,7 +16,7 @@ export {
   metadataDocument,
   metadataUrl,
 } from "./metadata.ts";
-export { globsOf, grantedScopes } from "./scopes.ts";
+export { globsOf, grantedScopes, profilesOf } from "./scopes.ts";
 export { identityOf, looksLikeJwt, OAuthVerifier } from "./verifier.ts";
 export type { OAuthIdentity } from "./verifier.ts";
 

@@ -1,7 +1,7 @@
 /**
  * From a verified access token's claims to the tools it may reach. A token's globs are the union
  * of the globs of its granted scopes (`scope`, or `scp` as some providers write it) and of its
- * mapped claim values. Lookups use own keys only, so a scope named `constructor` or `__proto__`
+ * mapped claim values; its profiles come the same way. Lookups use own keys only, so a scope named `constructor` or `__proto__`
  * maps to nothing.
  */
 import type { OAuthConfig } from "../../../config/mod.ts";
@@ -32,6 +32,27 @@ export function globsOf(
     }
   }
   return [...globs];
+}
+
+/**
+ * The profiles a token may use (`gateway.auth.oauth.profiles`): the union of what its claim's
+ * values (or granted scopes) map to; `default` when none is mapped; `null` = not limited.
+ */
+export function profilesOf(
+  claims: Record<string, unknown>,
+  config: Pick<OAuthConfig, "profiles">,
+): string[] | null {
+  const mapping = config.profiles;
+  if (mapping === null) return null;
+  const values = mapping.claim === "scope"
+    ? grantedScopes(claims)
+    : valuesOf(Object.hasOwn(claims, mapping.claim) ? claims[mapping.claim] : undefined);
+  const profiles = new Set<string>();
+  for (const value of values) {
+    for (const p of own(mapping.map, value) ?? []) profiles.add(p);
+  }
+  if (profiles.size === 0) return mapping.default === null ? null : [...mapping.default];
+  return [...profiles];
 }
 
 function own<T>(map: Readonly<Record<string, T>>, key: string): T | undefined {

@@ -16,7 +16,7 @@ import { GatewayError } from "../../../shared/errors.ts";
 import type { Logger } from "../../../shared/log.ts";
 import { sha256 } from "../../../runtime/hash.ts";
 import { discoverJwksUri } from "./discovery.ts";
-import { globsOf } from "./scopes.ts";
+import { globsOf, profilesOf } from "./scopes.ts";
 import { DOCUMENT_BOUNDS, documentFetch } from "../../../shared/document-fetch.ts";
 
 /** The identity an access token grants. */
@@ -24,6 +24,8 @@ export interface OAuthIdentity {
   /** `oauth:user:<sub>`, or `oauth:client:<client_id>` for a client acting as itself. */
   readonly name: string;
   readonly globs: readonly string[] | null;
+  /** The profiles it may use (`gateway.auth.oauth.profiles`); `null` = every endpoint. */
+  readonly profiles: readonly string[] | null;
   /** Epoch ms after which the token is refused: its `exp` plus the clock tolerance. */
   readonly expiresAt: number;
 }
@@ -116,7 +118,8 @@ export class OAuthVerifier {
       );
     }
     const expiresAt = payload.exp! * 1000 + this.config.clockToleranceMs;
-    return { identity: { name, globs, expiresAt }, exp: payload.exp! };
+    const profiles = profilesOf(payload, this.config);
+    return { identity: { name, globs, profiles, expiresAt }, exp: payload.exp! };
   }
 
   /** The key resolver: the configured JWKS, or the one the issuer's metadata names. */
