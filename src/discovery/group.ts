@@ -4,7 +4,7 @@
  * them as one document keeps each copy from taking a place on the first page, and lets the hit
  * list every server that offers it.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../runtime/hash.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** Definitions in first-seen order, and the descriptors of those offered more than once. */
@@ -76,7 +76,7 @@ function keyOf(doc: ToolDescriptor): string {
 function schemaOf(doc: ToolDescriptor): string {
   let text = schemas.get(doc);
   if (text === undefined) {
-    text = createHash("sha256").update(JSON.stringify(doc.inputSchema) ?? "").digest("base64");
+    text = sha256Hex(JSON.stringify(doc.inputSchema) ?? "");
     schemas.set(doc, text);
   }
   return text;

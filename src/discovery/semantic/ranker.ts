@@ -6,7 +6,7 @@
  * every search.
  */
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../runtime/hash.ts";
 import type { EmbeddingsConfig } from "../../config/mod.ts";
 import type { Logger } from "../../shared/log.ts";
 import { readStateFile, statePath, writeStateFile } from "../../state/mod.ts";
@@ -170,5 +170,5 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
