@@ -50,13 +50,15 @@ export async function benchResults(
     const growth = Math.max(gw.peak(), peakBefore) - before;
     if (sizes.some((s) => s < plan.resultBytes)) throw new Error(`short answers: ${sizes}`);
     say(`scale: 4 × ${mib(plan.resultBytes)} results: peak +${mib(growth)} in ${ms.toFixed(0)} ms`);
+    // Does the memory come back once the results are sent?
+    const after = await settledRss(gw, 10_000);
     return {
       peakOverBytes: growth / inFlight,
       markdown: `Four concurrent results of ${mib(plan.resultBytes)} each (${mib(inFlight)} in ` +
         `flight): RSS before ${mib(before)}, peak growth ${mib(growth)} ` +
         `(${(growth / inFlight).toFixed(2)}× the bytes in flight), ${
           ms.toFixed(0)
-        } ms for all four.`,
+        } ms for all four; RSS 10 s after they ended ${mib(after)}.`,
     };
   } finally {
     await gw.stop();
