@@ -119,6 +119,19 @@ async function initialize(
   }
   const share = shareRefusal(table, who);
   if (share) return share;
+  const { server, transport, wire } = newSession(table, who);
+  await server.connect(wire);
+  const sessionId = () => transport.sessionId ?? null;
+  const authInfo = authInfoOf(callerOf(table.gateway, who, sessionId));
+  return await transport.handleRequest(req, { parsedBody: body, authInfo });
+}
+
+/**
+ * A new session's server, transport and the decorator between them, not yet connected. Built
+ * outside the async handler on purpose: the closures a session keeps for its whole life would
+ * otherwise hold the handler's scope — its `initialize` request and body — as long as it lives.
+ */
+function newSession(table: SessionTable, who: RequestIdentity) {
   const { gateway, opts } = table;
   const activity = newActivity();
   const fast = new FastCalls();
@@ -161,7 +174,5 @@ async function initialize(
     fast.abortAll();
     if (transport.sessionId) table.sessions.delete(transport.sessionId);
   };
-  await server.connect(wire);
-  const authInfo = authInfoOf(callerOf(gateway, who, sessionId));
-  return await transport.handleRequest(req, { parsedBody: body, authInfo });
+  return { server, transport, wire };
 }
