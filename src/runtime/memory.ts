@@ -33,6 +33,11 @@ export class CompactionSchedule {
   #released = 0;
   #first = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * After a compaction, the tail of the same burst (what was released after it, however
+   * little) earns one more: otherwise the last few MiB of a mass close would stay held.
+   */
+  #tail = false;
   readonly #compact: () => void;
   readonly #timing: CompactionTiming;
 
@@ -47,7 +52,7 @@ export class CompactionSchedule {
     const now = Date.now();
     if (this.#released === 0) this.#first = now;
     this.#released += bytes;
-    if (this.#released < this.#timing.worthBytes) return;
+    if (!this.#tail && this.#released < this.#timing.worthBytes) return;
     clearTimeout(this.#timer);
     const { quietMs, maxWaitMs } = this.#timing;
     const wait = Math.max(0, Math.min(quietMs, this.#first + maxWaitMs - now));
@@ -61,9 +66,12 @@ export class CompactionSchedule {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#released = 0;
+    this.#tail = false;
   }
 
   #run(): void {
+    // A run that answered a tail ends the burst; one that answered a full count may have one.
+    this.#tail = !this.#tail;
     this.#released = 0;
     this.#timer = undefined;
     this.#compact();

@@ -58,4 +58,19 @@ describe("CompactionSchedule", () => {
     assert.equal(runs, 1, "a steady stream of releases never pauses, yet it compacted");
     s.cancel();
   });
+
+  it("compacts once more for the tail of a burst, then waits for a full count again", async () => {
+    let runs = 0;
+    const s = new CompactionSchedule(() => runs++, timing);
+    s.note(1200);
+    await wait(120);
+    assert.equal(runs, 1);
+    s.note(10); // the last sessions of the burst closed after the compaction
+    await wait(120);
+    assert.equal(runs, 2, "the tail was compacted");
+    s.note(10);
+    await wait(120);
+    assert.equal(runs, 2, "a trickle after the burst waits for a full count");
+    s.cancel();
+  });
 });

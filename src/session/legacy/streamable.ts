@@ -136,10 +136,11 @@ function newSession(table: SessionTable, who: RequestIdentity) {
   const activity = newActivity();
   const fast = new FastCalls();
   const standing = { who };
+  const owner = crypto.randomUUID();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => crypto.randomUUID(),
     // Replay stays within this session: its events are stored under an owner of its own.
-    eventStore: table.events.scoped(crypto.randomUUID()),
+    eventStore: table.events.scoped(owner),
     maxRequestBodySize: opts.maxBodyBytes,
     onsessioninitialized: (id) => {
       table.sessions.set(id, {
@@ -172,6 +173,7 @@ function newSession(table: SessionTable, who: RequestIdentity) {
   const wire = new SessionTransport(transport, activity, fast.route);
   wire.onclose = () => {
     fast.abortAll();
+    table.events.forget(owner);
     if (transport.sessionId) table.sessions.delete(transport.sessionId);
   };
   return { server, transport, wire };
