@@ -4,6 +4,10 @@
  * compiled binary when it is newer than `src/`) for each part, reads its RSS from /proc, prints
  * every goal as met or missed with its figure, and writes `bench/SCALE.md`.
  *
+ * Run it with `BUN_CONFIG_MAX_HTTP_REQUESTS=4096` (the npm script does): Bun's fetch holds at most
+ * 256 requests open at once by default, and the sessions part holds 1,000 GET streams open — past
+ * 256 the rest would wait forever.
+ *
  * Flags: `--quick` (fewer sessions and tools, a 10 s give-back wait: a smoke run, not the
  * reference), `--gateway=auto|binary|source|deno`, `--skip=sessions,tools,results,healthz`.
  */
