@@ -8,7 +8,11 @@
  * that stamps members into every result (2026-07-28: `resultType`, `serverInfo`) appends them
  * to that text instead of serialising the result again.
  */
+import { noteReleased } from "../runtime/mod.ts";
 import { rawJsonOf } from "../shared/raw-json.ts";
+
+/** An answer this long is large: once sent, the heap it passed through is worth giving back. */
+const LARGE_ANSWER = 256 * 1024;
 
 /** Members an era adds to the results it sends. */
 export interface ResultStamp {
@@ -24,11 +28,15 @@ export interface ResultStamp {
 export function resultAnswer(id: string | number, result: unknown, stamp?: ResultStamp): string {
   const raw = rawJsonOf(result);
   const plain = result as Record<string, unknown>;
-  if (raw !== undefined && (!stamp || stamp.appendable(plain))) {
-    const body = stamp ? appendMembers(raw, stamp.text) : raw;
-    return `{"result":${body},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
-  }
-  return JSON.stringify({ result: stamp ? stamp.apply(plain) : result, jsonrpc: "2.0", id });
+  const answer = raw !== undefined && (!stamp || stamp.appendable(plain))
+    ? `{"result":${stamp ? appendMembers(raw, stamp.text) : raw},"jsonrpc":"2.0","id":${
+      JSON.stringify(id)
+    }}`
+    : JSON.stringify({ result: stamp ? stamp.apply(plain) : result, jsonrpc: "2.0", id });
+  // The result's text, the answer and its encoded bytes become garbage once it is sent (the
+  // compaction waits for a quiet moment, after that).
+  if (answer.length >= LARGE_ANSWER) noteReleased(answer.length * 3);
+  return answer;
 }
 
 /** The error answer for request `id`. */

@@ -1,8 +1,14 @@
 /**
  * The restart policy of one upstream as state: consecutive failures, the restart it has
  * scheduled, and whether it gave up. The delay doubles per consecutive failure up to
- * `maxDelay`; the count resets once a connection stayed up `resetAfter`; after `maxRestarts`
- * failures in a row no restart is scheduled.
+ * `maxDelay`; the count resets when a failure comes `resetAfter` or more after the previous one
+ * (or, for the first, after the connection came up); after `maxRestarts` failures in a row no
+ * restart is scheduled.
+ *
+ * Measured failure to failure, not from when the restarted connection came up: a server that
+ * crashes once a minute with `resetAfter: 1m` was up a little less than a minute each time (the
+ * outage is part of the minute), so its delay used to double on every crash, and so did the
+ * outage. A crash loop still backs off: its failures are at most `maxDelay` plus a start apart.
  */
 import type { ServerConfig } from "../config/mod.ts";
 
@@ -17,6 +23,7 @@ export class Backoff {
   /** When the scheduled restart is due (epoch ms), 0 when none is. */
   nextRetryAt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastFailureAt: number | null = null;
   readonly #policy: ServerConfig["restart"];
 
   constructor(policy: ServerConfig["restart"]) {
@@ -30,7 +37,10 @@ export class Backoff {
    */
   failed(halted: boolean, upSince: number | null, restart: () => void): Record<string, unknown> {
     const { initialDelayMs, maxDelayMs, maxRestarts, resetAfterMs } = this.#policy;
-    if (upSince !== null && Date.now() - upSince >= resetAfterMs) this.failures = 0;
+    const now = Date.now();
+    const since = this.#lastFailureAt ?? upSince;
+    if (since !== null && now - since >= resetAfterMs) this.failures = 0;
+    this.#lastFailureAt = now;
     this.cancel();
     if (halted) return { shuttingDown: true };
     if (maxRestarts !== null && this.failures >= maxRestarts) {

@@ -7,6 +7,7 @@ import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
 import type { Logger } from "../shared/log.ts";
 import { SessionUpstreams } from "./isolated.ts";
+import { startInWaves } from "./start-queue.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
 
@@ -122,13 +123,13 @@ export class UpstreamPool {
     return upstream;
   }
 
-  /** Starts every upstream concurrently; resolves when each is up or marked down. */
+  /** Starts every upstream in waves; resolves when each is up or marked down. */
   async startAll(onEach?: (u: Upstream) => void): Promise<void> {
-    await Promise.all([...this.#upstreams.values()].map(async (u) => {
+    await startInWaves([...this.#upstreams.values()], async (u) => {
       await u.start();
       this.#primeSpare(u);
       onEach?.(u);
-    }));
+    });
   }
 
   /** Starts the spare of a session-isolated server whose shared instance just came up. */
@@ -196,10 +197,10 @@ export class UpstreamPool {
     // Keep config order so listings stay stable.
     this.#upstreams = new Map(servers.map((s) => [s.name, this.#upstreams.get(s.name)!]));
     await Promise.all(stops);
-    await Promise.all(starts.map(async (u) => {
+    await startInWaves(starts, async (u) => {
       await u.start();
       this.#primeSpare(u);
-    }));
+    });
     return { added, removed, changed };
   }
 

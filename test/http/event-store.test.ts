@@ -23,6 +23,32 @@ describe("the resumability event store", () => {
     assert.deepEqual(seen, ["n2"]);
   });
 
+  it("lets a closed session's events go with it, and keeps the others'", async () => {
+    const store = new MemoryEventStore();
+    const gone = store.scoped("session-a");
+    const kept = store.scoped("session-b");
+    await gone.storeEvent("s", big(1, 10));
+    await gone.storeEvent("s", big(2, 10));
+    const k1 = await kept.storeEvent("s", { jsonrpc: "2.0", method: "n1" });
+    await kept.storeEvent("s", { jsonrpc: "2.0", method: "n2" });
+    const before = store.bytes;
+    store.forget("session-a");
+    assert.ok(before - store.bytes >= 20 * 1024, `${before} -> ${store.bytes} bytes`);
+    store.forget("session-a"); // twice is harmless
+    const seen: string[] = [];
+    await kept.replayEventsAfter(k1, {
+      send: (_id, m) => Promise.resolve(void seen.push((m as { method: string }).method)),
+    });
+    assert.deepEqual(seen, ["n2"]);
+    // Evicted events leave the owner's index too: forgetting after eviction changes nothing.
+    const small = new MemoryEventStore(2);
+    await small.scoped("x").storeEvent("s", { jsonrpc: "2.0", method: "a" });
+    for (let i = 0; i < 3; i++) await small.storeEvent("t", { jsonrpc: "2.0", method: "b" });
+    const held = small.bytes;
+    small.forget("x");
+    assert.equal(small.bytes, held);
+  });
+
   it("drops the oldest events once the byte ceiling is passed", async () => {
     const store = new MemoryEventStore(10_000, 1024 * 1024);
     for (let i = 0; i < 20; i++) await store.storeEvent("s", big(i, 100));

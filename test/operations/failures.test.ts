@@ -140,6 +140,36 @@ servers:
   });
 });
 
+describe("backoff that forgives", () => {
+  it("crashes resetAfter apart restart from the initial delay, however short the run", async () => {
+    const logs = captureLogs("info");
+    const gw = await startTestGateway(`
+servers:
+  minute: ${nodeServer("crash-mid-call.mjs", "restart: { initialDelay: 200ms, resetAfter: 1s }")}
+`);
+    const client = await httpClient(gw.url);
+    const pool = gw.running.gateway.pool;
+    try {
+      // Crashes 1.1 s apart: each run is shorter than resetAfter (the outage is part of the
+      // 1.1 s), but the failures themselves are further apart than resetAfter.
+      let last = Date.now();
+      for (let i = 0; i < 3; i++) {
+        await waitFor(() => pool.get("minute")!.state === "up", 10_000, "minute up");
+        await new Promise((r) => setTimeout(r, Math.max(0, last + 1_100 - Date.now())));
+        last = Date.now();
+        await client.callTool({ name: "minute__boom", arguments: {} });
+        await waitFor(() => upstreamLog(logs.lines, "minute", "upstream down").length > i, 10_000);
+      }
+      const delays = upstreamLog(logs.lines, "minute", "upstream down").map((l) => l.retryInMs);
+      assert.deepEqual(delays, [200, 200, 200]);
+    } finally {
+      await client.close();
+      await gw.stop();
+      logs.restore();
+    }
+  });
+});
+
 describe("upstreams that hang or make noise", () => {
   let gw: TestGateway;
   let client: Client;

@@ -2,7 +2,7 @@
 // 64 MiB of dropped arrays leave the process's RSS after one call, not at the collector's leisure.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactHeap, runtimeName } from "../../src/runtime/mod.ts";
+import { compactHeap, CompactionSchedule, runtimeName } from "../../src/runtime/mod.ts";
 
 describe("compactHeap", () => {
   it("returns dropped memory to the system (Bun) and never throws", () => {
@@ -17,5 +17,60 @@ describe("compactHeap", () => {
       held - after > 32 * 1024 ** 2,
       `RSS ${held} -> ${after}: less than 32 MiB given back`,
     );
+  });
+});
+
+describe("CompactionSchedule", () => {
+  const timing = { worthBytes: 1000, quietMs: 40, maxWaitMs: 200 };
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("does not compact for less than is worth it", async () => {
+    let runs = 0;
+    const s = new CompactionSchedule(() => runs++, timing);
+    s.note(400);
+    s.note(400);
+    await wait(120);
+    assert.equal(runs, 0);
+    s.cancel();
+  });
+
+  it("compacts once, after the releases pause", async () => {
+    let runs = 0;
+    const s = new CompactionSchedule(() => runs++, timing);
+    for (let i = 0; i < 5; i++) {
+      s.note(300);
+      await wait(5);
+    }
+    assert.equal(runs, 0, "not while releases keep coming");
+    await wait(120);
+    assert.equal(runs, 1);
+    s.cancel();
+  });
+
+  it("compacts within its longest wait under steady releases", async () => {
+    let runs = 0;
+    const s = new CompactionSchedule(() => runs++, timing);
+    const t0 = Date.now();
+    while (Date.now() - t0 < 2_000 && runs === 0) {
+      s.note(600);
+      await wait(10);
+    }
+    assert.equal(runs, 1, "a steady stream of releases never pauses, yet it compacted");
+    s.cancel();
+  });
+
+  it("compacts once more for the tail of a burst, then waits for a full count again", async () => {
+    let runs = 0;
+    const s = new CompactionSchedule(() => runs++, timing);
+    s.note(1200);
+    await wait(120);
+    assert.equal(runs, 1);
+    s.note(10); // the last sessions of the burst closed after the compaction
+    await wait(120);
+    assert.equal(runs, 2, "the tail was compacted");
+    s.note(10);
+    await wait(120);
+    assert.equal(runs, 2, "a trickle after the burst waits for a full count");
+    s.cancel();
   });
 });

@@ -15,6 +15,8 @@ interface Stored {
   streamId: string;
   message: JSONRPCMessage;
   bytes: number;
+  /** The session ({@link MemoryEventStore.scoped}) it was stored for, if any. */
+  owner?: string;
 }
 
 /**
@@ -24,6 +26,8 @@ interface Stored {
  */
 export class MemoryEventStore implements EventStore {
   #events = new Map<string, Stored>();
+  /** Event ids by owner, so a closed session's events leave with it. */
+  #owned = new Map<string, Set<string>>();
   #seq = 0;
   #bytes = 0;
   readonly #maxEvents: number;
@@ -39,18 +43,45 @@ export class MemoryEventStore implements EventStore {
     return this.#bytes;
   }
 
-  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+  storeEvent(streamId: string, message: JSONRPCMessage, owner?: string): Promise<string> {
     const id = `${streamId}_${++this.#seq}`;
     const bytes = messageBytes(message);
-    this.#events.set(id, { streamId, message, bytes });
+    this.#events.set(
+      id,
+      owner === undefined ? { streamId, message, bytes } : { streamId, message, bytes, owner },
+    );
     this.#bytes += bytes;
+    if (owner !== undefined) {
+      const ids = this.#owned.get(owner);
+      if (ids) ids.add(id);
+      else this.#owned.set(owner, new Set([id]));
+    }
     while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
       const oldest = this.#events.entries().next().value;
       if (!oldest) break;
-      this.#events.delete(oldest[0]);
-      this.#bytes -= oldest[1].bytes;
+      this.#drop(oldest[0], oldest[1]);
     }
     return Promise.resolve(id);
+  }
+
+  /** Drops every event stored for `owner` (its session closed: nobody can resume them). */
+  forget(owner: string): void {
+    const ids = this.#owned.get(owner);
+    if (!ids) return;
+    for (const id of ids) {
+      const e = this.#events.get(id);
+      if (e) this.#drop(id, e);
+    }
+    this.#owned.delete(owner);
+  }
+
+  #drop(id: string, e: Stored): void {
+    this.#events.delete(id);
+    this.#bytes -= e.bytes;
+    if (e.owner === undefined) return;
+    const ids = this.#owned.get(e.owner);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#owned.delete(e.owner);
   }
 
   /**
@@ -64,7 +95,7 @@ export class MemoryEventStore implements EventStore {
     const own = (streamId: string | undefined) =>
       streamId?.startsWith(prefix) ? streamId.slice(prefix.length) : undefined;
     return {
-      storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message),
+      storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message, owner),
       getStreamIdForEventId: async (eventId) =>
         eventId.startsWith(prefix) ? own(await this.getStreamIdForEventId(eventId)) : undefined,
       replayEventsAfter: async (lastEventId, io) => {

@@ -14,6 +14,7 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
+import { noteReleased } from "../../runtime/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import { rendersApps, type SessionLink } from "../../gateway/passthrough/mod.ts";
@@ -26,6 +27,12 @@ import { installPassthrough } from "./install.ts";
 import { callerOfRequest } from "./request-caller.ts";
 import { watchScope } from "./rescope.ts";
 import { registerTasks, tasksCapability } from "./tasks.ts";
+
+/**
+ * About what an open session holds (its server, transport and their maps and closures): what
+ * its close gives the heap back, counted towards a compaction (`runtime/memory.ts`).
+ */
+const SESSION_BYTES = 32 * 1024;
 
 /** Options for {@link createSessionServer}. */
 export interface SessionOptions {
@@ -165,6 +172,7 @@ export function createSessionServer(
     unwatch();
     hub.detach(link);
     prevClose?.();
+    noteReleased(SESSION_BYTES);
   };
   return { server, link };
 }

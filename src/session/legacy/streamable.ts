@@ -119,14 +119,28 @@ async function initialize(
   }
   const share = shareRefusal(table, who);
   if (share) return share;
+  const { server, transport, wire } = newSession(table, who);
+  await server.connect(wire);
+  const sessionId = () => transport.sessionId ?? null;
+  const authInfo = authInfoOf(callerOf(table.gateway, who, sessionId));
+  return await transport.handleRequest(req, { parsedBody: body, authInfo });
+}
+
+/**
+ * A new session's server, transport and the decorator between them, not yet connected. Built
+ * outside the async handler on purpose: the closures a session keeps for its whole life would
+ * otherwise hold the handler's scope — its `initialize` request and body — as long as it lives.
+ */
+function newSession(table: SessionTable, who: RequestIdentity) {
   const { gateway, opts } = table;
   const activity = newActivity();
   const fast = new FastCalls();
   const standing = { who };
+  const owner = crypto.randomUUID();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => crypto.randomUUID(),
     // Replay stays within this session: its events are stored under an owner of its own.
-    eventStore: table.events.scoped(crypto.randomUUID()),
+    eventStore: table.events.scoped(owner),
     maxRequestBodySize: opts.maxBodyBytes,
     onsessioninitialized: (id) => {
       table.sessions.set(id, {
@@ -159,9 +173,8 @@ async function initialize(
   const wire = new SessionTransport(transport, activity, fast.route);
   wire.onclose = () => {
     fast.abortAll();
+    table.events.forget(owner);
     if (transport.sessionId) table.sessions.delete(transport.sessionId);
   };
-  await server.connect(wire);
-  const authInfo = authInfoOf(callerOf(gateway, who, sessionId));
-  return await transport.handleRequest(req, { parsedBody: body, authInfo });
+  return { server, transport, wire };
 }

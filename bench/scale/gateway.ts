@@ -1,0 +1,111 @@
+/**
+ * A gateway process for one scale measurement: its config in a fresh folder, started on a free
+ * loopback port, its RSS read from /proc, stopped by its PID.
+ */
+import { mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, memBytes, stopChild, track } from "../procs.ts";
+import { sleep } from "../stats.ts";
+
+/** A running gateway under measurement. */
+export interface ScaleGateway {
+  readonly pid: number;
+  readonly url: string;
+  /** Milliseconds from spawn to the first `/healthz` 200. */
+  readonly healthzMs: number;
+  rss(): number;
+  peak(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `argv` on `yaml`; resolves once `/healthz` answers 200 (30 s at most). */
+export async function startScaleGateway(
+  argv: readonly string[],
+  yaml: string,
+): Promise<ScaleGateway> {
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-scale-"));
+  writeFileSync(join(dir, "gateway.yaml"), yaml);
+  const port = await freePort();
+  const log = openSync(join(dir, "gateway.log"), "a");
+  const t0 = performance.now();
+  const child = track(
+    argv[0]!,
+    [...argv.slice(1), "--config", join(dir, "gateway.yaml"), "--listen", `127.0.0.1:${port}`],
+    { stdio: ["ignore", log, log], cwd: dir },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = t0 + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited (${dir}/gateway.log)`);
+    if (performance.now() > deadline) throw new Error(`no /healthz in 30 s (${dir}/gateway.log)`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.body?.cancel();
+      if (res.status === 200) break;
+    } catch { /* not listening yet */ }
+    await sleep(2);
+  }
+  const healthzMs = performance.now() - t0;
+  const pid = child.pid!;
+  return {
+    pid,
+    url,
+    healthzMs,
+    rss: () => memBytes(pid, "VmRSS"),
+    peak: () => memBytes(pid, "VmHWM"),
+    stop: () => stopChild(child),
+  };
+}
+
+/** Headers of a 2025 streamable HTTP POST. */
+export const POST_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** Opens a 2025 session with raw requests; its id. */
+export async function openSession(url: string): Promise<string> {
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: POST_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "scale", version: "1" },
+      },
+    }),
+  });
+  await res.text();
+  const sid = res.headers.get("mcp-session-id");
+  if (!sid) throw new Error(`initialize answered ${res.status} without a session`);
+  const note = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: { ...POST_HEADERS, "mcp-session-id": sid },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
+  await note.text();
+  return sid;
+}
+
+/** Runs `task` for 0…n-1, `width` at a time. */
+export async function inParallel(
+  n: number,
+  width: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+    while (next < n) await task(next++);
+  }));
+}
+
+/** Waits `ms` and lets the gateway settle, then reads its RSS. */
+export async function settledRss(gw: ScaleGateway, ms = 2_000): Promise<number> {
+  await sleep(ms);
+  return gw.rss();
+}
