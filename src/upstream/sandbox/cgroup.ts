@@ -26,6 +26,10 @@ const PREFIX = "mcp-gateway-box-";
 
 let base: string | null | undefined;
 let made = 0;
+/** Cgroups this process handed out, by name, with when: swept only once surely joined or unused. */
+const handedOut = new Map<string, number>();
+/** How long a handed-out cgroup may stay empty before it counts as unused. */
+const JOIN_GRACE_MS = 60_000;
 
 /** The folder new box cgroups go in, or `null` where none can be made. */
 function cgroupBase(): string | null {
@@ -82,13 +86,15 @@ export function boxCgroup(processes: number): string | null {
   const at = cgroupBase();
   if (!at) return null;
   sweep();
-  const dir = join(at, `${PREFIX}${process.pid}-${++made}`);
+  const name = `${PREFIX}${process.pid}-${++made}`;
+  const dir = join(at, name);
   try {
     mkdirSync(dir);
     writeFileSync(join(dir, "pids.max"), String(processes));
   } catch {
     return null;
   }
+  handedOut.set(name, Date.now());
   return join(dir, "cgroup.procs");
 }
 
@@ -105,6 +111,11 @@ function sweep(): void {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length).split("-")[0]);
     if (pid !== process.pid && alive(pid)) continue;
+    // One of ours, handed out but perhaps not yet joined (its launcher may still be starting while
+    // another box starts beside it): empty is not yet unused.
+    const at = handedOut.get(name);
+    if (at !== undefined && Date.now() - at < JOIN_GRACE_MS) continue;
+    handedOut.delete(name);
     try {
       rmdirSync(join(base, name)); // refused while a process is in it
     } catch { /* still in use */ }
