@@ -128,7 +128,8 @@ export function resourceTarget(gateway: Gateway, uri: string, caller: Caller): R
  */
 function downPrompt(gateway: Gateway, caller: Caller, name: string): GatewayError | undefined {
   const separator = gateway.config.gateway.separator;
-  const match = downServerNamed(name, gateway.pool.all(), separator, "prompts");
+  // The caller's own upstreams: a per-user server's is the caller's connection (its own link).
+  const match = downServerNamed(name, gateway.viewOf(caller).upstreams, separator, "prompts");
   return match && gateway.sees(caller, match.upstream.name)
     ? match.upstream.unavailable()
     : undefined;
@@ -139,7 +140,8 @@ function downPrompt(gateway: Gateway, caller: Caller, name: string): GatewayErro
  * reaches, with none of its resources known) that may offer it, or all of theirs.
  */
 function downResource(gateway: Gateway, caller: Caller, uri: string): GatewayError | undefined {
-  const down = downResourceServers(gateway.pool.all()).filter((u) => gateway.sees(caller, u.name));
+  const down = downResourceServers(gateway.viewOf(caller).upstreams)
+    .filter((u) => gateway.sees(caller, u.name));
   if (down.length <= 1) return down[0]?.unavailable();
   const why = down.map((u) => u.unavailable().message).join("; ");
   return new GatewayError(

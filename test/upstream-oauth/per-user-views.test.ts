@@ -133,13 +133,17 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
     });
     assert.deepEqual(completed.completion.values, ["topic of alice"]);
     assert.deepEqual((await clients.bob.listPrompts()).prompts, []);
-    await assert.rejects(clients.bob.getPrompt({ name: "tracker__brief_alice" }), /unknown prompt/);
+    // bob learns only that he has not connected (with his own link), nothing of alice's prompt.
+    const refused = await clients.bob.getPrompt({ name: "tracker__brief_alice" }).catch((e) => e);
+    assert.ok(refused instanceof Error);
+    assert.match(refused.message, /unknown prompt|needs a login: open \S+\/oauth\/link\?t=/);
+    assert.doesNotMatch(refused.message, /topic of alice/);
     await assert.rejects(
       clients.bob.complete({
         ref: { type: "ref/prompt", name: "tracker__brief_alice" },
         argument: { name: "topic", value: "" },
       }),
-      /unknown prompt/,
+      /unknown prompt|needs a login/,
     );
   });
 
