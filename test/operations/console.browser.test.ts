@@ -135,8 +135,10 @@ describe("the operator console in a browser", () => {
       ]);
       assert.ok(pool.get("broken")!.restarts > restarts);
 
-      // End the newest session: its client is refused from then on; the other goes on.
-      await page.reload();
+      // End the newest session: its client is refused from then on; the other goes on. The
+      // restart's answer is still loading when its URL is reached: reload only once it has.
+      await page.waitForLoadState("load");
+      await page.goto(`${gw.url}/`, { waitUntil: "load" });
       await Promise.all([
         page.waitForURL(`${gw.url}/#sessions`),
         page.locator("#sessions tbody tr[data-session]").last().locator("button").click(),
