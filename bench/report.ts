@@ -80,7 +80,7 @@ export function goals(r: BenchReport): Goal[] {
     );
   for (const s of sessions) ratioGoal(s, small, s === 1 ? 1.3 : 1.5);
   for (const p of payloads.slice(1)) for (const s of sessions) ratioGoal(s, p, 1.1);
-  // Issue 22: the gateway against the floor (bench/floor.ts) of the same era, same run.
+  // The gateway against the floor (bench/floor.ts) of the same era, same run.
   const floorOf = (c: CellSummary) =>
     cell(
       `floor ${c.target.slice("gateway ".length)}` as CellSummary["target"],

@@ -87,7 +87,7 @@ export async function startGateway(
   config: GatewayConfig,
   options: StartOptions = {},
 ): Promise<RunningGateway> {
-  // --- security (issue 8): no unauthenticated listener beyond loopback; checked before boot.
+  // --- security: no unauthenticated listener beyond loopback; checked before boot.
   const [hostname, port] = splitListen(
     options.listen ?? `${config.gateway.host}:${config.gateway.port}`,
   );
@@ -225,7 +225,7 @@ export async function startGateway(
   }
   // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
   const statusSessions = new StatusSessions();
-  // --- cluster (issue 14): shared limits, MRTR relay and membership through Redis.
+  // --- cluster: shared limits, MRTR relay and membership through Redis.
   // The Redis client is loaded only when a cluster is configured.
   const cluster: Cluster | null = config.gateway.cluster
     ? new (await import("../cluster/mod.ts")).Cluster(config.gateway.cluster, {
