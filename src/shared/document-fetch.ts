@@ -127,3 +127,12 @@ async function bounded(
   Object.defineProperty(answer, "url", { value: url.href });
   return answer;
 }
+
+/** The bounded fetch of the OAuth client's documents (login, refresh, exchange). */
+export const fetchDocument: DocumentFetch = documentFetch();
+
+/** The gateway's own issuer metadata and keys: the same bounds, 5 s. */
+export const fetchIssuerDocument: DocumentFetch = documentFetch({
+  ...DOCUMENT_BOUNDS,
+  timeoutMs: 5_000,
+});

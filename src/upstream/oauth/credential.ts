@@ -11,7 +11,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import { documentFetch } from "../../shared/document-fetch.ts";
+import { fetchDocument } from "../../shared/document-fetch.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore, StoredCredential } from "./store.ts";
 
@@ -242,7 +242,7 @@ export class UpstreamCredential {
           : {}),
         clientInformation: cred.client,
         refreshToken: cred.tokens.refresh_token,
-        fetchFn: documentFetch(),
+        fetchFn: fetchDocument,
         ...(cred.resource ? { resource: cred.resource } : {}),
       });
     } catch (err) {

@@ -9,7 +9,7 @@ import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { UpstreamCredential } from "./credential.ts";
-import { documentFetch } from "../../shared/document-fetch.ts";
+import { fetchDocument } from "../../shared/document-fetch.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore } from "./store.ts";
 
@@ -113,7 +113,7 @@ export class ExchangeCredential extends UpstreamCredential {
     const basic = btoa(`${oauth.clientId}:${oauth.clientSecret}`);
     let res: Response;
     try {
-      res = await documentFetch()(await this.#tokenEndpoint(), {
+      res = await fetchDocument(await this.#tokenEndpoint(), {
         method: "POST",
         headers: {
           authorization: `Basic ${basic}`,
@@ -156,7 +156,7 @@ export class ExchangeCredential extends UpstreamCredential {
     return this.#endpoint ??= (async () => {
       const { discoverAuthorizationServerMetadata } = await sdkAuth();
       const metadata = await discoverAuthorizationServerMetadata(this.#issuer, {
-        fetchFn: documentFetch(),
+        fetchFn: fetchDocument,
       });
       if (!metadata?.token_endpoint) {
         this.#endpoint = undefined;

@@ -10,10 +10,7 @@ import { expiry, type UpstreamCredential } from "./credential.ts";
 import { LoginProvider } from "./provider.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import { randomBase64Url } from "../../runtime/hash.ts";
-import { documentFetch } from "../../shared/document-fetch.ts";
-
-/** Every document a login reads (metadata, registration, tokens), bounded in scheme, time and size. */
-const fetchFn = documentFetch();
+import { fetchDocument as fetchFn } from "../../shared/document-fetch.ts";
 
 /** How long a begun login waits for its callback. */
 export const LOGIN_TTL_MS = 10 * 60_000;

@@ -6,10 +6,7 @@
  */
 import { GatewayError } from "../../../shared/errors.ts";
 import { isLoopback } from "../exposure.ts";
-import { DOCUMENT_BOUNDS, documentFetch } from "../../../shared/document-fetch.ts";
-
-/** One metadata fetch: at most 5 s and 1 MiB, https (or loopback http) only. */
-const fetchDocument = documentFetch({ ...DOCUMENT_BOUNDS, timeoutMs: 5_000 });
+import { fetchIssuerDocument } from "../../../shared/document-fetch.ts";
 
 /** The metadata URLs of `issuer`, in the order they are tried. */
 export function metadataUrls(issuer: string): string[] {
@@ -29,7 +26,7 @@ export async function discoverJwksUri(issuer: string): Promise<string> {
   const reasons: string[] = [];
   for (const url of metadataUrls(issuer)) {
     try {
-      const res = await fetchDocument(url, { headers: { accept: "application/json" } });
+      const res = await fetchIssuerDocument(url, { headers: { accept: "application/json" } });
       if (res.status !== 200) {
         await res.body?.cancel();
         reasons.push(`${url}: HTTP ${res.status}`);

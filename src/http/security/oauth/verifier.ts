@@ -17,7 +17,7 @@ import type { Logger } from "../../../shared/log.ts";
 import { sha256 } from "../../../runtime/hash.ts";
 import { discoverJwksUri } from "./discovery.ts";
 import { globsOf, profilesOf } from "./scopes.ts";
-import { DOCUMENT_BOUNDS, documentFetch } from "../../../shared/document-fetch.ts";
+import { fetchIssuerDocument } from "../../../shared/document-fetch.ts";
 
 /** The identity an access token grants. */
 export interface OAuthIdentity {
@@ -43,9 +43,6 @@ let jose: Jose | undefined;
 async function loadJose(): Promise<Jose> {
   return (jose ??= await import("jose"));
 }
-
-/** Key sets are fetched as bounded documents (5 s, 1 MiB, https or loopback http). */
-const fetchKeys = documentFetch({ ...DOCUMENT_BOUNDS, timeoutMs: 5_000 });
 
 /** Three base64url segments (the last empty for `alg: none`): worth checking as a JWT. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -133,7 +130,7 @@ export class OAuthVerifier {
               cooldownDuration: this.config.jwksCooldownMs,
               timeoutDuration: 5_000,
               // Keys are a document like any other: bounded in scheme, time and size.
-              [(await loadJose()).customFetch]: fetchKeys,
+              [(await loadJose()).customFetch]: fetchIssuerDocument,
             }),
             this.config.jwksCooldownMs,
           ),
