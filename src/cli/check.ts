@@ -25,7 +25,7 @@ import { runLimitsOf } from "../tools/mod.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
-import { UpstreamAuth } from "../upstream/oauth/mod.ts";
+import { authModeOf, UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { needsMetaTools, readConfig } from "./boot.ts";
 import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
@@ -239,8 +239,9 @@ async function connectEach(
         }
       } else if (u.state === "needs-login") {
         down++;
-        const shared = u.config.kind === "http" && u.config.oauth?.mode === "shared";
-        const how = shared ? `run \`mcp-gateway login ${u.name}\`` : u.lastError;
+        const how = authModeOf(u.config)?.adminLogin
+          ? `run \`mcp-gateway login ${u.name}\``
+          : u.lastError;
         process.stdout.write(`${u.name}: needs a login: ${how}\n`);
       } else {
         down++;

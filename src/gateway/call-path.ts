@@ -251,16 +251,12 @@ export class CallPath {
       // Tracked in flight, on the caller's own process of an `isolation: session` server, or
       // on the caller's own connection of a per-user server (whose connect link the client may
       // be asked to open within the call).
-      const config = upstream.config;
       const result = await withConnectRound(
         this.#gateway.passthrough,
         upstream,
         options,
         caller.tokenName,
-        (identity) =>
-          config.kind === "http" && config.oauth?.mode === "per-user"
-            ? this.#gateway.upstreamAuth.userCredential(config, identity)
-            : undefined,
+        (identity) => this.#gateway.upstreamAuth.connectHint(upstream.config, identity),
         () =>
           this.#gateway.passthrough.serve(
             upstream,

@@ -43,11 +43,20 @@ export function oauthRoutes(gateway: Gateway): (app: Hono<AppEnv>) => void {
           : `unknown server ${shown}: the config has no such server`,
       );
     }
-    if (found.server.oauth?.mode === "per-user") {
+    const mode = auth.modeOf(name);
+    if (mode?.identityLogin) {
       throw new GatewayError(
         "USAGE",
-        `server "${name}" connects each client's own account (oauth mode per-user): each ` +
+        `server "${name}" connects each client's own account (oauth mode ${mode.name}): each ` +
           "client gets its own connect link from its first call",
+      );
+    }
+    // A login here would be stored for a server whose mode never presents it.
+    if (mode && !mode.adminLogin) {
+      throw new GatewayError(
+        "USAGE",
+        `server "${name}" has no login of its own (oauth mode ${mode.name}): each client's ` +
+          "calls carry their own credential",
       );
     }
     return found;
@@ -84,13 +93,13 @@ export function oauthRoutes(gateway: Gateway): (app: Hono<AppEnv>) => void {
       const identity = c.get("identity")?.tokenName ?? null;
       const name = c.req.param("server");
       const server = gateway.config.servers.find((s) => s.name === name);
-      if (server?.kind !== "http" || server.oauth?.mode !== "per-user") {
+      if (!server || !auth.modeOf(name)?.identityLogin) {
         throw new GatewayError("USAGE", `server "${name}" has no per-user credentials`);
       }
       if (identity === null) {
         throw new GatewayError("UNAUTHORIZED", "disconnecting needs the client's own token");
       }
-      await auth.userCredential(server, identity).forget();
+      await auth.connectHint(server, identity)!.forget();
       return c.json({ server: name, disconnected: true });
     });
     app.get(CALLBACK_PATH, async (c) => {

@@ -8,7 +8,7 @@ import { type PinStatus, pinStatusOf } from "./pins-status.ts";
 import { MACRO_SERVER, type ScriptRunRecord } from "../tools/mod.ts";
 import { runtimeVersion } from "../runtime/mod.ts";
 import type { Upstream } from "../upstream/mod.ts";
-import type { UpstreamAccount } from "../upstream/oauth/mod.ts";
+import { authModeOf, type UpstreamAccount } from "../upstream/oauth/mod.ts";
 import type { SessionInfo } from "../session/legacy/mod.ts";
 import type { ServerOverride, ServerOverrides } from "./server-overrides.ts";
 import { NAME, VERSION } from "../version.ts";
@@ -295,8 +295,6 @@ export function statusSnapshot(s: StatusSources): StatusSnapshot {
 
 /** The `oauth` field of an upstream's status. */
 function oauthOf(u: Upstream, connected: Record<string, number>): Pick<UpstreamStatus, "oauth"> {
-  const c = u.config;
-  if (c.kind !== "http" || c.oauth === null) return {};
-  const mode = c.oauth.mode;
-  return { oauth: mode === "per-user" ? { mode, connected: connected[u.name] ?? 0 } : { mode } };
+  const mode = authModeOf(u.config);
+  return mode ? { oauth: mode.statusRow(connected[u.name] ?? 0) } : {};
 }

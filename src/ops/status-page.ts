@@ -18,6 +18,7 @@ import {
 } from "./console-sections.ts";
 import type { CallStatus, StatusSnapshot, UpstreamStatus } from "./status-data.ts";
 import { renderPins } from "./pins-status.ts";
+import { authModeNamed } from "../upstream/oauth/mod.ts";
 import { renderInstances, renderProfiles } from "./status-tables.ts";
 
 /** How the page was opened: with a status-page cookie it offers a sign-out button. */
@@ -221,7 +222,7 @@ function upstreamRow(u: UpstreamStatus): Html {
         data-label="State">
         <div><span class="state ${u.state}">${u.state === "needs-login"
           ? "needs login"
-          : u.state}</span>${u.state === "needs-login" && u.oauth?.mode === "shared"
+          : u.state}</span>${u.state === "needs-login" && authModeNamed(u.oauth?.mode)?.adminLogin
           ? connectLink(u.name)
           : ""}${retryNote(u)}</div>
       </td>

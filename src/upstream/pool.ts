@@ -32,8 +32,8 @@ export interface PoolEvents {
   setup?(upstream: Upstream, client: UpstreamClient, owner?: object): void;
   /** The OAuth credential of a server with `oauth:`. */
   credential?(config: ServerConfig): UpstreamCredential | undefined;
-  /** The credential of one client identity on a `mode: per-user` server. */
-  userCredential?(config: ServerConfig, identity: string): UpstreamCredential;
+  /** The credential of one client identity on a server whose mode serves each on its own. */
+  userCredential?(config: ServerConfig, identity: string): UpstreamCredential | undefined;
 }
 
 /** The set of upstream servers. */

@@ -23,6 +23,7 @@ import {
   type UpstreamPool,
   UserKey,
 } from "../../upstream/mod.ts";
+import { authModeOf } from "../../upstream/oauth/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
@@ -220,18 +221,15 @@ export class PassthroughHub {
     subjectToken?: string,
   ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
     const config = shared.config;
-    if (config.kind === "http" && config.oauth !== null && config.oauth.mode !== "shared") {
-      const identity = tokenName;
-      if (identity === null) {
-        throw new GatewayError(
-          "UPSTREAM_UNAVAILABLE",
-          `server "${shared.name}" serves each client on its own credential (oauth mode ` +
-            `${config.oauth.mode}), and this request has no client identity`,
-          { data: { server: shared.name } },
-        );
-      }
-      return { upstream: await this.#pool.forUser(config, identity, subjectToken), user: true };
-    }
+    // The server's auth mode says whether the caller has a connection of its own.
+    const personal = config.kind === "http"
+      ? authModeOf(config)?.connectionFor(
+        config,
+        { identity: tokenName, subjectToken },
+        (identity, token) => this.#pool.forUser(config, identity, token),
+      )
+      : undefined;
+    if (personal) return { upstream: await personal, user: true };
     if (config.isolation !== "session") return { upstream: shared };
     const link = options.session;
     if (link) {

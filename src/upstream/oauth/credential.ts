@@ -287,6 +287,26 @@ export class UpstreamCredential {
   }
 }
 
+/**
+ * A credential nobody logs in: its access token comes from elsewhere on each request (a token
+ * exchange, a secret store), so nothing is read from the store and it never "needs login".
+ */
+export abstract class LoginFreeCredential extends UpstreamCredential {
+  override load(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  override reload(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  override get needsLogin(): string | null {
+    return null;
+  }
+
+  abstract override accessToken(): Promise<string>;
+}
+
 /** `expiresAt` from a token answer's `expires_in`. */
 export function expiry(tokens: OAuthTokens): { expiresAt?: number } {
   return tokens.expires_in === undefined

@@ -8,7 +8,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpServerConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import { UpstreamCredential } from "./credential.ts";
+import { LoginFreeCredential } from "./credential.ts";
 import { fetchDocument } from "../../shared/document-fetch.ts";
 import { sdkAuth } from "./sdk-auth.ts";
 import type { CredentialStore } from "./store.ts";
@@ -25,7 +25,8 @@ function replayable(body: BodyInit | null | undefined): boolean {
 }
 
 /** One subject's exchanged upstream token. */
-export class ExchangeCredential extends UpstreamCredential {
+/** Nothing is stored: the subject's own token is exchanged on demand. */
+export class ExchangeCredential extends LoginFreeCredential {
   #issuer: string;
   #log: Logger;
   #subjectToken: string | undefined;
@@ -48,19 +49,6 @@ export class ExchangeCredential extends UpstreamCredential {
   /** The subject's current access token (the latest its requests presented). */
   override present(subjectToken: string | undefined): void {
     if (subjectToken !== undefined) this.#subjectToken = subjectToken;
-  }
-
-  /** Nothing is stored: the subject's own token is exchanged on demand. */
-  override load(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  override reload(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  override get needsLogin(): string | null {
-    return null;
   }
 
   /**

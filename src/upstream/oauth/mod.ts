@@ -4,7 +4,7 @@
  * credentials sealed at rest, tokens refreshed before they expire, and "needs login" instead
  * of "down" when only a login can help.
  */
-export { UpstreamCredential } from "./credential.ts";
+export { LoginFreeCredential, UpstreamCredential } from "./credential.ts";
 export { LOGIN_TTL_MS, LoginFlows, type LoginState } from "./logins.ts";
 export {
   CALLBACK_PATH,
@@ -15,3 +15,15 @@ export {
   UpstreamAuth,
 } from "./service.ts";
 export type { CredentialStore, StoredCredential } from "./store.ts";
+export {
+  AUTH_MODES,
+  authModeNamed,
+  authModeOf,
+  type IdentityConnection,
+  type ModeCaller,
+  type ModeHost,
+  ownConnection,
+  registerAuthMode,
+  serverCredential,
+  type UpstreamAuthMode,
+} from "./modes/mod.ts";

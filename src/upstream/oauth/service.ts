@@ -10,10 +10,10 @@ import type { GatewayConfig, HttpServerConfig, ServerConfig } from "../../config
 import { connectLinkUrl, LINK_PATH } from "../../shared/connect-link.ts";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import { UpstreamCredential } from "./credential.ts";
-import { ExchangeCredential } from "./exchange.ts";
+import type { UpstreamCredential } from "./credential.ts";
 import { ConnectLinks } from "./links.ts";
 import { LoginFlows } from "./logins.ts";
+import { authModeOf, type ModeHost, type UpstreamAuthMode } from "./modes/mod.ts";
 import { type CredentialStore, FileCredentialStore, type StoredCredential } from "./store.ts";
 import { Vault } from "./vault.ts";
 
@@ -35,8 +35,9 @@ export function identityKey(identity: string): string {
 /** One login the gateway holds to an OAuth upstream, as an admin sees it (never a token). */
 export interface UpstreamAccount {
   server: string;
-  mode: "shared" | "per-user";
-  /** The client identity whose account it is (per-user); `null` for the gateway's own login. */
+  /** The server's auth mode (`servers.<name>.oauth.mode`). */
+  mode: string;
+  /** The client identity whose account it is; `null` for the gateway's own login. */
   identity: string | null;
   /** Why a login is needed, or `null` while it works. */
   needsLogin: string | null;
@@ -57,11 +58,21 @@ export class UpstreamAuth {
   #users = new Map<string, UpstreamCredential>();
   #links = new ConnectLinks();
   #close: (() => Promise<void>) | undefined;
+  /** What the modes make credentials with. */
+  #host: ModeHost;
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
     this.#log = log;
     this.logins = new LoginFlows(() => this.baseUrl() + CALLBACK_PATH, log);
+    this.#host = {
+      store: lazyStore(() => this.store()),
+      log: (server) => this.#log.child(server),
+      adminLink: (server) => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server),
+      identityLink: (server, identity) =>
+        connectLinkUrl(this.baseUrl(), this.#links.mint(server, identity)),
+      issuer: (server) => server.oauth?.issuer ?? this.#config().gateway.oauth?.issuer ?? "",
+    };
   }
 
   /** Sets the address the gateway listens on (known once it does). */
@@ -131,59 +142,48 @@ export class UpstreamAuth {
   }
 
   /**
-   * The credential of `server` (`undefined` for a server without `oauth:`). A per-user server's
-   * is a stand-in that never logs in: each identity has its own ({@link userCredential}).
+   * The credential of `server` (`undefined` for a server without `oauth:`), as its mode makes
+   * it: a stand-in that never logs in where each identity has its own ({@link userCredential}).
    */
   credentialFor(server: ServerConfig): UpstreamCredential | undefined {
-    if (server.kind !== "http" || server.oauth === null) return undefined;
+    const mode = authModeOf(server);
+    if (!mode) return undefined;
     const known = this.#credentials.get(server.name);
     if (known?.server === server) return known;
-    const credential = new UpstreamCredential(
-      server as HttpServerConfig,
-      lazyStore(() => this.store()),
-      this.#log.child(server.name),
-      () => this.baseUrl() + CONNECT_PATH + encodeURIComponent(server.name),
-      server.oauth.mode === "shared" ? {} : {
-        fixed: server.oauth.mode === "per-user"
-          ? "each client connects its own account (oauth mode per-user)"
-          : "each client's own access token is exchanged (oauth mode exchange)",
-      },
-    );
+    const credential = mode.serverCredential(this.#host, server as HttpServerConfig);
     this.#credentials.set(server.name, credential);
     return credential;
   }
 
   /**
-   * The credential of client `identity` on per-user `server`: its own slot (`<server>/<hash of
-   * the identity>`), and a connect link bound to that identity that expires.
+   * The credential of client `identity` on `server`, when its mode serves each identity on its
+   * own connection: its own slot (`<server>/<hash of the identity>`), and, for a mode whose
+   * identities log in, a connect link bound to that identity that expires.
    */
-  userCredential(server: HttpServerConfig, identity: string): UpstreamCredential {
+  userCredential(server: HttpServerConfig, identity: string): UpstreamCredential | undefined {
     const key = `${server.name}\u0000${identity}`;
     const known = this.#users.get(key);
     if (known?.server === server) return known;
     const slot = `${server.name}/${identityKey(identity)}`;
-    const log = this.#log.child(server.name);
-    if (server.oauth?.mode === "exchange") {
-      const issuer = server.oauth.issuer ?? this.#config().gateway.oauth?.issuer ?? "";
-      const exchanged = new ExchangeCredential(
-        server,
-        issuer,
-        lazyStore(() => this.store()),
-        log,
-        slot,
-      );
-      this.#users.set(key, exchanged);
-      return exchanged;
-    }
-    const credential = new UpstreamCredential(
-      server,
-      lazyStore(() => this.store()),
-      this.#log.child(server.name),
-      () => connectLinkUrl(this.baseUrl(), this.#links.mint(server.name, identity)),
-      { slot },
-    );
-    this.#users.set(key, credential);
+    const credential = authModeOf(server)?.identityCredential(this.#host, server, identity, slot);
+    if (credential) this.#users.set(key, credential);
     return credential;
+  }
+
+  /**
+   * The credential whose login `identity` may be offered within a call that needs it (a connect
+   * link of its own), or `undefined` when its server's mode logs no identity in.
+   */
+  connectHint(server: ServerConfig, identity: string): UpstreamCredential | undefined {
+    return server.kind === "http" && authModeOf(server)?.identityLogin
+      ? this.userCredential(server, identity)
+      : undefined;
+  }
+
+  /** The auth mode of the running server named `name` (`undefined` without `oauth:`). */
+  modeOf(name: string): UpstreamAuthMode | undefined {
+    const server = this.#config().servers.find((s) => s.name === name);
+    return server ? authModeOf(server) : undefined;
   }
 
   /** The credential a connect link was made for (and uses it up), or `undefined`. */
@@ -191,8 +191,7 @@ export class UpstreamAuth {
     const link = this.#links.redeem(token);
     if (!link) return undefined;
     const server = this.#config().servers.find((s) => s.name === link.server);
-    if (server?.kind !== "http" || server.oauth?.mode !== "per-user") return undefined;
-    return this.userCredential(server, link.identity);
+    return server ? this.connectHint(server, link.identity) : undefined;
   }
 
   /** How many identities hold a credential object per per-user server (the admin's view). */
@@ -206,35 +205,36 @@ export class UpstreamAuth {
   }
 
   /**
-   * The logins held now: each shared-mode server's own (logged in or not), and each identity
-   * that connected its account to a per-user server since this process started. Exchange-mode
-   * servers hold no login (each call trades the client's own token).
+   * The logins held now: each server's own where an admin logs it in (logged in or not), and
+   * each identity that connected its own account since this process started. A mode with
+   * neither (exchange: each call trades the client's own token) holds no login.
    */
   async accounts(): Promise<UpstreamAccount[]> {
     const out: UpstreamAccount[] = [];
     for (const server of this.#config().servers) {
-      if (server.kind !== "http" || server.oauth?.mode !== "shared") continue;
+      if (!authModeOf(server)?.adminLogin) continue;
       const c = this.credentialFor(server)!;
       await c.ready().catch(() => {});
       out.push(accountOf(c, null));
     }
     for (const [key, c] of this.#users) {
-      if (c.server.oauth?.mode !== "per-user") continue;
+      if (!authModeOf(c.server)?.identityLogin) continue;
       out.push(accountOf(c, key.slice(key.indexOf("\u0000") + 1)));
     }
     return out;
   }
 
   /**
-   * Logs the gateway out of `server`: the shared login, or with `identity` that identity's
-   * account on a per-user server. The credential is removed from the store and the upstream
+   * Logs the gateway out of `server`: the login an admin made, or with `identity` that
+   * identity's own account. The credential is removed from the store and the upstream
    * waits for a new login. False when there was no such login.
    */
   async logout(server: string, identity: string | null = null): Promise<boolean> {
     const config = this.#config().servers.find((s) => s.name === server);
-    if (config?.kind !== "http" || config.oauth === null) return false;
+    const mode = config ? authModeOf(config) : undefined;
+    if (!config || !mode) return false;
     const credential = identity === null
-      ? config.oauth.mode === "shared" ? this.credentialFor(config) : undefined
+      ? mode.adminLogin ? this.credentialFor(config) : undefined
       : this.#users.get(`${server}\u0000${identity}`);
     if (!credential) return false;
     await credential.forget();
@@ -252,7 +252,7 @@ function accountOf(c: UpstreamCredential, identity: string | null): UpstreamAcco
   const stored = c.stored;
   return {
     server: c.server.name,
-    mode: identity === null ? "shared" : "per-user",
+    mode: authModeOf(c.server)!.name,
     identity,
     needsLogin: c.needsLogin,
     expiresAt: c.needsLogin === null ? stored?.expiresAt ?? null : null,
