@@ -6,8 +6,8 @@
  * function decides what the call carries.
  */
 import { putOwn } from "../shared/by-name.ts";
-import type { CallContext, CallOrigin, Era } from "../shared/call-context.ts";
-import type { SessionLink } from "./passthrough/link.ts";
+import type { CallContext, Era } from "../shared/call-context.ts";
+import type { ClientChannel } from "../shared/client-channel.ts";
 
 export type { Era };
 
@@ -15,11 +15,11 @@ export type { Era };
 type Building = { -readonly [K in keyof CallContext]: CallContext[K] };
 
 /**
- * The era of a call: set on calls a script makes (from the call the script serves), else read
- * from the entry: a 2025 session's calls carry it, a 2026-07-28 flow's calls carry its origin.
+ * The era of a call: set on calls a script makes (from the call the script serves), else its
+ * client's; a call without a client is local.
  */
 export function eraOf(options: CallContext): Era {
-  return options.era ?? (options.session ? "legacy" : options.origin ? "modern" : "local");
+  return options.era ?? options.client?.era ?? "local";
 }
 
 /** A progress notification's params as the downstream client receives them. */
@@ -41,21 +41,20 @@ export interface CallEntry {
   meta?: Record<string, unknown> | undefined;
   /** Aborted when the client cancels the request or its session ends. */
   signal?: AbortSignal | undefined;
-  /** The 2025 session the request came on: sampling, elicitation and roots go back to it. */
-  session?: SessionLink | undefined;
+  /** The client behind the request: sampling, elicitation and roots go back to it. */
+  client?: ClientChannel | undefined;
   /** The downstream request id: server-to-client requests go out on its stream. */
   requestId?: string | number | undefined;
-  /** A 2026-07-28 flow: server-to-client requests become `input_required` rounds. */
-  origin?: CallOrigin | undefined;
   /**
    * Sends one progress notification downstream. Given only by entries that relay progress
    * themselves; used when the client's `_meta` carries a progress token.
    */
   progress?: ((params: ProgressParams) => void) | undefined;
   /**
-   * For a call a script makes: the call the script serves. The nested call keeps its session
-   * and request id (so an upstream's sampling reaches that client), is one level deeper, and
-   * carries only the script span's `traceparent` as `_meta`.
+   * For a call a script makes: the call the script serves. The nested call keeps a lasting
+   * client (a 2025 session) and the request id (so an upstream's sampling reaches that
+   * client), is one level deeper, and carries only the script span's `traceparent` as `_meta`.
+   * A flow's own channel stays with its own call.
    */
   parent?: CallContext | undefined;
   /** True for operator-written scripts (macros, `mcp-gateway run`): hidden tools reachable. */
@@ -70,16 +69,15 @@ export function callContext(entry: CallEntry): CallContext {
   if (parent) {
     out.scriptDepth = (parent.scriptDepth ?? 0) + 1;
     out.era = eraOf(parent);
-    if (parent.session) out.session = parent.session;
+    if (parent.client?.lasting) out.client = parent.client;
     if (parent.requestId !== undefined) out.requestId = parent.requestId;
     // The script's span is the parent of the calls it makes (when tracing is on).
     const traceparent = parent.meta?.traceparent;
     if (traceparent !== undefined) out.meta = { traceparent };
   }
   if (entry.internal) out.internal = true;
-  if (entry.session) out.session = entry.session;
+  if (entry.client) out.client = entry.client;
   if (entry.requestId !== undefined) out.requestId = entry.requestId;
-  if (entry.origin) out.origin = entry.origin;
   if (entry.meta) {
     let progressToken: unknown;
     let meta: Record<string, unknown> | undefined;

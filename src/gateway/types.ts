@@ -35,7 +35,12 @@ export const LOCAL_CALLER: Caller = {
   profile: null,
 };
 
-export type { CallContext, CallOrigin } from "../shared/call-context.ts";
+export type { CallContext } from "../shared/call-context.ts";
+export type {
+  ChannelRequestOptions,
+  ClientChannel,
+  RequestAnswerer,
+} from "../shared/client-channel.ts";
 
 /** A tool served by the gateway itself (meta-tools, macros, execute). */
 export interface LocalTool {

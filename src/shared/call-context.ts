@@ -3,15 +3,13 @@
  * moves it upstream. A door builds it once, where the request's identity is known
  * (`callContext` in `gateway/call-context.ts`); `Gateway.callTool`, `Upstream.request`, the
  * caller's frame and the leg all read this same object. A layer that must change something
- * (a span's own `traceparent`, a task result's longer clock, a 2026-07-28 flow's origin) makes
- * a new context from the old one: nothing is re-assembled field by field on the way down, so a
+ * (a span's own `traceparent`, a task result's longer clock, a 2026-07-28 flow's channel)
+ * makes a new context from the old one: nothing is re-assembled field by field on the way down, so a
  * field added here reaches every layer that reads it.
  *
- * It lives in `shared/` because both `gateway/` and `upstream/` read it; its gateway-only
- * fields are type imports, which leave no import at run time.
+ * It lives in `shared/` because both `gateway/` and `upstream/` read it.
  */
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { SessionLink } from "../gateway/passthrough/link.ts";
+import type { ClientChannel } from "./client-channel.ts";
 
 /** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
 export type Era = "legacy" | "modern" | "local";
@@ -22,16 +20,6 @@ export interface Progress {
   total?: number;
   message?: string;
   [key: string]: unknown;
-}
-
-/**
- * Where a call came from, as far as an upstream's server-to-client requests are concerned: a
- * 2026-07-28 client's parked call answers them through `input_required` rounds.
- */
-export interface CallOrigin {
-  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
-  /** What the client declared it can be asked (its request's envelope): a modern upstream is told. */
-  readonly capabilities?: ClientCapabilities | undefined;
 }
 
 /** Everything one call carries besides its caller's identity (see `gateway/types.ts`'s `Caller`). */
@@ -55,14 +43,13 @@ export interface CallContext {
   /** True for calls made by macros and operator scripts: hidden tools are reachable. */
   readonly internal?: boolean;
   /**
-   * The 2025 session whose request this call serves: sampling, elicitation and roots requests
-   * an upstream sends during the call go back to it.
+   * The client behind the call, whichever door it came through: sampling, elicitation and
+   * roots requests an upstream sends during the call go back to it. Absent: no client (the CLI,
+   * the gateway's own housekeeping).
    */
-  readonly session?: SessionLink;
-  /** Id of that downstream request: routed server requests go out on its stream. */
+  readonly client?: ClientChannel;
+  /** Id of the downstream request: routed server requests go out on its stream (2025). */
   readonly requestId?: string | number;
-  /** A 2026-07-28 client's call: server requests become `input_required` rounds. */
-  readonly origin?: CallOrigin;
   /**
    * Set by `CallPath.callToolOutcome`: an upstream outage throws its typed `GatewayError` instead
    * of becoming an `isError` text result.

@@ -1,6 +1,20 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { callContext, eraOf, type ProgressParams } from "../../src/gateway/call-context.ts";
+import type { ClientChannel } from "../../src/gateway/types.ts";
+
+/** A client channel of `era`; `lasting` as a 2025 session's is. */
+function channel(era: "legacy" | "modern", lasting: boolean): ClientChannel {
+  return {
+    era,
+    lasting,
+    askable: true,
+    closed: false,
+    capabilities: {},
+    request: () => Promise.resolve({}),
+    notify: () => {},
+  };
+}
 
 describe("the call context every entry builds", () => {
   it("maps the progress token out of _meta and keeps the rest, traceparent included", () => {
@@ -45,11 +59,18 @@ describe("the call context every entry builds", () => {
   });
 
   it("a script's call keeps the era of the client its script serves (for the audit log)", () => {
-    const modern = callContext({ origin: { request: () => Promise.resolve({}) } });
+    const modern = callContext({ client: channel("modern", false) });
     assert.equal(eraOf(modern), "modern");
     assert.equal(eraOf(callContext({ parent: modern })), "modern");
     const twice = callContext({ parent: callContext({ parent: modern }) });
     assert.equal(eraOf(twice), "modern");
     assert.equal(eraOf(callContext({})), "local");
+  });
+
+  it("a script's call keeps a lasting client (a session), not a flow's own channel", () => {
+    const session = channel("legacy", true);
+    assert.equal(callContext({ parent: callContext({ client: session }) }).client, session);
+    const flow = callContext({ client: channel("modern", false) });
+    assert.equal(callContext({ parent: flow }).client, undefined);
   });
 });

@@ -12,8 +12,8 @@ import { LOGIN_TTL_MS, type UpstreamCredential } from "../../upstream/oauth/mod.
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
-import type { SessionLink } from "./link.ts";
-import { answerRound, missingCapability } from "./server-requests.ts";
+import { missingCapability } from "./capabilities.ts";
+import { answerRound } from "./server-requests.ts";
 
 /**
  * Runs `attempt`; when it fails for want of this identity's login and the client behind `call`
@@ -32,7 +32,8 @@ export async function withConnectRound<T>(
   } catch (err) {
     const url = err instanceof GatewayError ? err.data?.connectUrl : undefined;
     if (typeof url !== "string" || identity === null) throw err;
-    if (!call.origin && (!call.session || call.session.closed)) throw err;
+    const client = call.client;
+    if (!client || client.closed || !client.askable) throw err;
     const params = {
       mode: "url",
       message: `Connect your account for server ${upstream.name}, then come back.`,
@@ -40,9 +41,9 @@ export async function withConnectRound<T>(
       elicitationId: crypto.randomUUID(),
     };
     const request = { method: "elicitation/create", params };
-    if (call.session && !call.origin && missingCapability(call.session.capabilities, request)) {
-      throw err;
-    }
+    // A client that did not declare URL elicitation gets the error naming the link, unasked
+    // (every channel would refuse to ask it).
+    if (missingCapability(client.capabilities ?? {}, request)) throw err;
     const own = credential(identity);
     if (!own) throw err;
     const loggedIn = own.nextLogin();
@@ -52,21 +53,14 @@ export async function withConnectRound<T>(
     );
     if (!answer.success || answer.data.action !== "accept") throw err;
     await waitFor(loggedIn, signal);
-    if (call.session && !call.origin) completed(call.session, params.elicitationId, call.requestId);
+    // The client may close the page it opened (a channel without such notices drops it).
+    client.notify(
+      "notifications/elicitation/complete",
+      { elicitationId: params.elicitationId },
+      call.requestId,
+    );
     return await attempt();
   }
-}
-
-/**
- * Tells a 2025 session that the login its URL elicitation asked for is done (the client may close
- * the page it opened), on the stream of the call it serves.
- */
-function completed(session: SessionLink, elicitationId: string, requestId?: string | number): void {
-  if (session.closed) return;
-  void session.server.notification(
-    { method: "notifications/elicitation/complete", params: { elicitationId } },
-    requestId === undefined ? undefined : { relatedRequestId: requestId },
-  ).catch(() => {});
 }
 
 /** `done`, or a rejection when `signal` aborts or the login's lifetime passes. */

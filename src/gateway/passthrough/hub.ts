@@ -24,7 +24,7 @@ import {
   UserKey,
 } from "../../upstream/mod.ts";
 import { authModeOf } from "../../upstream/oauth/mod.ts";
-import type { CallContext, Caller, CallOrigin } from "../types.ts";
+import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
@@ -50,7 +50,7 @@ export class PassthroughHub {
    * process, not the server's name: two sessions' processes, or two users' connections, of
    * one server may hand out the same task id.
    */
-  #taskFollowers = new WeakMap<Upstream, Map<string, CallOrigin>>();
+  #taskFollowers = new WeakMap<Upstream, Map<string, RequestAnswerer>>();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -85,7 +85,7 @@ export class PassthroughHub {
 
   /** Registers a new downstream session. */
   attach(server: Server, caller: () => Caller): SessionLink {
-    const link = new SessionLink(server, caller);
+    const link = new SessionLink(server, caller, (l) => this.touch(l));
     this.touch(link);
     this.#sessions.add(link);
     return link;
@@ -126,7 +126,7 @@ export class PassthroughHub {
    * Sends the server requests about an upstream task (related-task `_meta`) that `process`
    * sends to `follower`.
    */
-  followTask(process: Upstream, upstreamTaskId: string, follower: CallOrigin): void {
+  followTask(process: Upstream, upstreamTaskId: string, follower: RequestAnswerer): void {
     let followers = this.#taskFollowers.get(process);
     if (!followers) this.#taskFollowers.set(process, followers = new Map());
     followers.set(upstreamTaskId, follower);
@@ -138,7 +138,7 @@ export class PassthroughHub {
   }
 
   /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
-  taskFollower(process: Upstream, upstreamTaskId: unknown): CallOrigin | undefined {
+  taskFollower(process: Upstream, upstreamTaskId: unknown): RequestAnswerer | undefined {
     if (typeof upstreamTaskId !== "string") return undefined;
     return this.#taskFollowers.get(process)?.get(upstreamTaskId);
   }
@@ -149,9 +149,7 @@ export class PassthroughHub {
    * since the upstream may still be working on them.
    */
   callsOn(server: string): CallContext[] {
-    return (this.#inflight.get(server) ?? []).filter((c) =>
-      c.session !== undefined || c.origin !== undefined
-    );
+    return (this.#inflight.get(server) ?? []).filter((c) => c.client !== undefined);
   }
 
   /**
@@ -159,17 +157,15 @@ export class PassthroughHub {
    * may answer what that connection asks (a per-user server's requests are its user's alone).
    */
   callsOnConnection(connection: Upstream): CallContext[] {
-    return (this.#onConnection.get(connection) ?? []).filter((c) =>
-      c.session !== undefined || c.origin !== undefined
-    );
+    return (this.#onConnection.get(connection) ?? []).filter((c) => c.client !== undefined);
   }
 
-  /** The most recent call of `link` in flight on `server`. */
-  latestCallOf(server: string, link: SessionLink): CallContext | undefined {
+  /** The most recent live call of `client` in flight on `server`. */
+  latestCallOf(server: string, client: ClientChannel): CallContext | undefined {
     const list = this.#inflight.get(server) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.session === link && !c.signal?.aborted) return c;
+      if (c.client === client && !c.signal?.aborted) return c;
     }
     return undefined;
   }
@@ -191,7 +187,7 @@ export class PassthroughHub {
     options: CallContext,
     fn: (serving: Upstream) => Promise<T>,
   ): Promise<T> {
-    const track = options.session !== undefined || options.origin !== undefined;
+    const track = options.client !== undefined;
     // The options object is the in-flight record: no allocation beyond what routing needs.
     if (track) this.track(shared.name, options);
     let done: (() => void) | undefined;
@@ -231,23 +227,23 @@ export class PassthroughHub {
       : undefined;
     if (personal) return { upstream: await personal, user: true };
     if (config.isolation !== "session") return { upstream: shared };
-    const link = options.session;
-    if (link) {
-      if (link.closed) {
-        throw new GatewayError(
-          "UPSTREAM_UNAVAILABLE",
-          `the session closed, so it has no process of server "${shared.name}"`,
-          { data: { server: shared.name } },
-        );
-      }
-      const own = await this.#pool.isolated.acquire(shared.config, link, tokenName);
-      if (link.closed) void this.#pool.isolated.release(link);
-      return { upstream: own };
+    const client = options.client;
+    if (!client) return { upstream: shared };
+    if (client.closed) {
+      throw new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        `the session closed, so it has no process of server "${shared.name}"`,
+        { data: { server: shared.name } },
+      );
     }
-    const origin = options.origin;
-    if (!origin) return { upstream: shared };
-    const own = await this.#pool.isolated.acquire(shared.config, origin, tokenName);
-    return { upstream: own, done: () => void this.#pool.isolated.release(origin) };
+    const own = await this.#pool.isolated.acquire(shared.config, client, tokenName);
+    // One call's channel: its process ends with the call.
+    if (!client.lasting) {
+      return { upstream: own, done: () => void this.#pool.isolated.release(client) };
+    }
+    // A lasting one's stays until it closes, when its door releases it (or now, if it did).
+    if (client.closed) void this.#pool.isolated.release(client);
+    return { upstream: own };
   }
 
   /**
@@ -258,12 +254,12 @@ export class PassthroughHub {
    */
   inputRelay(serving: Upstream, shared: Upstream, call: CallContext): InputRelay | undefined {
     if (serving.era !== "modern") return undefined;
-    if (call.session === undefined && call.origin === undefined) return undefined;
+    if (call.client === undefined) return undefined;
     const upstream = serving;
     const own = serving !== shared;
     const relay: InputRelay = (method, params, signal) =>
       answerRound(this, upstream, call, method, params, signal, own);
-    const capabilities = call.session?.capabilities ?? call.origin?.capabilities;
+    const capabilities = call.client.capabilities;
     return capabilities ? Object.assign(relay, { capabilities }) : relay;
   }
 
@@ -283,16 +279,16 @@ export class PassthroughHub {
       client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
       return;
     }
-    if (owner instanceof SessionLink) {
-      registerServerRequests(this, upstream, client, owner);
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        relayLog([owner], upstream.name, this.#screenLog(upstream.name, n.params));
-      });
-      return;
-    }
     if (owner) {
-      // A 2026-07-28 request flow's own process: its requests become that flow's rounds.
-      registerServerRequests(this, upstream, client, owner as CallOrigin);
+      // A client's own process: its requests go to that client. Its log messages go to it
+      // when it is one of the sessions the hub relays logs to.
+      const channel = owner as ClientChannel;
+      registerServerRequests(this, upstream, client, channel);
+      const session = channel as SessionLink;
+      if (!this.#sessions.has(session)) return;
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        relayLog([session], upstream.name, this.#screenLog(upstream.name, n.params));
+      });
       return;
     }
     registerServerRequests(this, upstream, client);

@@ -4,8 +4,15 @@
  * something. It is also the key of the session's own processes of session-isolated servers.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
-import type { Caller } from "../types.ts";
+import {
+  type ClientCapabilities,
+  type LoggingLevel,
+  type Request,
+  ResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { GatewayError } from "../../shared/errors.ts";
+import type { Caller, ChannelRequestOptions, ClientChannel } from "../types.ts";
+import { missingCapability } from "./capabilities.ts";
 
 /**
  * Whoever holds resource subscriptions through the hub: a 2025 session, or the 2026-07-28
@@ -20,8 +27,16 @@ export interface ResourceSubscriber {
   sees?(server: string): boolean;
 }
 
-/** The session side of pass-through; the hub holds one per open downstream session. */
-export class SessionLink implements ResourceSubscriber {
+/**
+ * The session side of pass-through; the hub holds one per open downstream session. It is the
+ * channel of every call the session makes: what an upstream asks during one goes out through
+ * the session's SDK server, on the stream of the request it belongs to.
+ */
+export class SessionLink implements ResourceSubscriber, ClientChannel {
+  readonly era = "legacy";
+  readonly askable = true;
+  /** It outlives its calls: its own processes stay until it closes. */
+  readonly lasting = true;
   /** The session's SDK server: server-to-client requests and notifications go through it. */
   readonly server: Server;
   /** Who the session is (read per use: the HTTP session id arrives after the server exists). */
@@ -38,10 +53,59 @@ export class SessionLink implements ResourceSubscriber {
    */
   sees: (server: string) => boolean = () => true;
   #closed = false;
+  #touch: (link: SessionLink) => void;
 
-  constructor(server: Server, caller: () => Caller) {
+  /** `touch`: marks the session the most recently active one (it is asked something). */
+  constructor(server: Server, caller: () => Caller, touch: (link: SessionLink) => void = () => {}) {
     this.server = server;
     this.caller = caller;
+    this.#touch = touch;
+  }
+
+  /**
+   * Asks the session's client, after checking it declared it can answer: the SDK would send
+   * the request regardless, and the client would fail it less clearly.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: ChannelRequestOptions,
+  ): Promise<unknown> {
+    const req = { method, ...(params ? { params } : {}) } as Request;
+    const missing = missingCapability(this.capabilities, req);
+    if (missing) {
+      throw new GatewayError(
+        "UNSUPPORTED",
+        `the client of the calling session did not declare ${missing}, so it cannot answer ` +
+          `${method} from server "${options.server}"`,
+        { data: { server: options.server, method, capability: missing } },
+      );
+    }
+    this.#touch(this);
+    return await this.server.request(
+      // as never: the client's answer, checked by the SDK
+      { method, params: sessionParams(req) } as never,
+      ResultSchema,
+      {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        ...(options.relatedRequestId === undefined
+          ? {}
+          : { relatedRequestId: options.relatedRequestId }),
+      },
+    );
+  }
+
+  notify(
+    method: string,
+    params: Record<string, unknown>,
+    relatedRequestId?: string | number,
+  ): void {
+    if (this.#closed) return;
+    void this.server.notification(
+      { method, params },
+      relatedRequestId === undefined ? undefined : { relatedRequestId },
+    ).catch(() => {});
   }
 
   /** What the client declared at `initialize` (empty before it). */
@@ -62,4 +126,15 @@ export class SessionLink implements ResourceSubscriber {
   close(): void {
     this.#closed = true;
   }
+}
+
+/**
+ * `req`'s params as a 2025 session reads them. A 2026-07-28 URL elicitation names no
+ * `elicitationId` (its input key names it), which 2025-11-25 requires: one is made up.
+ */
+function sessionParams(req: Request): Request["params"] {
+  const params = req.params;
+  if (req.method !== "elicitation/create" || params?.mode !== "url") return params;
+  if (typeof params.elicitationId === "string") return params;
+  return { ...params, elicitationId: crypto.randomUUID() };
 }

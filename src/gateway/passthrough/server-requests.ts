@@ -13,35 +13,33 @@
  * a client's roots would otherwise decide what the process grants every other session.
  */
 import { type UpstreamClient, UserKey } from "../../upstream/mod.ts";
-import { getSupportedElicitationModes } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   RELATED_TASK_META_KEY,
   type Request,
-  ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
-import type { CallContext, CallOrigin } from "../types.ts";
+import type { CallContext, ClientChannel } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
-import { SessionLink } from "./link.ts";
+
+export { missingCapability } from "./capabilities.ts";
 
 type Extra = RequestHandlerExtra<never, never>;
 
 /**
- * Installs the three relays on an upstream client; `owner` is set for a session's own process,
- * for a 2026-07-28 request flow's own process (a {@link CallOrigin}), or for one user's own
- * connection of a per-user server (a {@link UserKey}).
+ * Installs the three relays on an upstream client; `owner` is set for a client's own process
+ * (the {@link ClientChannel} that keys it: a 2025 session's, a 2026-07-28 request flow's), or
+ * for one user's own connection of a per-user server (a {@link UserKey}).
  */
 export function registerServerRequests(
   hub: PassthroughHub,
   upstream: Upstream,
   client: UpstreamClient,
-  owner?: SessionLink | CallOrigin | UserKey,
+  owner?: ClientChannel | UserKey,
 ): void {
   const handle = (req: Request, extra: unknown) =>
     // as never: the client's answer, checked by the SDK
@@ -72,11 +70,11 @@ export function answerRound(
   return relay(hub, upstream, undefined, req, { signal } as Extra, call, own);
 }
 
-/** Answers one upstream request itself, or sends it to its one session and returns the answer. */
+/** Answers one upstream request itself, or sends it to its one client and returns the answer. */
 function relay(
   hub: PassthroughHub,
   upstream: Upstream,
-  owner: SessionLink | CallOrigin | UserKey | undefined,
+  owner: ClientChannel | UserKey | undefined,
   req: Request,
   extra: Extra,
   chosen?: CallContext,
@@ -93,58 +91,26 @@ function relay(
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
       ?.[RELATED_TASK_META_KEY]?.taskId;
     const follower = hub.taskFollower(upstream, related);
-    // as never: the client's answer, checked by the SDK
-    if (follower) return await follower.request(req.method, req.params) as never;
-    if (chosen && !chosen.origin && !chosen.session) {
+    if (follower) return await follower.request(req.method, req.params);
+    if (chosen && !chosen.client) {
       throw refusal(upstream, req, "the call has no client behind it to answer");
     }
-    // A request flow's own process: everything it asks becomes a round of that flow.
-    if (owner && !(owner instanceof SessionLink) && !(owner instanceof UserKey)) {
-      // as never: the client's answer, checked by the SDK
-      return await owner.request(req.method, req.params) as never;
-    }
+    // A client's own process asks its client, on the stream of its latest call there.
+    const channel = owner instanceof UserKey ? undefined : owner;
     const call = chosen ??
-      (owner instanceof SessionLink ? hub.latestCallOf(upstream.name, owner) : attributedCall(
+      (channel ? hub.latestCallOf(upstream.name, channel) : attributedCall(
         upstream,
         req,
         owner ? hub.callsOnConnection(upstream) : sharedCalls(hub, upstream, req),
       ));
-    // A 2026-07-28 client's call: the request becomes an input_required round of that call.
-    // as never: the client's answer, checked by the SDK
-    if (call?.origin) return await call.origin.request(req.method, req.params) as never;
-    const session = owner instanceof SessionLink ? owner : call!.session!;
-    const missing = missingCapability(session.capabilities, req);
-    if (missing) {
-      throw new GatewayError(
-        "UNSUPPORTED",
-        `the client of the calling session did not declare ${missing}, so it cannot answer ` +
-          `${req.method} from server "${upstream.name}"`,
-        { data: { server: upstream.name, method: req.method, capability: missing } },
-      );
-    }
-    hub.touch(session);
-    return await session.server.request(
-      // as never: the client's answer, checked by the SDK
-      { method: req.method, params: sessionParams(req) } as never,
-      ResultSchema,
-      {
-        signal: extra.signal,
-        timeout: upstream.config.timeoutMs,
-        ...(call?.requestId === undefined ? {} : { relatedRequestId: call.requestId }),
-      },
-    );
+    const client = call?.client ?? channel!;
+    return await client.request(req.method, req.params, {
+      server: upstream.name,
+      signal: extra.signal,
+      timeoutMs: upstream.config.timeoutMs,
+      relatedRequestId: call?.requestId,
+    });
   });
-}
-
-/**
- * `req`'s params as a 2025 session reads them. A 2026-07-28 URL elicitation names no
- * `elicitationId` (its input key names it), which 2025-11-25 requires: one is made up.
- */
-function sessionParams(req: Request): Request["params"] {
-  const params = req.params;
-  if (req.method !== "elicitation/create" || params?.mode !== "url") return params;
-  if (typeof params.elicitationId === "string") return params;
-  return { ...params, elicitationId: crypto.randomUUID() };
 }
 
 /** The calls in flight on a shared process (one of an isolated server's serves no session). */
@@ -166,8 +132,8 @@ function sharedCalls(hub: PassthroughHub, upstream: Upstream, req: Request): Cal
  * session.
  */
 function attributedCall(upstream: Upstream, req: Request, calls: CallContext[]): CallContext {
-  // One client per key: a 2025 session, or one 2026-07-28 client's parked call.
-  const sessions = new Set(calls.map((c) => c.session ?? c.origin));
+  // One client per channel: a 2025 session, or one 2026-07-28 client's parked call.
+  const sessions = new Set(calls.map((c) => c.client));
   if (sessions.size === 0) {
     throw refusal(upstream, req, "it arrived outside any tool call of this server");
   }
@@ -186,7 +152,7 @@ function attributedCall(upstream: Upstream, req: Request, calls: CallContext[]):
   }
   for (let i = calls.length - 1; i >= 0; i--) {
     const call = calls[i]!;
-    if ((call.origin || !call.session!.closed) && !call.signal?.aborted) return call;
+    if (!call.client!.closed && !call.signal?.aborted) return call;
   }
   throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
 }
@@ -202,28 +168,4 @@ function refusal(
     `no client session can answer ${req.method} from server "${upstream.name}": ${why}`,
     { data: { server: upstream.name, method: req.method, ...data } },
   );
-}
-
-/**
- * The capability a client lacks for this server-to-client request (`"sampling"`,
- * `"elicitation.url"`, …), or `undefined` when it has it. Both front doors check with it.
- */
-export function missingCapability(caps: ClientCapabilities, req: Request): string | undefined {
-  const params = (req.params ?? {}) as Record<string, unknown>;
-  switch (req.method) {
-    case "sampling/createMessage":
-      if (!caps.sampling) return "sampling";
-      if ((params.tools || params.toolChoice) && !caps.sampling.tools) return "sampling.tools";
-      return undefined;
-    case "elicitation/create": {
-      if (!caps.elicitation) return "elicitation";
-      const modes = getSupportedElicitationModes(caps.elicitation);
-      if (params.mode === "url") return modes.supportsUrlMode ? undefined : "elicitation.url";
-      return modes.supportsFormMode ? undefined : "elicitation.form";
-    }
-    case "roots/list":
-      return caps.roots ? undefined : "roots";
-    default:
-      return undefined;
-  }
 }

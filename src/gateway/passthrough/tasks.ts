@@ -25,8 +25,7 @@ import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
-import type { CallContext, Caller, CallOrigin } from "../types.ts";
-import type { SessionLink } from "./link.ts";
+import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
 import { TaskShares } from "./task-share.ts";
 
 interface Owned {
@@ -44,12 +43,13 @@ interface Owned {
   readonly tokenName: string | null;
   /** The profile endpoint it was created on: only that endpoint sees it. */
   readonly profile: string | null;
-  readonly session: SessionLink | undefined;
+  /** The lasting client that made it (a 2025 session): its status notifications go there. */
+  readonly client: ClientChannel | undefined;
   expires: number;
   /** Known to have ended upstream: may make room for its token's next task (./task-share.ts). */
   ended: boolean;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
-  follower?: CallOrigin;
+  follower?: RequestAnswerer;
 }
 
 /** Longest a task is remembered without a TTL of its own. */
@@ -97,7 +97,7 @@ export class TaskRouter {
       throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
     }
     const isolated = upstream.config.isolation === "session";
-    if (isolated && !options.session) {
+    if (isolated && !options.client?.lasting) {
       throw new GatewayError(
         "UNSUPPORTED",
         `tool "${params.name}" cannot run as a task here: server "${target.server}" runs one ` +
@@ -131,7 +131,8 @@ export class TaskRouter {
       throw this.#screenError(ctx, err);
     }).finally(release) as CreateTaskResult;
     const process = creator === upstream ? undefined : creator;
-    const id = this.#remember(target, { process, creator }, result.task, caller, options.session);
+    const client = options.client?.lasting ? options.client : undefined;
+    const id = this.#remember(target, { process, creator }, result.task, caller, client);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
@@ -242,14 +243,14 @@ export class TaskRouter {
    * Makes `follower` the one that answers the server requests the upstream sends about this task
    * (those carrying the 2025 related-task `_meta`), wherever its process is.
    */
-  follow(taskId: string, caller: Caller, follower: CallOrigin): void {
+  follow(taskId: string, caller: Caller, follower: RequestAnswerer): void {
     const owned = this.#owned(taskId, caller);
     owned.follower = follower;
     this.#gateway.passthrough.followTask(owned.creator, owned.upstreamId, follower);
   }
 
   /** The task's follower (see {@link follow}), if this caller's token created the task. */
-  followerOf(taskId: string, caller: Caller): CallOrigin | undefined {
+  followerOf(taskId: string, caller: Caller): RequestAnswerer | undefined {
     return this.#owned(taskId, caller).follower;
   }
 
@@ -258,10 +259,10 @@ export class TaskRouter {
    * so the session is kept past the short idle time (a task itself outlives its session: it is
    * its token's, read from any of them).
    */
-  runsFor(session: SessionLink): boolean {
+  runsFor(session: ClientChannel): boolean {
     const now = Date.now();
     for (const o of this.#byId.values()) {
-      if (o.session === session && !o.ended && o.expires >= now) return true;
+      if (o.client === session && !o.ended && o.expires >= now) return true;
     }
     return false;
   }
@@ -274,12 +275,9 @@ export class TaskRouter {
     const id = this.#byUpstream.get(from)?.get(params.taskId);
     const owned = id ? this.#byId.get(id) : undefined;
     if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
-    if (!id || !owned?.session || owned.session.closed) return;
+    if (!id || !owned?.client || owned.client.closed) return;
     const screened = this.#screenTask(ownedContext(owned), params);
-    void owned.session.server.notification({
-      method: "notifications/tasks/status",
-      params: { ...screened, taskId: id },
-    }).catch(() => {});
+    owned.client.notify("notifications/tasks/status", { ...screened, taskId: id });
   }
 
   #remember(
@@ -287,7 +285,7 @@ export class TaskRouter {
     { process, creator }: { process: Upstream | undefined; creator: Upstream },
     task: Task,
     caller: Caller,
-    session: SessionLink | undefined,
+    client: ClientChannel | undefined,
   ): string {
     // Room was reserved before the upstream was asked (TaskShares): nobody's task is evicted.
     const id = crypto.randomUUID();
@@ -300,7 +298,7 @@ export class TaskRouter {
       upstreamId: task.taskId,
       tokenName: caller.tokenName,
       profile: caller.profile,
-      session,
+      client,
       expires: Date.now() + ttl + 60_000,
       ended: false,
     });

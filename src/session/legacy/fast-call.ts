@@ -78,7 +78,7 @@ export class FastCalls {
     const options = callContext({
       meta,
       signal: call.abort.signal,
-      session: ctx.link,
+      client: ctx.link,
       requestId: id,
       // Laid out as the SDK's session server writes it (see answers.ts); only a call that
       // asked for progress gets a sink.

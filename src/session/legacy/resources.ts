@@ -54,7 +54,7 @@ export function registerResources(
       hub.touch(link);
       return readResource(gateway, callerOfRequest(extra, link.caller), req.params, {
         signal: extra.signal,
-        session: link,
+        client: link,
         requestId: extra.requestId,
       });
     }));

@@ -110,7 +110,7 @@ export function createSessionServer(
           callContext({
             meta: req.params._meta,
             signal: extra.signal,
-            session: link,
+            client: link,
             requestId: extra.requestId,
           }),
           // as never: tools/call may answer CreateTaskResult
@@ -119,7 +119,7 @@ export function createSessionServer(
       const callOptions = callContext({
         meta: req.params._meta,
         signal: extra.signal,
-        session: link,
+        client: link,
         requestId: extra.requestId,
         progress: (params) =>
           void extra.sendNotification({ method: "notifications/progress", params }).catch(
@@ -150,7 +150,7 @@ export function createSessionServer(
       onWire(() =>
         getPrompt(gateway, requestCaller(extra), req.params, {
           signal: extra.signal,
-          session: link,
+          client: link,
           requestId: extra.requestId,
         })
       ),

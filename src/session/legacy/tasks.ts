@@ -44,7 +44,7 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
       onWire(() =>
         tasks.result(req.params.taskId, callerOfRequest(extra, link.caller), {
           signal: extra.signal,
-          session: link,
+          client: link,
           requestId: extra.requestId,
         })
         // as never: upstream task result, the SDK checks it

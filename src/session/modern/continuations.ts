@@ -35,7 +35,12 @@ import {
   ElicitResultSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Caller, CallOrigin } from "../../gateway/types.ts";
+import type {
+  CallContext,
+  Caller,
+  ChannelRequestOptions,
+  ClientChannel,
+} from "../../gateway/types.ts";
 import type { Progress } from "../../shared/call-context.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { askable, direct, type FlowRequest, refusal } from "./flow-request.ts";
@@ -77,8 +82,16 @@ function binding(method: string, tokenName: string): string {
   return `${method}\0${tokenName}`;
 }
 
-/** One call in flight whose upstream may ask the client for input. */
-class Parked implements CallOrigin {
+/**
+ * One call in flight whose upstream may ask the client for input: the call's channel, whose
+ * requests become `input_required` rounds of the flow.
+ */
+class Parked implements ClientChannel {
+  readonly era = "modern";
+  readonly askable = true;
+  /** A flow is one call's: its own processes end with it. */
+  readonly lasting = false;
+  readonly closed = false;
   readonly id = crypto.randomUUID();
   readonly tokenName: string | null;
   /** The profile endpoint the call came to: a continuation must come to the same one. */
@@ -109,8 +122,15 @@ class Parked implements CallOrigin {
     this.early = { ...request.inputResponses };
   }
 
+  /** A flow carries no notifications between its rounds. */
+  notify(): void {}
+
   /** Called by the pass-through relay for a server request the upstream sends during the call. */
-  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    _options?: ChannelRequestOptions,
+  ): Promise<unknown> {
     const refused = refusal(this.serving.capabilities, method, params);
     if (refused) return Promise.reject(refused);
     const { [INPUT_KEY_META]: hint, ...meta } = (params?._meta ?? {}) as Record<string, unknown>;
@@ -210,7 +230,7 @@ export class Continuations {
       parked.result = run({
         ...options,
         signal: parked.abort.signal,
-        origin: parked,
+        client: parked,
         ...(request.progress
           ? { onprogress: (p) => this.#progress(parked, p), resetTimeoutOnProgress: true }
           : {}),

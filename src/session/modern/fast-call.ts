@@ -117,7 +117,7 @@ export async function serveCall(
   const { capabilities } = call;
   try {
     // A client that can be asked nothing (the common call) goes straight to the core, as
-    // `Continuations.call` would send it (`direct`, without progress): with an origin that
+    // `Continuations.call` would send it (`direct`, without progress): with a channel that
     // refuses every server-to-client request, on the request's own signal.
     const result = askable(capabilities)
       ? await continuations.call(
@@ -130,7 +130,7 @@ export async function serveCall(
         call.name,
         call.arguments,
         caller,
-        callContext({ meta: call.meta, signal, origin: unaskable() }),
+        callContext({ meta: call.meta, signal, client: unaskable() }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };

@@ -6,7 +6,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from "@modelcontextprotocol/server";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { missingCapability } from "../../gateway/mod.ts";
-import type { CallContext, CallOrigin } from "../../gateway/types.ts";
+import type { CallContext, ClientChannel } from "../../gateway/types.ts";
 import type { Progress } from "../../shared/call-context.ts";
 import { WireError } from "../../shared/errors.ts";
 
@@ -84,12 +84,17 @@ export function refusal(
 }
 
 /**
- * The origin of a call whose client can be asked nothing: each request is refused as a parked
+ * The channel of a call whose client can be asked nothing: each request is refused as a parked
  * call would refuse it. One per call, since session isolation keys a call's process on it.
  */
-class Unaskable implements CallOrigin {
+class Unaskable implements ClientChannel {
+  readonly era = "modern";
+  readonly askable = false;
+  readonly lasting = false;
+  readonly closed = false;
   /** Its client declared nothing it could be asked. */
   readonly capabilities = {};
+  notify(): void {}
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     return Promise.reject(
       refusal(undefined, method, params) ??
@@ -98,8 +103,8 @@ class Unaskable implements CallOrigin {
   }
 }
 
-/** A fresh origin for a call whose client can be asked nothing (one per call, see above). */
-export function unaskable(): CallOrigin {
+/** A fresh channel for a call whose client can be asked nothing (one per call, see above). */
+export function unaskable(): ClientChannel {
   return new Unaskable();
 }
 
@@ -113,11 +118,11 @@ export async function direct<R>(
   run: (options: CallContext) => Promise<R>,
 ): Promise<R> {
   const send = request.progress;
-  if (!send) return await run({ ...options, origin: new Unaskable() });
+  if (!send) return await run({ ...options, client: new Unaskable() });
   let last = Promise.resolve();
   const result = await run({
     ...options,
-    origin: new Unaskable(),
+    client: new Unaskable(),
     onprogress: (p) => void (last = send(p).catch(() => {})),
     resetTimeoutOnProgress: true,
   });

@@ -16,7 +16,7 @@
 import type { InputRequest } from "@modelcontextprotocol/server";
 import { type ClientCapabilities, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 import { missingCapability } from "../../gateway/mod.ts";
-import type { CallOrigin } from "../../gateway/types.ts";
+import type { RequestAnswerer } from "../../gateway/types.ts";
 import { type JsonRpcErrorObject, toJsonRpcError, WireError } from "../../shared/errors.ts";
 import { fits, INPUT_KEY_META } from "./continuations.ts";
 
@@ -33,7 +33,7 @@ interface Pending {
 }
 
 /** Follows one task for its 2026-07-28 client (see the module header). */
-export class TaskFollower implements CallOrigin {
+export class TaskFollower implements RequestAnswerer {
   readonly #caps: ClientCapabilities;
   readonly #pending = new Map<string, Pending>();
   readonly #abort = new AbortController();
