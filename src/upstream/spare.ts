@@ -23,7 +23,11 @@ import { Upstream } from "./upstream.ts";
 /** Registers pass-through handlers on a process for its owner (isolated.ts's `SessionSetup`). */
 type Bind = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
 
-type Handler = (request: unknown, extra: { signal: AbortSignal }) => unknown;
+/**
+ * A request handler of the owner's, passed on unchanged: `any`, since the SDK types each one by
+ * its own request schema and this file handles them all alike.
+ */
+type Handler = (request: any, extra: { signal: AbortSignal }) => any;
 
 /** A `roots/list` that arrived before the take, waiting for the handler its owner brings. */
 interface Held {
@@ -74,18 +78,17 @@ export class Spare {
     if (client) {
       // The owner's handlers replace the refusals; the held roots/list go to its roots handler.
       let roots: Handler | undefined;
-      // as never (the handler methods): they pass the owner's schema and handler on unchanged,
-      // so the SDK's overloads (one per request schema) cannot be named here.
+      // The owner's schemas and handlers pass on unchanged: the SDK types them per schema.
       const noting: UpstreamClient = {
         getServerCapabilities: () => client.getServerCapabilities(),
-        setRequestHandler: ((schema: unknown, handler: Handler) => {
+        setRequestHandler(schema: any, handler: (request: any, extra: any) => any) {
           if (schema === ListRootsRequestSchema) roots = handler;
-          client.setRequestHandler(schema as never, handler as never);
-        }) as never,
-        setNotificationHandler: ((schema: unknown, handler: unknown) =>
-          client.setNotificationHandler(schema as never, handler as never)) as never,
-        sendRootsListChanged: () =>
-          client.sendRootsListChanged(),
+          client.setRequestHandler(schema, handler);
+        },
+        setNotificationHandler(schema: any, handler: any) {
+          client.setNotificationHandler(schema, handler);
+        },
+        sendRootsListChanged: () => client.sendRootsListChanged(),
         close: () => client.close(),
       };
       this.#bind(this.upstream, noting, owner);
@@ -104,9 +107,8 @@ export class Spare {
 
   /** Until taken, sampling and elicitation have nobody to answer them; roots wait. */
   #refuseAll(client: UpstreamClient): void {
-    // as never: one refusal serves both request schemas, whose result types differ.
     const refuse = (req: { method: string }) =>
-      onWire(() => Promise.reject(this.#refusal(req.method))) as never;
+      onWire(() => Promise.reject<never>(this.#refusal(req.method)));
     client.setRequestHandler(CreateMessageRequestSchema, refuse);
     client.setRequestHandler(ElicitRequestSchema, refuse);
     // Without `roots:` the capability is not offered (and the SDK would refuse the handler).
@@ -128,8 +130,7 @@ export class Spare {
           },
         });
       });
-    // as never: the held answer is the owner's handler's, typed as any handler's result.
-    client.setRequestHandler(ListRootsRequestSchema, hold as never);
+    client.setRequestHandler(ListRootsRequestSchema, hold);
   }
 
   #refusal(method: string): GatewayError {

@@ -9,6 +9,7 @@ import {
   type LoggingLevel,
   type Request,
   ResultSchema,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Caller, ChannelRequestOptions, ClientChannel } from "../types.ts";
@@ -83,8 +84,8 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     }
     this.#touch(this);
     return await this.server.request(
-      // as never: the client's answer, checked by the SDK
-      { method, params: sessionParams(req) } as never,
+      // Any of the three server-to-client requests; the client's answer is checked by the SDK.
+      { method, params: sessionParams(req) } as ServerRequest,
       ResultSchema,
       {
         signal: options.signal,

@@ -15,6 +15,7 @@
 import { type UpstreamClient, UserKey } from "../../upstream/mod.ts";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
+  type ClientResult,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -41,9 +42,9 @@ export function registerServerRequests(
   client: UpstreamClient,
   owner?: ClientChannel | UserKey,
 ): void {
+  // The client's answer, whatever its request: the SDK checks it against the request's schema.
   const handle = (req: Request, extra: unknown) =>
-    // as never: the client's answer, checked by the SDK
-    relay(hub, upstream, owner, req, extra as Extra) as never;
+    relay(hub, upstream, owner, req, extra as Extra) as Promise<ClientResult>;
   client.setRequestHandler(CreateMessageRequestSchema, handle);
   client.setRequestHandler(ElicitRequestSchema, handle);
   // Without `roots:` the capability is not offered, and the SDK answers roots/list itself

@@ -14,6 +14,7 @@ import {
   CancelTaskResultSchema,
   type CreateTaskResult,
   CreateTaskResultSchema,
+  type GetTaskPayloadResult,
   GetTaskPayloadResultSchema,
   GetTaskResultSchema,
   ListTasksResultSchema,
@@ -180,7 +181,11 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(taskId: string, caller: Caller, options: CallContext): Promise<unknown> {
+  async result(
+    taskId: string,
+    caller: Caller,
+    options: CallContext,
+  ): Promise<GetTaskPayloadResult> {
     const owned = this.#owned(taskId, caller);
     const hub = this.#gateway.passthrough;
     const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
@@ -197,14 +202,10 @@ export class TaskRouter {
         { ...options, timeoutMs: 24 * 3_600_000 },
       ).catch((err) => {
         throw this.#screenError(ctx, err);
-      });
+      }) as GetTaskPayloadResult;
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
-      const screened = await this.#gateway.filters.run(
-        this.#gateway.config,
-        ctx,
-        payload as object,
-      );
+      const screened = await this.#gateway.filters.run(this.#gateway.config, ctx, payload);
       return screened.value;
     } finally {
       hub.untrack(owned.server, options);
@@ -365,7 +366,6 @@ export function relayTaskStatus(
   client: UpstreamClient,
 ): void {
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
-    // as never: 1.x params: the router's Task, looser
-    router.status(upstream, n.params as never);
+    router.status(upstream, n.params);
   });
 }

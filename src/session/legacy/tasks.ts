@@ -32,11 +32,8 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
   const tasks = gateway.tasks;
   server.setRequestHandler(
     GetTaskRequestSchema,
-    // as never: upstream task result, the SDK checks it
     (req, extra) =>
-      onWire(() =>
-        tasks.get(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
-      ) as never,
+      onWire(() => tasks.get(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)),
   );
   server.setRequestHandler(
     GetTaskPayloadRequestSchema,
@@ -47,21 +44,17 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
           client: link,
           requestId: extra.requestId,
         })
-        // as never: upstream task result, the SDK checks it
-      ) as never,
+      ),
   );
   server.setRequestHandler(
     ListTasksRequestSchema,
-    (_req, extra) =>
-      // as never: upstream task result, the SDK checks it
-      onWire(() => tasks.list(callerOfRequest(extra, link.caller), extra.signal)) as never,
+    (_req, extra) => onWire(() => tasks.list(callerOfRequest(extra, link.caller), extra.signal)),
   );
   server.setRequestHandler(
     CancelTaskRequestSchema,
     (req, extra) =>
       onWire(() =>
         tasks.cancel(req.params.taskId, callerOfRequest(extra, link.caller), extra.signal)
-        // as never: upstream task result, the SDK checks it
-      ) as never,
+      ),
   );
 }

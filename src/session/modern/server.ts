@@ -22,10 +22,10 @@ import {
 } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import { rendersApps } from "../../gateway/passthrough/mod.ts";
-import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { flowRequest } from "./flow-request.ts";
+import { handle } from "./handle.ts";
 import { registerModernTasks } from "./tasks.ts";
 
 /**
@@ -104,88 +104,69 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
   const size = options.pageSize;
   const tasks = registerModernTasks(server, gateway, (ctx) => callerOfAuth(ctx.http?.authInfo));
 
-  server.setRequestHandler("tools/list", (req, ctx) =>
-    onWire(() => {
-      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const apps = rendersApps(envelope?.[CLIENT_CAPABILITIES_META_KEY]);
-      const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo), undefined, apps);
-      const { items, nextCursor } = page(tools, req.params?.cursor, size);
-      return nextCursor ? { tools: items, nextCursor } : { tools: items };
-      // as never: 1.x-typed result, v2's own types
-    }) as never);
+  handle(server, "tools/list", (req, ctx) => {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const apps = rendersApps(envelope?.[CLIENT_CAPABILITIES_META_KEY]);
+    const tools = gateway.listTools(callerOfAuth(ctx.http?.authInfo), undefined, apps);
+    const { items, nextCursor } = page(tools, req.params?.cursor, size);
+    return nextCursor ? { tools: items, nextCursor } : { tools: items };
+  });
 
-  server.setRequestHandler("tools/call", (req, ctx) =>
-    onWire(() => {
-      const ready = ModernAuth.readyOf(ctx.http?.authInfo);
-      if (ready !== undefined) return ready;
-      const caller = callerOfAuth(ctx.http?.authInfo);
-      // Progress is relayed by the continuation, on whichever request of the flow is current.
-      const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
-      return options.continuations.call(flowRequest(ctx), caller, call, (withOrigin) =>
-        tasks.callTool(req.params, ctx, caller, withOrigin));
-      // as never: 1.x-typed result, v2's own types
-    }) as never);
+  handle(server, "tools/call", (req, ctx) => {
+    const ready = ModernAuth.readyOf(ctx.http?.authInfo);
+    if (ready !== undefined) return ready;
+    const caller = callerOfAuth(ctx.http?.authInfo);
+    // Progress is relayed by the continuation, on whichever request of the flow is current.
+    const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
+    return options.continuations.call(
+      flowRequest(ctx),
+      caller,
+      call,
+      (withClient) => tasks.callTool(req.params, ctx, caller, withClient),
+    );
+  });
 
-  server.setRequestHandler("prompts/list", (req, ctx) =>
-    onWire(() => {
-      const prompts = listPrompts(gateway, callerOfAuth(ctx.http?.authInfo));
-      const { items, nextCursor } = page(prompts, req.params?.cursor, size);
-      return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
-      // as never: 1.x-typed result, v2's own types
-    }) as never);
+  handle(server, "prompts/list", (req, ctx) => {
+    const prompts = listPrompts(gateway, callerOfAuth(ctx.http?.authInfo));
+    const { items, nextCursor } = page(prompts, req.params?.cursor, size);
+    return nextCursor ? { prompts: items, nextCursor } : { prompts: items };
+  });
 
-  server.setRequestHandler(
-    "prompts/get",
-    (req, ctx) =>
-      onWire(() => {
-        const caller = callerOfAuth(ctx.http?.authInfo);
-        return options.continuations.call(
-          flowRequest(ctx),
-          caller,
-          { signal: ctx.mcpReq.signal },
-          (call) => getPrompt(gateway, caller, req.params, call),
-        );
-        // as never: 1.x-typed result, v2's own types
-      }) as never,
-  );
+  handle(server, "prompts/get", (req, ctx) => {
+    const caller = callerOfAuth(ctx.http?.authInfo);
+    return options.continuations.call(
+      flowRequest(ctx),
+      caller,
+      { signal: ctx.mcpReq.signal },
+      (call) => getPrompt(gateway, caller, req.params, call),
+    );
+  });
 
-  server.setRequestHandler("resources/list", (req, ctx) =>
-    onWire(() => {
-      const visible = listResources(gateway, callerOfAuth(ctx.http?.authInfo));
-      const { items, nextCursor } = page(visible, req.params?.cursor, size);
-      return nextCursor ? { resources: items, nextCursor } : { resources: items };
-      // as never: 1.x-typed result, v2's own types
-    }) as never);
+  handle(server, "resources/list", (req, ctx) => {
+    const visible = listResources(gateway, callerOfAuth(ctx.http?.authInfo));
+    const { items, nextCursor } = page(visible, req.params?.cursor, size);
+    return nextCursor ? { resources: items, nextCursor } : { resources: items };
+  });
 
-  server.setRequestHandler("resources/templates/list", (req, ctx) =>
-    onWire(() => {
-      const visible = listTemplates(gateway, callerOfAuth(ctx.http?.authInfo));
-      const { items, nextCursor } = page(visible, req.params?.cursor, size);
-      return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
-      // as never: 1.x-typed result, v2's own types
-    }) as never);
+  handle(server, "resources/templates/list", (req, ctx) => {
+    const visible = listTemplates(gateway, callerOfAuth(ctx.http?.authInfo));
+    const { items, nextCursor } = page(visible, req.params?.cursor, size);
+    return nextCursor ? { resourceTemplates: items, nextCursor } : { resourceTemplates: items };
+  });
 
-  server.setRequestHandler(
-    "resources/read",
-    (req, ctx) =>
-      onWire(() =>
-        options.continuations.call(
-          flowRequest(ctx),
-          callerOfAuth(ctx.http?.authInfo),
-          { signal: ctx.mcpReq.signal },
-          (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
-        )
-        // as never: 1.x-typed result, v2's own types
-      ) as never,
-  );
+  handle(server, "resources/read", (req, ctx) =>
+    options.continuations.call(
+      flowRequest(ctx),
+      callerOfAuth(ctx.http?.authInfo),
+      { signal: ctx.mcpReq.signal },
+      (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
+    ));
 
-  server.setRequestHandler(
+  handle(
+    server,
     "completion/complete",
     (req, ctx) =>
-      onWire(() =>
-        complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal)
-        // as never: 1.x-typed result, v2's own types
-      ) as never,
+      complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal),
   );
 
   return server;

@@ -11,41 +11,50 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamClient } from "../client.ts";
 
-type AnyHandler = (request: unknown, extra: unknown) => unknown;
+/** A 1.x handler, of any request or notification: its schema gave its types. */
+type AnyHandler = (request: any, extra: any) => unknown;
+
+/** What a v2 request handler is given that a 1.x handler reads. */
+interface V2Context {
+  mcpReq: { id: unknown; signal: AbortSignal };
+}
+
+/**
+ * The v2 client's handler registration as this adapter uses it: by method name, with handlers
+ * of any message. v2 types each method's handler by its own schemas, which describe the same
+ * wire shapes and which it checks every answer against, so they need not be named here.
+ */
+interface ByMethod {
+  setRequestHandler(method: string, handler: (request: unknown, ctx: V2Context) => unknown): void;
+  setNotificationHandler(method: string, handler: (notification: unknown) => void): void;
+}
 
 /** A connected v2 client in the modern era, adapted to what pass-through registers on it. */
 export class ModernClient implements UpstreamClient {
   /** The v2 client itself (its requests go through the connection's leg). */
   readonly v2: V2Client;
+  readonly #byMethod: ByMethod;
 
   constructor(client: V2Client) {
     this.v2 = client;
+    this.#byMethod = client;
   }
 
   getServerCapabilities: Client["getServerCapabilities"] = () =>
     this.v2.getServerCapabilities() as ServerCapabilities | undefined;
 
-  setRequestHandler: Client["setRequestHandler"] = ((schema: unknown, handler: AnyHandler) => {
+  setRequestHandler(schema: unknown, handler: AnyHandler): void {
     tolerate(() =>
-      this.v2.setRequestHandler(
-        // as never: 1.x handler signature onto v2's own types
-        methodOf(schema) as never,
-        ((request: unknown, ctx: { mcpReq: { id: unknown; signal: AbortSignal } }) =>
-          // as never: 1.x handler signature onto v2's own types
-          handler(request, { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
+      this.#byMethod.setRequestHandler(
+        methodOf(schema),
+        (request, ctx) => handler(request, { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id }),
       )
     );
-    // as never: 1.x handler signature onto v2's own types
-  }) as never;
+  }
 
-  setNotificationHandler: Client["setNotificationHandler"] = ((
-    schema: unknown,
-    handler: (n: unknown) => void,
-  ) => {
-    // as never: 1.x handler signature onto v2's own types
-    tolerate(() => this.v2.setNotificationHandler(methodOf(schema) as never, handler as never));
-    // as never: 1.x handler signature onto v2's own types
-  }) as never;
+  setNotificationHandler(schema: unknown, handler: (notification: any) => void): void {
+    tolerate(() => this.#byMethod.setNotificationHandler(methodOf(schema), handler));
+  }
 
   /** The 2026-07-28 revision has no roots notifications: nothing to tell. */
   sendRootsListChanged(): Promise<void> {

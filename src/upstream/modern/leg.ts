@@ -78,10 +78,9 @@ export class ModernLeg implements CallLeg {
     };
     const once = (p: Record<string, unknown> | undefined) =>
       // callTool mirrors a tool's declared `Mcp-Param-*` headers on streamable HTTP.
+      // as never (both): v2 types requests per known method; any passes here
       method === "tools/call"
-        // as never: v2 types requests per known method; any passes here
         ? this.#client.callTool(p as never, options)
-        // as never: v2 types requests per known method; any passes here
         : this.#client.request({ method, params: p } as never, ANY_RESULT, options);
     try {
       params = withClientCapabilities(this.#stateful.withLevel(params), this.#offered, input);
