@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootGateway } from "../src/cli/boot.ts";
 import { loadConfig } from "../src/config/mod.ts";
-import { callContext, type Caller } from "../src/gateway/mod.ts";
+import { type Caller, enterCall } from "../src/gateway/mod.ts";
 import { TokenCallLimits } from "../src/http/security/call-limits.ts";
 import { CallJournal } from "../src/ops/call-journal.ts";
 import { resultAnswer } from "../src/session/answers.ts";
@@ -61,7 +61,7 @@ serveFloor("floor-core", async (message, sid) => {
   // bench's calls carry none but a 2026-07-28 request's envelope.
   const id = message.id!;
   const params = message.params as { name: string; arguments?: Record<string, unknown> };
-  const context = callContext({ requestId: id });
+  const context = enterCall({ requestId: id });
   try {
     const result = await gateway.callTool(params.name, params.arguments, CALLER, context);
     const stamp = sid === null ? MODERN_STAMP : undefined;

@@ -61,8 +61,12 @@ export interface CallEntry {
   internal?: boolean | undefined;
 }
 
-/** The one context of a call, from what its entry knows (see {@link CallEntry}). */
-export function callContext(entry: CallEntry): CallContext {
+/**
+ * The one context of a call, from what its entry knows (see {@link CallEntry}): every entry —
+ * a tool call, a task, `prompts/get`, `resources/read`, `tasks/result`, a script's nested
+ * call — is entered here.
+ */
+export function enterCall(entry: CallEntry): CallContext {
   const out: Building = {};
   if (entry.signal) out.signal = entry.signal;
   const parent = entry.parent;
@@ -96,4 +100,14 @@ export function callContext(entry: CallEntry): CallContext {
     }
   }
   return out;
+}
+
+/**
+ * The one way a layer changes a call's context on its way down (a span's own `traceparent`, a
+ * longer clock, a flow's own channel and signal, a screened progress sink): a new context,
+ * `changes` over `parent`. The parent is never edited, and every field its entry set travels on
+ * unless changed here.
+ */
+export function childContext(parent: CallContext, changes: Building): CallContext {
+  return { ...parent, ...changes };
 }

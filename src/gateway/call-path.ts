@@ -35,6 +35,7 @@ import {
 import { traced } from "./traced.ts";
 import type { CallTracer } from "./tracing.ts";
 import type { Caller } from "./types.ts";
+import { childContext } from "./call-context.ts";
 
 /** The call path of one gateway. */
 export class CallPath {
@@ -182,7 +183,12 @@ export class CallPath {
     options: CallContext,
   ): Promise<CallOutcome> {
     try {
-      const result = await this.callTool(name, args, caller, { ...options, outagesThrow: true });
+      const result = await this.callTool(
+        name,
+        args,
+        caller,
+        childContext(options, { outagesThrow: true }),
+      );
       return { kind: "result", result };
     } catch (err) {
       const outage = outageOf(err);
@@ -267,7 +273,7 @@ export class CallPath {
               const input = this.#gateway.passthrough.inputRelay(serving, upstream, options);
               // The context goes on as it came; only a view URI of this server is mapped back.
               const meta = options.meta && upstreamRequestMeta(options.meta, target.server);
-              const call = meta === options.meta ? options : { ...options, meta };
+              const call = meta === options.meta ? options : childContext(options, { meta });
               return serving.callTool(target.upstreamName, args, call, input);
             },
           ),

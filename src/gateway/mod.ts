@@ -4,7 +4,7 @@
  */
 export { callerAllows, configuredToken, sameGlobs } from "./access.ts";
 export type { CallGate, GatedCall } from "./call-gate.ts";
-export { callContext } from "./call-context.ts";
+export { childContext, enterCall } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";
 export type { Catalog, PromptEntry, RenamedTool, ToolEntry } from "./catalog.ts";

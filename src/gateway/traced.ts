@@ -8,6 +8,7 @@ import { messageOf } from "../shared/errors.ts";
 import { type CallAnswer, isErrorAnswer } from "./call-records.ts";
 import { type CallTracer, type SpanKind, traceparentOf } from "./tracing.ts";
 import type { CallContext } from "./types.ts";
+import { childContext } from "./call-context.ts";
 
 /** Runs `run` inside a span of `tracer`; the span ends with the call's outcome. */
 export async function traced<T extends CallAnswer>(
@@ -19,10 +20,9 @@ export async function traced<T extends CallAnswer>(
   run: (inner: CallContext) => Promise<T>,
 ): Promise<T> {
   const span = tracer.start(kind, spanName, attributes, traceparentOf(options.meta));
-  const inner: CallContext = {
-    ...options,
+  const inner = childContext(options, {
     meta: { ...options.meta, traceparent: span.traceparent },
-  };
+  });
   try {
     const result = await run(inner);
     span.end(isErrorAnswer(result) ? "tool_error" : "ok");

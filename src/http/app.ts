@@ -13,7 +13,7 @@ import { admitProfile, isMcpPath, profileOfPath } from "./profile-route.ts";
 import { readiness } from "./readiness.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
 import { corsMiddleware, isCorsPath, wantsCors } from "./security/cors.ts";
-import type { Door, RequestIdentity } from "../session/mod.ts";
+import { ANONYMOUS, type Door, type RequestIdentity } from "../session/mod.ts";
 import { type SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 
 /** Variables middleware sets on the hono context. */
@@ -41,8 +41,6 @@ export interface AppDeps {
   /** Extra routes (metrics, status page). */
   routes?: (app: Hono<AppEnv>) => void;
 }
-
-const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
 /**
  * Paths that answer without auth or origin checks: liveness and readiness probes, and the

@@ -39,6 +39,12 @@ export interface RequestIdentity {
 }
 
 /**
+ * The identity of a request nobody authenticated (no tokens configured): one shared object,
+ * frozen, since every such request is handed it.
+ */
+export const ANONYMOUS: RequestIdentity = Object.freeze({ tokenName: null, toolGlobs: null });
+
+/**
  * A front door: one protocol revision's (or transport's) way into the gateway core. The app
  * routes `/mcp` and `/sse` (each also as `/<endpoint>/<profile>`) and `/message` by asking its
  * doors in order (`src/cli/serve.ts` lists them); the first that accepts a request serves it. A

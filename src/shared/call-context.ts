@@ -1,7 +1,7 @@
 /**
  * @module The one context of a call, from the door that took the request down to the leg that
  * moves it upstream. A door builds it once, where the request's identity is known
- * (`callContext` in `gateway/call-context.ts`); `Gateway.callTool`, `Upstream.request`, the
+ * (`enterCall` in `gateway/call-context.ts`); `Gateway.callTool`, `Upstream.request`, the
  * caller's frame and the leg all read this same object. A layer that must change something
  * (a span's own `traceparent`, a task result's longer clock, a 2026-07-28 flow's channel)
  * makes a new context from the old one: nothing is re-assembled field by field on the way down, so a

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { callContext, eraOf, type ProgressParams } from "../../src/gateway/call-context.ts";
+import { enterCall, eraOf, type ProgressParams } from "../../src/gateway/call-context.ts";
 import type { ClientChannel } from "../../src/gateway/types.ts";
 
 /** A client channel of `era`; `lasting` as a 2025 session's is. */
@@ -20,7 +20,7 @@ describe("the call context every entry builds", () => {
   it("maps the progress token out of _meta and keeps the rest, traceparent included", () => {
     const sent: ProgressParams[] = [];
     const signal = new AbortController().signal;
-    const options = callContext({
+    const options = enterCall({
       meta: { progressToken: "p1", traceparent: "00-a-b-01", other: 1 },
       signal,
       requestId: 7,
@@ -36,18 +36,18 @@ describe("the call context every entry builds", () => {
   });
 
   it("carries no meta and no progress relay when the request has neither", () => {
-    const options = callContext({ meta: { progressToken: 3 } });
+    const options = enterCall({ meta: { progressToken: 3 } });
     assert.equal(options.meta, undefined);
     assert.equal(options.onprogress, undefined);
-    assert.deepEqual(callContext({}), {});
+    assert.deepEqual(enterCall({}), {});
   });
 
   it("a script's call keeps its parent's session and request id, one level deeper, with only the span's traceparent", () => {
     const parent = {
-      ...callContext({ meta: { traceparent: "00-t-s-01", x: 1 }, requestId: "r" }),
+      ...enterCall({ meta: { traceparent: "00-t-s-01", x: 1 }, requestId: "r" }),
       scriptDepth: 1,
     };
-    const nested = callContext({ parent, internal: true });
+    const nested = enterCall({ parent, internal: true });
     assert.deepEqual(nested, {
       scriptDepth: 2,
       era: "local",
@@ -55,22 +55,22 @@ describe("the call context every entry builds", () => {
       meta: { traceparent: "00-t-s-01" },
       internal: true,
     });
-    assert.deepEqual(callContext({ parent: {} }), { scriptDepth: 1, era: "local" });
+    assert.deepEqual(enterCall({ parent: {} }), { scriptDepth: 1, era: "local" });
   });
 
   it("a script's call keeps the era of the client its script serves (for the audit log)", () => {
-    const modern = callContext({ client: channel("modern", false) });
+    const modern = enterCall({ client: channel("modern", false) });
     assert.equal(eraOf(modern), "modern");
-    assert.equal(eraOf(callContext({ parent: modern })), "modern");
-    const twice = callContext({ parent: callContext({ parent: modern }) });
+    assert.equal(eraOf(enterCall({ parent: modern })), "modern");
+    const twice = enterCall({ parent: enterCall({ parent: modern }) });
     assert.equal(eraOf(twice), "modern");
-    assert.equal(eraOf(callContext({})), "local");
+    assert.equal(eraOf(enterCall({})), "local");
   });
 
   it("a script's call keeps a lasting client (a session), not a flow's own channel", () => {
     const session = channel("legacy", true);
-    assert.equal(callContext({ parent: callContext({ client: session }) }).client, session);
-    const flow = callContext({ client: channel("modern", false) });
-    assert.equal(callContext({ parent: flow }).client, undefined);
+    assert.equal(enterCall({ parent: enterCall({ client: session }) }).client, session);
+    const flow = enterCall({ client: channel("modern", false) });
+    assert.equal(enterCall({ parent: flow }).client, undefined);
   });
 });

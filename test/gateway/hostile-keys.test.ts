@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { importClientConfig, importedYaml } from "../../src/config/import.ts";
 import { inputGuidance } from "../../src/discovery/mod.ts";
-import { callContext } from "../../src/gateway/call-context.ts";
+import { enterCall } from "../../src/gateway/call-context.ts";
 import { checkArgs, resolveType } from "../../src/tools/macros/mod.ts";
 
 describe("names from outside as object keys", () => {
@@ -28,7 +28,7 @@ describe("names from outside as object keys", () => {
       string,
       unknown
     >;
-    const ctx = callContext({ meta });
+    const ctx = enterCall({ meta });
     assert.equal(ctx.meta?.traceparent, undefined, "nothing inherited from the client's object");
     assert.equal(JSON.stringify(ctx.meta), '{"__proto__":{"traceparent":"forged"},"x":1}');
   });

@@ -10,6 +10,7 @@ import type { CallContext } from "../../shared/call-context.ts";
 import { UpstreamRpcError } from "../../upstream/mod.ts";
 import type { ResultScreen } from "./screen.ts";
 import type { FilterContext } from "./types.ts";
+import { childContext } from "../call-context.ts";
 
 /** `err` with its message and `data` screened when it is an upstream's JSON-RPC error. */
 export function screenRpcError(
@@ -35,14 +36,13 @@ export function screenProgress(
   const report = options.onprogress;
   if (!report) return options;
   const part = { ...ctx, part: "progress" as const };
-  return {
-    ...options,
+  return childContext(options, {
     onprogress: (p) => {
       if (typeof p.message !== "string") return report(p);
       const { message } = screen.beside(config, part, { message: p.message });
       report(message === p.message ? p : { ...p, message });
     },
-  };
+  });
 }
 
 /** A log notification's params with its `data` screened. */

@@ -28,6 +28,7 @@ import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
 import { TaskShares } from "./task-share.ts";
+import { childContext } from "../call-context.ts";
 
 interface Owned {
   readonly server: string;
@@ -199,7 +200,7 @@ export class TaskRouter {
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
-        { ...options, timeoutMs: 24 * 3_600_000 },
+        childContext(options, { timeoutMs: 24 * 3_600_000 }),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
       }) as GetTaskPayloadResult;

@@ -8,9 +8,7 @@ import { sameBytes, sha256 } from "../../runtime/hash.ts";
 import type { TokenConfig } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { RequestIdentity } from "../../session/mod.ts";
-
-const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
+import { ANONYMOUS, type RequestIdentity } from "../../session/mod.ts";
 
 /** Options for {@link authenticator}. */
 export interface BearerAuthOptions {

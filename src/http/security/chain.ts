@@ -14,11 +14,10 @@ import type { Gateway } from "../../gateway/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { AppEnv } from "../app.ts";
 import { errorResponse } from "../error-answer.ts";
-import type { RequestIdentity } from "../../session/mod.ts";
+import { ANONYMOUS, type RequestIdentity } from "../../session/mod.ts";
 import { addChallenge, discoveryAnswer } from "./oauth/mod.ts";
 
 /** A request every check has let through with no one named yet (auth off). */
-const ANONYMOUS: RequestIdentity = { tokenName: null, toolGlobs: null };
 
 /**
  * One step of the chain: the identity so far (possibly replaced), or a thrown refusal (a

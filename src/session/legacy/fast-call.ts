@@ -10,7 +10,7 @@ import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
+import { type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import type { Activity } from "./activity.ts";
@@ -75,7 +75,7 @@ export class FastCalls {
     ctx.activity.pending.add(id);
     this.#calls.set(id, call);
     const meta = msg.params._meta;
-    const options = callContext({
+    const options = enterCall({
       meta,
       signal: call.abort.signal,
       client: ctx.link,

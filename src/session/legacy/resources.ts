@@ -13,6 +13,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../../gateway/mod.ts";
+import { enterSessionCall } from "./enter.ts";
 import {
   listResources,
   listTemplates,
@@ -52,11 +53,12 @@ export function registerResources(
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     onWire(() => {
       hub.touch(link);
-      return readResource(gateway, callerOfRequest(extra, link.caller), req.params, {
-        signal: extra.signal,
-        client: link,
-        requestId: extra.requestId,
-      });
+      return readResource(
+        gateway,
+        callerOfRequest(extra, link.caller),
+        req.params,
+        enterSessionCall(link, req.params._meta, extra),
+      );
     }));
 
   server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>

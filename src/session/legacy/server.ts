@@ -14,11 +14,11 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
+import { enterSessionCall } from "./enter.ts";
 import { noteReleased } from "../../runtime/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
 import { rendersApps, type SessionLink } from "../../gateway/passthrough/mod.ts";
-import { callContext } from "../../gateway/call-context.ts";
 import { LazySchemaValidator } from "../../shared/schema-validator.ts";
 import type { Caller } from "../../gateway/types.ts";
 import { onWire } from "../../shared/errors.ts";
@@ -107,25 +107,19 @@ export function createSessionServer(
         return gateway.createTask(
           req.params,
           requestCaller(extra),
-          callContext({
-            meta: req.params._meta,
-            signal: extra.signal,
-            client: link,
-            requestId: extra.requestId,
-          }),
+          enterSessionCall(link, req.params._meta, extra),
           // as never: tools/call may answer CreateTaskResult
         ) as never;
       }
-      const callOptions = callContext({
-        meta: req.params._meta,
-        signal: extra.signal,
-        client: link,
-        requestId: extra.requestId,
-        progress: (params) =>
+      const callOptions = enterSessionCall(
+        link,
+        req.params._meta,
+        extra,
+        (params) =>
           void extra.sendNotification({ method: "notifications/progress", params }).catch(
             () => {},
           ),
-      });
+      );
       return gateway.callTool(
         req.params.name,
         req.params.arguments,
@@ -148,11 +142,12 @@ export function createSessionServer(
     GetPromptRequestSchema,
     (req, extra) =>
       onWire(() =>
-        getPrompt(gateway, requestCaller(extra), req.params, {
-          signal: extra.signal,
-          client: link,
-          requestId: extra.requestId,
-        })
+        getPrompt(
+          gateway,
+          requestCaller(extra),
+          req.params,
+          enterSessionCall(link, req.params._meta, extra),
+        )
       ),
   );
 

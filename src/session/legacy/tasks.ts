@@ -13,6 +13,7 @@ import {
 import { callerOfRequest } from "./request-caller.ts";
 import { onWire } from "../../shared/errors.ts";
 import type { Gateway } from "../../gateway/mod.ts";
+import { enterSessionCall } from "./enter.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 
 /**
@@ -39,11 +40,11 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
     GetTaskPayloadRequestSchema,
     (req, extra) =>
       onWire(() =>
-        tasks.result(req.params.taskId, callerOfRequest(extra, link.caller), {
-          signal: extra.signal,
-          client: link,
-          requestId: extra.requestId,
-        })
+        tasks.result(
+          req.params.taskId,
+          callerOfRequest(extra, link.caller),
+          enterSessionCall(link, req.params._meta, extra),
+        )
       ),
   );
   server.setRequestHandler(

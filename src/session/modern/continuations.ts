@@ -44,6 +44,7 @@ import type {
 import type { Progress } from "../../shared/call-context.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { askable, direct, type FlowRequest, refusal } from "./flow-request.ts";
+import { childContext } from "../../gateway/mod.ts";
 
 /** The `_meta` key an upstream names its input with. */
 export const INPUT_KEY_META = "mcp-gateway/inputKey";
@@ -227,14 +228,13 @@ export class Continuations {
       this.#parked.set(parked.id, parked);
       // A client that asked for progress gets it on whichever request of the flow is serving
       // it now (each retry carries its own progress token).
-      parked.result = run({
-        ...options,
+      parked.result = run(childContext(options, {
         signal: parked.abort.signal,
         client: parked,
         ...(request.progress
           ? { onprogress: (p) => this.#progress(parked, p), resetTimeoutOnProgress: true }
           : {}),
-      });
+      }));
       parked.result.then(() => parked.wake(), () => parked.wake());
     }
     return await this.#answer(parked, request, options.signal);

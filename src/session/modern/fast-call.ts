@@ -28,7 +28,7 @@ import {
   ProtocolErrorCode,
   SERVER_INFO_META_KEY,
 } from "@modelcontextprotocol/server";
-import { callContext, type Gateway } from "../../gateway/mod.ts";
+import { enterCall, type Gateway } from "../../gateway/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
@@ -123,14 +123,14 @@ export async function serveCall(
       ? await continuations.call(
         { method: "tools/call", capabilities },
         caller,
-        callContext({ meta: call.meta, signal }),
+        enterCall({ meta: call.meta, signal }),
         (options) => gateway.callTool(call.name, call.arguments, caller, options),
       )
       : await gateway.callTool(
         call.name,
         call.arguments,
         caller,
-        callContext({ meta: call.meta, signal, client: unaskable() }),
+        enterCall({ meta: call.meta, signal, client: unaskable() }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };

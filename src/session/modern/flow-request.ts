@@ -5,7 +5,7 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, type ServerContext } from "@modelcontextprotocol/server";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { missingCapability } from "../../gateway/mod.ts";
+import { childContext, missingCapability } from "../../gateway/mod.ts";
 import type { CallContext, ClientChannel } from "../../gateway/types.ts";
 import type { Progress } from "../../shared/call-context.ts";
 import { WireError } from "../../shared/errors.ts";
@@ -118,14 +118,13 @@ export async function direct<R>(
   run: (options: CallContext) => Promise<R>,
 ): Promise<R> {
   const send = request.progress;
-  if (!send) return await run({ ...options, client: new Unaskable() });
+  if (!send) return await run(childContext(options, { client: new Unaskable() }));
   let last = Promise.resolve();
-  const result = await run({
-    ...options,
+  const result = await run(childContext(options, {
     client: new Unaskable(),
     onprogress: (p) => void (last = send(p).catch(() => {})),
     resetTimeoutOnProgress: true,
-  });
+  }));
   await last;
   return result;
 }

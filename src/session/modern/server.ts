@@ -7,10 +7,10 @@
  * `prompts/get` and `resources/read` may answer `input_required` (see `./continuations.ts`).
  * A plain `tools/call` usually skips this server altogether (./fast-call.ts); both judge the
  * call as the caller the door made for the request (`callerOf` of ../door.ts) and build its
- * options with the core's `callContext`.
+ * options with the core's `enterCall`.
  */
 import { type AuthInfo, CLIENT_CAPABILITIES_META_KEY, Server } from "@modelcontextprotocol/server";
-import { callContext, type Gateway, LOCAL_CALLER } from "../../gateway/mod.ts";
+import { enterCall, type Gateway, LOCAL_CALLER } from "../../gateway/mod.ts";
 import type { Caller } from "../../gateway/types.ts";
 import {
   complete,
@@ -117,7 +117,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     if (ready !== undefined) return ready;
     const caller = callerOfAuth(ctx.http?.authInfo);
     // Progress is relayed by the continuation, on whichever request of the flow is current.
-    const call = callContext({ meta: req.params._meta, signal: ctx.mcpReq.signal });
+    const call = enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal });
     return options.continuations.call(
       flowRequest(ctx),
       caller,
@@ -137,7 +137,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     return options.continuations.call(
       flowRequest(ctx),
       caller,
-      { signal: ctx.mcpReq.signal },
+      enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal }),
       (call) => getPrompt(gateway, caller, req.params, call),
     );
   });
@@ -158,7 +158,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     options.continuations.call(
       flowRequest(ctx),
       callerOfAuth(ctx.http?.authInfo),
-      { signal: ctx.mcpReq.signal },
+      enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal }),
       (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
     ));
 

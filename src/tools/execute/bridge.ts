@@ -6,7 +6,7 @@
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import { type CallContext, callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
 import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
@@ -89,7 +89,7 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
         path,
         args,
         caller,
-        callContext({ signal, internal, parent }),
+        enterCall({ signal, internal, parent }),
       );
       if (outcome.kind === "outage") {
         const code = signal.aborted ? "cancelled" : OUTAGE_CODES[outcome.outage];

@@ -4,7 +4,7 @@
  * a direct caller does (an outage is an `isError` result naming the server).
  */
 import type { ToolBridge } from "../../scripting/mod.ts";
-import { type CallContext, callContext, type Caller, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
 
 /** Options for {@link bridgeFor}. */
 export interface BridgeOptions {
@@ -26,7 +26,7 @@ export function bridgeFor(gateway: Gateway, caller: Caller, options: BridgeOptio
         name,
         args,
         caller,
-        callContext({ signal: ctx.signal, internal, parent: parent ?? {} }),
+        enterCall({ signal: ctx.signal, internal, parent: parent ?? {} }),
       ),
     listTools: () => gateway.callableNames(caller, internal),
   };

@@ -1,0 +1,31 @@
+/**
+ * A 2025 session's requests enter the core here: one call context per request, from the
+ * request's `_meta`, the SDK's signal and request id, and the session as the call's client.
+ */
+import { type CallContext, enterCall, type ProgressParams } from "../../gateway/mod.ts";
+import type { SessionLink } from "../../gateway/passthrough/mod.ts";
+
+/** What the SDK hands a session's handler that the call context is made from. */
+export interface SessionRequestExtra {
+  readonly signal: AbortSignal;
+  readonly requestId: string | number;
+}
+
+/**
+ * The context of one request of `link` whose params carried `meta`; `progress` relays the
+ * request's progress when the client asked for it.
+ */
+export function enterSessionCall(
+  link: SessionLink,
+  meta: Record<string, unknown> | undefined,
+  extra: SessionRequestExtra,
+  progress?: (params: ProgressParams) => void,
+): CallContext {
+  return enterCall({
+    meta,
+    signal: extra.signal,
+    client: link,
+    requestId: extra.requestId,
+    progress,
+  });
+}
