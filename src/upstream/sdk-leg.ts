@@ -5,6 +5,7 @@
  * through unchecked (the frame checks them), and each SDK failure is named here, once.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { messageOf } from "../shared/errors.ts";
@@ -17,15 +18,29 @@ export const ANY_RESULT = z.custom<unknown>(() => true);
 /** The frame's timer always fires first; the SDK's must never (the longest a timer takes). */
 export const SDK_TIMEOUT_MS = 2 ** 31 - 1;
 
+/**
+ * `Client.request` by any method name. The SDK types the request of each method it knows; the
+ * gateway sends any method a client asked for, and the frame checks the result.
+ */
+interface AnyMethod {
+  request(
+    request: { method: string; params?: Record<string, unknown> | undefined },
+    schema: typeof ANY_RESULT,
+    options: RequestOptions,
+  ): Promise<unknown>;
+}
+
 /** Requests of one connected SDK client. */
 export class SdkLeg implements CallLeg {
   readonly kind = "sdk";
   readonly #client: Client;
+  readonly #anyMethod: AnyMethod;
   readonly #server: string;
 
   constructor(server: string, client: Client) {
     this.#server = server;
     this.#client = client;
+    this.#anyMethod = client;
   }
 
   async send(
@@ -35,8 +50,7 @@ export class SdkLeg implements CallLeg {
   ): Promise<unknown> {
     if (!this.#client.transport) throw notConnected(this.#server); // closed, or never connected
     try {
-      // as never: request() is typed per known method; any method passes here
-      return await this.#client.request({ method, params } as never, ANY_RESULT, {
+      return await this.#anyMethod.request({ method, params }, ANY_RESULT, {
         // The SDK sends String(signal.reason) upstream in notifications/cancelled.
         signal,
         timeout: SDK_TIMEOUT_MS,

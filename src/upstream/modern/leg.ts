@@ -22,6 +22,30 @@ import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
 import type { StatefulMethods } from "./stateful.ts";
 
+/**
+ * The v2 client's requests by any method name. The SDK types the request of each method it
+ * knows; the gateway sends any method a client asked for, and the frame checks the result.
+ */
+interface AnyMethod {
+  callTool(
+    params: Record<string, unknown> | undefined,
+    options: V2RequestOptions,
+  ): Promise<unknown>;
+  request(
+    request: { method: string; params?: Record<string, unknown> | undefined },
+    schema: typeof ANY_RESULT,
+    options: V2RequestOptions,
+  ): Promise<unknown>;
+}
+
+/** What this leg passes with every request (a subset of the SDK's request options). */
+interface V2RequestOptions {
+  signal: AbortSignal | undefined;
+  timeout: number;
+  onprogress?: (progress: unknown) => void;
+  allowInputRequired?: boolean;
+}
+
 /** Rounds one call may take before it is given up (the SDK's own default). */
 const MAX_ROUNDS = 10;
 /** The `_meta` key by which an input request's own key travels to the client's round. */
@@ -41,6 +65,7 @@ function isInputRequired(result: unknown): result is InputRequired {
 export class ModernLeg implements CallLeg {
   readonly kind = "modern";
   readonly #client: V2Client;
+  readonly #anyMethod: AnyMethod;
   readonly #server: string;
   readonly #stateful: StatefulMethods;
   /** What the gateway declared to this server: a call's envelope narrows it to its client's. */
@@ -54,6 +79,7 @@ export class ModernLeg implements CallLeg {
   ) {
     this.#server = server;
     this.#client = client;
+    this.#anyMethod = client;
     this.#stateful = stateful;
     this.#offered = offered;
   }
@@ -78,10 +104,9 @@ export class ModernLeg implements CallLeg {
     };
     const once = (p: Record<string, unknown> | undefined) =>
       // callTool mirrors a tool's declared `Mcp-Param-*` headers on streamable HTTP.
-      // as never (both): v2 types requests per known method; any passes here
       method === "tools/call"
-        ? this.#client.callTool(p as never, options)
-        : this.#client.request({ method, params: p } as never, ANY_RESULT, options);
+        ? this.#anyMethod.callTool(p, options)
+        : this.#anyMethod.request({ method, params: p }, ANY_RESULT, options);
     try {
       params = withClientCapabilities(this.#stateful.withLevel(params), this.#offered, input);
       let result: unknown = await once(params);
@@ -158,11 +183,12 @@ function withClientCapabilities(
 ): Record<string, unknown> | undefined {
   const theirs = input?.capabilities;
   if (!theirs) return params;
-  const declared: ClientCapabilities = { ...offered };
-  for (const key of ["sampling", "elicitation"] as const) {
-    if (theirs[key]) declared[key] = theirs[key] as never;
-    else delete declared[key];
-  }
+  const { sampling: _s, elicitation: _e, ...rest } = offered;
+  const declared: ClientCapabilities = {
+    ...rest,
+    ...(theirs.sampling ? { sampling: theirs.sampling } : {}),
+    ...(theirs.elicitation ? { elicitation: theirs.elicitation } : {}),
+  };
   const meta = params?._meta as Record<string, unknown> | undefined;
   return { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: declared } };
 }
