@@ -2,7 +2,8 @@
  * The README and every page under docs/ link to each other by relative path and `#anchor`. A page
  * that moves or a heading that is renamed breaks those links silently on GitHub; this test reads
  * the Markdown as GitHub does (marked's lexer for the links, github-slugger for the anchors a
- * heading gets) and fails on every link whose file or heading is not there.
+ * heading gets) and fails on every link whose file or heading is not there. A path of the
+ * repository a page names in backticks (a test, a source file, a fixture) must exist too.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -102,6 +103,18 @@ describe("docs: every relative link and anchor resolves", () => {
   for (const file of pages()) {
     it(relative(ROOT, file), () => {
       assert.deepEqual(brokenLinks(file, readFileSync(file, "utf8")), []);
+    });
+  }
+});
+
+/** Top folders of the repository whose files the pages name as `folder/…` in backticks. */
+const NAMED = /`((?:test|src|bench|deploy|packaging|scripts|examples|macros)\/[^`\s*<>{}…]+)`/g;
+
+describe("docs: every repository path a page names exists", () => {
+  for (const file of pages()) {
+    it(relative(ROOT, file), () => {
+      const named = [...readFileSync(file, "utf8").matchAll(NAMED)].map((m) => m[1]!);
+      assert.deepEqual(named.filter((path) => !existsSync(join(ROOT, path))), []);
     });
   }
 });
