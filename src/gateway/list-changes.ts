@@ -3,6 +3,7 @@
  * tool, prompt and resource lists now hold; a listener hears only about the lists whose content
  * really changed (a restarted upstream with the same tools tells nobody).
  */
+import { sha256Hex } from "../runtime/hash.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 
@@ -38,10 +39,11 @@ export class ListChanges {
 
   /** Tells every listener which lists changed since the last call. */
   publish(lists: ListContents): void {
+    // Digests, not the texts: the tools' text is the size of the whole catalog.
     const sig = {
-      tools: JSON.stringify(lists.tools),
-      prompts: JSON.stringify(lists.prompts),
-      resources: JSON.stringify(lists.resources),
+      tools: sha256Hex(JSON.stringify(lists.tools)),
+      prompts: sha256Hex(JSON.stringify(lists.prompts)),
+      resources: sha256Hex(JSON.stringify(lists.resources)),
     };
     const changed = {
       tools: sig.tools !== this.#signature.tools,
