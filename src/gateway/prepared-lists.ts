@@ -1,8 +1,8 @@
 /**
  * @module `tools/list` answers prepared once per view and catalog: the tools a view lists, the
- * JSON text of each page the gateway hands cursors for, and the whole list's text (what
- * `./visible-changes.ts` compares). Every session and request of one view shares them, so a
- * full listing serialises nothing and a session keeps a reference, not a copy.
+ * encoded JSON of each page the gateway hands cursors for, and a digest of the whole list
+ * (what `./visible-changes.ts` compares). Every session and request of one view shares them, so
+ * a full listing serialises nothing and a session keeps a digest, not a copy of its list.
  *
  * A view is everything `listedTools` reads: the caller's catalog (the shared one, or an
  * identity's own — prepared lists hang off the catalog object, so one identity's never serve
@@ -11,48 +11,45 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
+import { sha256Hex } from "../runtime/hash.ts";
 import type { Catalog } from "./catalog.ts";
 import { page } from "./paging.ts";
 import type { Caller, LocalTool } from "./types.ts";
-import { withRawJson } from "../shared/raw-json.ts";
 
-/** One page of a `tools/list` result (never mutated: it carries its JSON text). */
-export interface ListPage {
-  readonly tools: readonly Tool[];
-  readonly nextCursor?: string;
-}
+const ENCODER = new TextEncoder();
 
 /** One view's list, prepared. */
 export class PreparedList {
   readonly tools: readonly Tool[];
-  #text: string | undefined;
-  /** The pages whose cursors the gateway hands out, by `size:offset`. */
-  readonly #pages = new Map<string, ListPage>();
+  #digest: string | undefined;
+  /** The pages whose cursors the gateway hands out, encoded, by `size:offset`. */
+  readonly #pages = new Map<string, Uint8Array>();
 
   constructor(tools: readonly Tool[]) {
     this.tools = tools;
   }
 
-  /** The whole list as JSON text (one string per view: sessions compare it by reference). */
-  get text(): string {
-    return this.#text ??= JSON.stringify(this.tools);
+  /** SHA-256 of the whole list's JSON: equal digests, equal lists. */
+  get digest(): string {
+    return this.#digest ??= sha256Hex(JSON.stringify(this.tools));
   }
 
   /**
-   * The `tools/list` result for `cursor`, carrying its JSON text (`rawJsonOf`), so an answer
-   * writer sends the text instead of serialising the tools again. Pages at the offsets the
-   * gateway's own cursors name are kept; any other offset a client makes up is answered but
-   * not kept, so no client can grow what a view holds.
+   * The `tools/list` result for `cursor` as UTF-8 JSON (`{"tools":[…],"nextCursor":…}`), laid
+   * out as `JSON.stringify` writes it. Pages at the offsets the gateway's own cursors name are
+   * kept; any other offset a client makes up is answered but not kept, so no client can grow
+   * what a view holds.
    */
-  pageResult(cursor: string | undefined, size: number): ListPage {
+  pageBytes(cursor: string | undefined, size: number): Uint8Array {
     const { items, nextCursor, offset } = page(this.tools, cursor, size);
     const key = `${size}:${offset}`;
     const kept = this.#pages.get(key);
     if (kept !== undefined) return kept;
-    const result: ListPage = nextCursor ? { tools: items, nextCursor } : { tools: items };
-    withRawJson(result, JSON.stringify(result));
-    if (offset % size === 0) this.#pages.set(key, result);
-    return result;
+    const bytes = ENCODER.encode(
+      JSON.stringify(nextCursor ? { tools: items, nextCursor } : { tools: items }),
+    );
+    if (offset % size === 0) this.#pages.set(key, bytes);
+    return bytes;
   }
 }
 

@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Caller } from "../../src/gateway/mod.ts";
 import { PreparedList } from "../../src/gateway/prepared-lists.ts";
-import { rawJsonOf } from "../../src/shared/raw-json.ts";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
 import { HEADERS, openSession } from "./_raw.ts";
 
@@ -107,7 +106,9 @@ servers:
     const a = g.preparedList(caller("narrow", ["shared__*"]));
     const b = g.preparedList(caller("wide", null));
     assert.notEqual(a, b);
-    assert.ok(!a.text.includes("hidden__"));
+    const text = new TextDecoder().decode(a.pageBytes(undefined, 1000));
+    assert.ok(text.includes("shared__") && !text.includes("hidden__"), text);
+    assert.notEqual(a.digest, b.digest);
     assert.equal(g.preparedList(caller("narrow", ["shared__*"])), a);
   });
 
@@ -136,17 +137,19 @@ describe("a prepared list's pages", () => {
     inputSchema: { type: "object" as const },
   }));
 
-  it("carry their JSON text, and only the pages of handed-out cursors are kept", () => {
+  it("are the page's JSON, and only the pages of handed-out cursors are kept", () => {
     const list = new PreparedList(tools);
-    const first = list.pageResult(undefined, 2);
-    assert.deepEqual(first.tools.map((t) => t.name), ["t0", "t1"]);
-    assert.equal(rawJsonOf(first), JSON.stringify(first));
-    assert.equal(list.pageResult(first.nextCursor, 2), list.pageResult(first.nextCursor, 2));
-    assert.equal(list.pageResult(undefined, 2), first);
+    const json = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
+    const first = list.pageBytes(undefined, 2);
+    assert.deepEqual(json(first), { tools: tools.slice(0, 2), nextCursor: btoa("2") });
+    assert.equal(list.pageBytes(undefined, 2), first);
+    assert.equal(list.pageBytes(btoa("2"), 2), list.pageBytes(btoa("2"), 2));
+    assert.deepEqual(json(list.pageBytes(btoa("4"), 2)), { tools: tools.slice(4) });
     // An offset no cursor of ours names (1) is answered afresh each time.
-    const odd = list.pageResult(btoa("1"), 2);
-    assert.deepEqual(odd.tools.map((t) => t.name), ["t1", "t2"]);
-    assert.notEqual(list.pageResult(btoa("1"), 2), odd);
-    assert.equal(list.text, JSON.stringify(tools));
+    const odd = list.pageBytes(btoa("1"), 2);
+    assert.deepEqual(json(odd).tools.map((t: { name: string }) => t.name), ["t1", "t2"]);
+    assert.notEqual(list.pageBytes(btoa("1"), 2), odd);
+    assert.equal(list.digest, new PreparedList([...tools]).digest);
+    assert.notEqual(list.digest, new PreparedList(tools.slice(1)).digest);
   });
 });

@@ -1,15 +1,15 @@
 /**
  * The `tools/list` fast path for streamable HTTP sessions: a plain `tools/list` POST is answered
- * with the page the gateway prepared for the caller's view (its JSON text, written once per
+ * with the page the gateway prepared for the caller's view (its encoded JSON, written once per
  * view and catalog change), as plain JSON laid out as the SDK's session server writes it — no
- * list is filtered or serialised per request. Anything else goes to the SDK transport.
+ * list is filtered, serialised or encoded per request. Anything else goes to the SDK transport.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller, Gateway } from "../../gateway/mod.ts";
 import { DEFAULT_PAGE_SIZE } from "../../gateway/paging.ts";
 import { rendersApps } from "../../gateway/passthrough/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
-import { errorAnswer, resultAnswer } from "../answers.ts";
+import { errorAnswer } from "../answers.ts";
 
 /** A `tools/list` request the fast path can take. */
 export interface FastListRequest {
@@ -44,7 +44,10 @@ export function isFastList(req: Request, msg: unknown): msg is FastListRequest {
   return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
 
-/** The answer to `msg` for `caller` on session `sessionId` (client `capabilities`). */
+/**
+ * The answer to `msg` for `caller` on session `sessionId` (client `capabilities`): the prepared
+ * page's bytes between the members the SDK's session server writes around a result.
+ */
 export function fastList(
   msg: FastListRequest,
   ctx: {
@@ -55,17 +58,19 @@ export function fastList(
     pageSize: number | undefined;
   },
 ): Response {
-  let answer: string;
+  let body: BodyInit;
   try {
     const list = ctx.gateway.preparedList(ctx.caller, rendersApps(ctx.capabilities));
-    answer = resultAnswer(
-      msg.id,
-      list.pageResult(msg.params?.cursor, ctx.pageSize ?? DEFAULT_PAGE_SIZE),
-    );
+    const bytes = list.pageBytes(msg.params?.cursor, ctx.pageSize ?? DEFAULT_PAGE_SIZE);
+    body = new Blob([
+      '{"result":',
+      bytes as BlobPart,
+      `,"jsonrpc":"2.0","id":${JSON.stringify(msg.id)}}`,
+    ]);
   } catch (err) {
-    answer = errorAnswer(msg.id, toJsonRpcError(err));
+    body = errorAnswer(msg.id, toJsonRpcError(err));
   }
-  return new Response(answer, {
+  return new Response(body, {
     headers: { "mcp-session-id": ctx.sessionId, "content-type": "application/json" },
   });
 }
