@@ -11,8 +11,8 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
-import { sha256Hex } from "../runtime/hash.ts";
 import type { Catalog } from "./catalog.ts";
+import { listDigest } from "./list-changes.ts";
 import { page } from "./paging.ts";
 import type { Caller, LocalTool } from "./types.ts";
 
@@ -29,9 +29,9 @@ export class PreparedList {
     this.tools = tools;
   }
 
-  /** SHA-256 of the whole list's JSON: equal digests, equal lists. */
+  /** A digest of the whole list (`listDigest`): equal digests, equal lists. */
   get digest(): string {
-    return this.#digest ??= sha256Hex(JSON.stringify(this.tools));
+    return this.#digest ??= listDigest(this.tools);
   }
 
   /**
