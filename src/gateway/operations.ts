@@ -234,9 +234,11 @@ export async function complete(
   } else {
     const found = resolveTemplate(gateway.resources, ref.uri);
     if (!found || !gateway.sees(caller, found.server)) {
+      gateway.pins.refuseHeldResource(ref.uri, (server) => gateway.sees(caller, server));
       throw downResource(gateway, caller, ref.uri) ??
         new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
     }
+    gateway.pins.refuseHeldResource(found.uri, (s) => s === found.server);
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
   const shared = gateway.pool.get(target.server);

@@ -51,6 +51,13 @@ describe("pinned resources", () => {
         /resource notes:\/\/readme of tracker changed since it was approved on \d{4}-\d\d-\d\d: description differs; approve with `mcp-gateway approve tracker`/,
       );
       await assert.rejects(
+        client.complete({
+          ref: { type: "ref/resource", uri: "items://v2/{id}" },
+          argument: { name: "id", value: "" },
+        }),
+        /resource template items:\/\/v2\/\{id\} of tracker is new since/,
+      );
+      await assert.rejects(
         client.readResource({ uri: "items://v2/7" }),
         /resource template items:\/\/v2\/\{id\} of tracker is new since the definitions of tracker were approved .*`mcp-gateway approve tracker`/,
       );

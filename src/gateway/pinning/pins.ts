@@ -323,8 +323,8 @@ export class Pins {
   }
 
   /**
-   * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) for a read of
-   * `uri` (as its server knows it) when quarantine holds that resource back on one of the
+   * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) for `uri` (as
+   * its server knows it) when quarantine holds that resource or template back on one of the
    * servers `on` accepts, or — with `listed` false (no approved resource of that URI is listed)
    * — a held template the URI expands from.
    */
@@ -332,7 +332,7 @@ export class Pins {
     for (const [server, held] of this.#heldResources) {
       if (!on(server)) continue;
       const found = held.find((h) =>
-        h.kind === "resource" ? h.uri === uri : !listed && h.template?.match(uri) != null
+        h.uri === uri || (h.kind === "template" && !listed && h.template?.match(uri) != null)
       );
       if (!found) continue;
       throw new GatewayError("FORBIDDEN", found.message, {
