@@ -315,7 +315,10 @@ export class Gateway {
       buildCatalog(this.#config, known, this.log, new Set(this.#local.keys())),
     );
     this.#shared = { catalog: this.#catalog, upstreams: known, user: "" };
-    this.#resources = buildResourceIndex(up);
+    this.#resources = buildResourceIndex(
+      up,
+      (s, kind, uri) => this.pins.keepsResource(s, kind, uri),
+    );
     this.passthrough.onRebuild(up);
     // What users' own connections declare counts as a change too; each session then hears of
     // it only when its own view differs (`./visible-changes.ts`).

@@ -24,6 +24,7 @@ import {
   UserKey,
 } from "../../upstream/mod.ts";
 import type { CallContext, Caller, CallOrigin } from "../types.ts";
+import { rendersApps } from "./app-uris.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
@@ -182,6 +183,8 @@ export class PassthroughHub {
    * a request flow's (an MRTR flow is the revision's unit of a client's work: started for the
    * request, stopped when it ends); otherwise, and for requests with no client behind them (the
    * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
+   * Under `apps: auto` a caller's own process is offered the MCP Apps extension only when its
+   * client declared it.
    * `caller`'s token holds at most the server's `maxSessionsPerToken` such processes.
    */
   async serve<T>(
@@ -242,14 +245,24 @@ export class PassthroughHub {
           { data: { server: shared.name } },
         );
       }
-      const own = await this.#pool.isolated.acquire(shared.config, link, tokenName);
+      const own = await this.#isolated(shared, link, tokenName);
       if (link.closed) void this.#pool.isolated.release(link);
       return { upstream: own };
     }
     const origin = options.origin;
     if (!origin) return { upstream: shared };
-    const own = await this.#pool.isolated.acquire(shared.config, origin, tokenName);
+    const own = await this.#isolated(shared, origin, tokenName);
     return { upstream: own, done: () => void this.#pool.isolated.release(origin) };
+  }
+
+  /** `owner`'s own process of a session-isolated server, offered Apps as its client declared. */
+  #isolated(
+    shared: Upstream,
+    owner: SessionLink | CallOrigin,
+    tokenName: string | null,
+  ): Promise<Upstream> {
+    const apps = rendersApps(owner.capabilities);
+    return this.#pool.isolated.acquire(shared.config, owner, tokenName, undefined, apps);
   }
 
   /**

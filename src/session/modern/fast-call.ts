@@ -130,7 +130,7 @@ export async function serveCall(
         call.name,
         call.arguments,
         caller,
-        callContext({ meta: call.meta, signal, origin: unaskable() }),
+        callContext({ meta: call.meta, signal, origin: unaskable(capabilities) }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };

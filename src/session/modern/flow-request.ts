@@ -88,8 +88,14 @@ export function refusal(
  * call would refuse it. One per call, since session isolation keys a call's process on it.
  */
 class Unaskable implements CallOrigin {
-  /** Its client declared nothing it could be asked. */
-  readonly capabilities = {};
+  /**
+   * What its client declared: nothing it could be asked, but maybe extensions (MCP Apps) that
+   * decide what its own process of a session-isolated server is offered.
+   */
+  readonly capabilities: ClientCapabilities;
+  constructor(capabilities: ClientCapabilities | undefined) {
+    this.capabilities = capabilities ?? {};
+  }
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     return Promise.reject(
       refusal(undefined, method, params) ??
@@ -98,9 +104,12 @@ class Unaskable implements CallOrigin {
   }
 }
 
-/** A fresh origin for a call whose client can be asked nothing (one per call, see above). */
-export function unaskable(): CallOrigin {
-  return new Unaskable();
+/**
+ * A fresh origin for a call whose client can be asked nothing (one per call, see above), with
+ * what that client declared.
+ */
+export function unaskable(capabilities: ClientCapabilities | undefined): CallOrigin {
+  return new Unaskable(capabilities);
 }
 
 /**
@@ -113,11 +122,11 @@ export async function direct<R>(
   run: (options: CallContext) => Promise<R>,
 ): Promise<R> {
   const send = request.progress;
-  if (!send) return await run({ ...options, origin: new Unaskable() });
+  if (!send) return await run({ ...options, origin: new Unaskable(request.capabilities) });
   let last = Promise.resolve();
   const result = await run({
     ...options,
-    origin: new Unaskable(),
+    origin: new Unaskable(request.capabilities),
     onprogress: (p) => void (last = send(p).catch(() => {})),
     resetTimeoutOnProgress: true,
   });
