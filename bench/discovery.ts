@@ -252,7 +252,7 @@ async function repeatedRun(
   try {
     const run = await runQueries(gw.client, queries, (s) => base.get(s) ?? s, false);
     const tools = catalog.reduce((n, s) => n + s.tools.length, 0) * copies;
-    return { all: run.all, byClass: run.byClass, tools };
+    return { all: run.all, byClass: run.byClass, byHalf: run.byHalf, tools };
   } finally {
     await gw.stop();
   }

@@ -1,4 +1,4 @@
--- The example from the README: parameters with shorthand, explicit and inferred types.
+-- The example from docs/SCRIPTING.md: parameters with shorthand, explicit and inferred types.
 mcp.tool {
   name = "greet",
   description = "Greet a person, optionally several times and loudly",

@@ -9,7 +9,7 @@ import { before, describe, it } from "node:test";
 import { runDiscovery } from "../bench/discovery.ts";
 import { loadCatalog } from "../bench/discovery/catalog.ts";
 import { firstCorrectRank, rankedNames, scoreRanks } from "../bench/discovery/measure.ts";
-import { loadQueries } from "../bench/discovery/ranking.ts";
+import { loadQueries, queryHalf } from "../bench/discovery/ranking.ts";
 import {
   type DiscoveryReport,
   goalLines,
@@ -37,6 +37,12 @@ describe("the discovery benchmark's data", () => {
     const ambiguous = queries.filter((q) => q.class === "ambiguous");
     assert.ok(ambiguous.length > 0 && ambiguous.every((q) => q.correct.length > 1));
     assert.ok(new Set(loadCatalog().map((s) => s.package)).size >= 25, "25 npm packages");
+    // Each half holds at least a third of the queries, of every class.
+    for (const c of ["easy", "reworded", "ambiguous"] as const) {
+      const of = queries.filter((q) => q.class === c);
+      const tuning = of.filter((q) => queryHalf(q.query) === "tuning").length;
+      assert.ok(tuning > of.length / 3 && tuning < (of.length * 2) / 3, `${c}: ${tuning}`);
+    }
   });
 });
 
@@ -78,6 +84,8 @@ describe("the discovery benchmark on its tiny slice", () => {
       assert.equal(report.ranking.byClass[c].queries, 3, c);
       assert.equal(report.repeated.byClass[c].queries, 3, `repeated ${c}`);
     }
+    const { byHalf } = report.ranking;
+    assert.equal(byHalf.tuning.queries + byHalf["held-out"].queries, report.queries);
     assert.ok(report.ranking.all.recall10 > 0, "some query finds its tool");
     positive(report.searchMs.median, "search round trip");
   });

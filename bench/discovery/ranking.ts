@@ -30,6 +30,25 @@ export interface BenchQuery {
   correct: ToolRef[];
 }
 
+/**
+ * The two halves of the queries: ranking changes are tuned on one and judged on the other too,
+ * so a change that only fits the queries it was tuned on shows. A query's half is fixed by its
+ * text (FNV-1a), not by its place in the file.
+ */
+export const QUERY_HALVES = ["tuning", "held-out"] as const;
+/** One of {@link QUERY_HALVES}. */
+export type QueryHalf = typeof QUERY_HALVES[number];
+
+/** The half a query belongs to. */
+export function queryHalf(text: string): QueryHalf {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h & 1) === 0 ? "tuning" : "held-out";
+}
+
 /** The task descriptions shipped with the benchmark. */
 export function loadQueries(
   file = join(ROOT, "bench/discovery/queries.json"),
@@ -47,6 +66,7 @@ export function loadQueries(
 export interface RankingRun {
   all: RankScores;
   byClass: Record<QueryClass, RankScores>;
+  byHalf: Record<QueryHalf, RankScores>;
   /** Round trip of each `tool_search` over MCP, in ms. */
   latenciesMs: number[];
   /** Tokens of each answer at the default limit (no `limit` argument); empty when not asked. */
@@ -67,6 +87,7 @@ export async function runQueries(
 ): Promise<RankingRun> {
   const ranks = new Map<QueryClass, (number | null)[]>(QUERY_CLASSES.map((c) => [c, []]));
   const all: (number | null)[] = [];
+  const halves = new Map<QueryHalf, (number | null)[]>(QUERY_HALVES.map((h) => [h, []]));
   const latenciesMs: number[] = [];
   const answerTokens: number[] = [];
   const misses: RankingRun["misses"] = [];
@@ -81,6 +102,7 @@ export async function runQueries(
     const rank = firstCorrectRank(ranked.slice(0, 10), q.correct, base);
     all.push(rank);
     ranks.get(q.class)!.push(rank);
+    halves.get(queryHalf(q.query))!.push(rank);
     if (rank === null) {
       misses.push({
         id: q.id,
@@ -96,7 +118,10 @@ export async function runQueries(
   const byClass = Object.fromEntries(
     QUERY_CLASSES.map((c) => [c, scoreRanks(ranks.get(c)!)]),
   ) as Record<QueryClass, RankScores>;
-  return { all: scoreRanks(all), byClass, latenciesMs, answerTokens, misses };
+  const byHalf = Object.fromEntries(
+    QUERY_HALVES.map((h) => [h, scoreRanks(halves.get(h)!)]),
+  ) as Record<QueryHalf, RankScores>;
+  return { all: scoreRanks(all), byClass, byHalf, latenciesMs, answerTokens, misses };
 }
 
 /** The part of a tool result a client hands the model: its content and structured content. */

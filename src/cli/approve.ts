@@ -1,11 +1,12 @@
 /**
- * `mcp-gateway approve SERVER[/USER] [TOOL...]`: accept the definitions SERVER declares now, as
+ * `mcp-gateway approve SERVER[/USER] [NAME...]`: accept the definitions SERVER declares now (its
+ * tools, prompts, resources and resource templates; NAME: a tool or prompt name or a URI), as
  * the serving gateway recorded them in the state folder (`/USER`: to that user's connection of a
  * per-user server, by the key the status page shows). The command writes the server's pins file
  * and nothing else; a running gateway watches that folder and applies the pins at once (held
  * tools come back, clients get `list_changed`). Whoever may write the state folder may approve.
  */
-import { approvePins, type PinChange } from "../gateway/pinning/mod.ts";
+import { approvePins, kindLabel, type PinChange } from "../gateway/pinning/mod.ts";
 import { readConfig } from "./boot.ts";
 
 /**
@@ -19,7 +20,7 @@ export function approveCommand(configFile: string, target: string, names: string
   const approval = approvePins(config.gateway.state, server, names, { separator, user });
   const lines = approval.approved.flatMap((c) => describeChange(c));
   for (const r of approval.dropped) {
-    lines.push(`  ${r.kind} ${r.name}: no longer declared, pin dropped`);
+    lines.push(`  ${kindLabel(r.kind)} ${r.name}: no longer declared, pin dropped`);
   }
   if (lines.length === 0) {
     process.stdout.write(`${target}: nothing to approve, its definitions match its pins\n`);
@@ -28,7 +29,9 @@ export function approveCommand(configFile: string, target: string, names: string
   }
   if (approval.refused.length === 0) return 0;
   const refused = approval.refused.map((c) =>
-    `  ${c.kind} ${c.name}: declared ${c.copies} times, not approved (a pin holds one definition)`
+    `  ${
+      kindLabel(c.kind)
+    } ${c.name}: declared ${c.copies} times, not approved (a pin holds one definition)`
   );
   process.stderr.write(`${target}: held until declared once\n${refused.join("\n")}\n`);
   return 1;
@@ -40,8 +43,12 @@ export function approveCommand(configFile: string, target: string, names: string
  * approved is what is read).
  */
 export function describeChange(c: PinChange): string[] {
-  const head = `  ${c.kind} ${c.name}:`;
-  if (c.status === "new") return [`${head} new`];
+  const head = `  ${kindLabel(c.kind)} ${c.name}:`;
+  // A new definition is read whole: what it says is what is approved.
+  if (c.status === "new") {
+    const whole = c.diff.flatMap((d) => shown(d.after).split("\n"));
+    return [`${head} new`, ...whole.map((line) => `      + ${line}`)];
+  }
   const inline = c.diff.map((d) => [shown(d.before), shown(d.after)] as const);
   if (inline.every(([a, b]) => a.length <= 80 && b.length <= 80 && !/\n/.test(a + b))) {
     return [

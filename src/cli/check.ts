@@ -13,7 +13,6 @@ import {
   dotted,
   type GatewayConfig,
   isClientConfig,
-  loadConfig,
   parseJsonc,
   yamlLocator,
 } from "../config/mod.ts";
@@ -26,7 +25,8 @@ import { GatewayError, messageOf } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { UpstreamPool } from "../upstream/mod.ts";
 import { authModeOf, UpstreamAuth } from "../upstream/oauth/mod.ts";
-import { needsMetaTools, readConfig } from "./boot.ts";
+import { needsMetaTools } from "./boot.ts";
+import { readForCheck } from "./check-read.ts";
 import { deadProfileGlobs } from "./profile-globs.ts";
 import { preflight } from "./preflight.ts";
 
@@ -45,7 +45,9 @@ export async function checkCommand(
   configFile: string,
   options: CheckOptions = {},
 ): Promise<number> {
-  const { config, unset } = readWithUnset(configFile);
+  const read = readForCheck(configFile);
+  if (read.config === null) throw configError(resolve(configFile), read.problems);
+  const { config } = read;
   const text = readFileSync(config.file, "utf8");
   // A client config given as --config was converted: its lines are not the problems' lines.
   const converted = config.file.endsWith(".json") && isClientConfig(parseJsonc(text, config.file));
@@ -69,8 +71,8 @@ export async function checkCommand(
       ...deadProfileGlobs(config, locals, macros.names, null).map((p) => at(p.path, p.message)),
     );
   }
-  if (unset.length > 0 || problems.length > 0) {
-    throw configError(config.file, withUnset(unset, problems));
+  if (read.problems.length > 0 || problems.length > 0) {
+    throw configError(config.file, withRead(read.problems, problems));
   }
 
   const servers = config.servers.map((s) =>
@@ -97,43 +99,13 @@ export async function checkCommand(
 }
 
 /**
- * The unset variables' problems, then `others` but those at or under their paths: a rule that
- * tripped over a stand-in value reports the unset variable again.
+ * The problems met reading the config, then `others` but those at or under their paths: a rule
+ * that tripped over a value set aside (or a stand-in for an unset variable) reports it again.
  */
-function withUnset(unset: ConfigProblem[], others: ConfigProblem[]): ConfigProblem[] {
+function withRead(read: ConfigProblem[], others: ConfigProblem[]): ConfigProblem[] {
   const covered = (p: ConfigProblem) =>
-    unset.some((u) => p.path === u.path || p.path.startsWith(`${u.path}.`));
-  return [...unset, ...others.filter((p) => !covered(p))];
-}
-
-/** Stands in for an unset variable so the other rules can still be checked in the same pass. */
-const STAND_IN = "unset-variable-stand-in-0123456789abcdef";
-
-/**
- * The config, read as start reads it. When the only problems are unset `${VAR}`s, it is read
- * again with stand-ins for them so every other rule is checked in this one pass; those
- * problems come back as `unset`. Any other problem is thrown as it is (the schema's problems
- * are all listed at once already).
- */
-function readWithUnset(file: string): { config: GatewayConfig; unset: ConfigProblem[] } {
-  try {
-    return { config: readConfig(file), unset: [] };
-  } catch (err) {
-    const listed = err instanceof GatewayError && err.code === "CONFIG_INVALID"
-      ? (err.data?.problems ?? []) as ConfigProblem[]
-      : [];
-    const names = listed.map((p) => /^environment variable (\S+) is not set$/.exec(p.message)?.[1]);
-    if (listed.length === 0 || names.some((n) => n === undefined)) throw err;
-    const env: Record<string, string | undefined> = { ...process.env };
-    for (const name of names) env[name!] = STAND_IN;
-    try {
-      return { config: loadConfig(file, { env }), unset: listed };
-    } catch (again) {
-      if (!(again instanceof GatewayError) || again.code !== "CONFIG_INVALID") throw again;
-      const more = (again.data?.problems ?? []) as ConfigProblem[];
-      throw configError(resolve(file), withUnset(listed, more));
-    }
-  }
+    read.some((u) => p.path === u.path || p.path.startsWith(`${u.path}.`));
+  return [...read, ...others.filter((p) => !covered(p))];
 }
 
 /** The names of the tools the gateway itself would serve with this config and these macros. */

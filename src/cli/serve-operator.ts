@@ -52,10 +52,12 @@ export function operatorRoutes(p: OperatorParts): (app: Hono<AppEnv>) => void {
     gateway,
     overrides: p.overrides,
     apply: (trigger, next) => p.reload(trigger, next),
+    ...(cluster ? { cluster: cluster.operator } : {}),
     sessions: p.sessions,
     audit: p.audit,
     log: p.log,
   });
+  if (cluster) void followCluster(cluster, control, p);
   const sources = {
     gateway,
     recentCalls: () => p.journal.recent(),
@@ -96,4 +98,33 @@ export function operatorRoutes(p: OperatorParts): (app: Hono<AppEnv>) => void {
     status(app);
     admin(app);
   };
+}
+
+/**
+ * Applies the server actions other instances take, as they are taken, and — once, at start —
+ * the disables and enables the cluster kept while this instance was not there.
+ */
+async function followCluster(
+  cluster: Cluster,
+  control: OperatorControl,
+  p: OperatorParts,
+): Promise<void> {
+  const actor = (by: string | null) => ({ tokenName: by, via: "cluster" as const });
+  await cluster.operator.listen((m) =>
+    m.action === "server.restart"
+      ? control.restart(m.name, actor(m.by))
+      : control.setEnabled(m.name, m.action === "server.enable", actor(m.by))
+  );
+  let kept;
+  try {
+    kept = await cluster.operator.overrides();
+  } catch (err) {
+    p.log.warn("cluster: the kept server overrides could not be read", { error: String(err) });
+    return;
+  }
+  for (const [name, o] of kept) {
+    const server = p.gateway.config.servers.find((s) => s.name === name);
+    if (!server || server.enabled === o.enabled) continue;
+    await control.setEnabled(name, o.enabled, actor(o.by)).catch(() => {});
+  }
 }

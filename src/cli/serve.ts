@@ -4,7 +4,7 @@
  */
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, type MetaTools, profileConfig } from "../gateway/mod.ts";
-import { SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
+import { EarlyStdio, SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 import {
   assertSafeExposure,
   createApp,
@@ -103,6 +103,8 @@ export async function startGateway(
   // Listen before connecting upstreams: probes get /healthz at once and /readyz 503 until the
   // first start is done, and MCP requests wait for it instead of being refused.
   const http = options.stdio ? null : await listen({ hostname, port, fetch: handle });
+  // The pipe is read from the start too: an era probe is answered before any upstream starts.
+  const pipe = options.stdio ? await openStdio() : null;
   if (http) {
     const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
     log.info("listening", {
@@ -124,6 +126,7 @@ export async function startGateway(
     }));
   } catch (err) {
     await http?.close();
+    await pipe?.close();
     throw err;
   }
   // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
@@ -199,12 +202,10 @@ export async function startGateway(
     watch?.close();
   };
 
-  if (options.stdio) {
+  if (pipe) {
     // The 2025 door serves the pipe. A reload that removes the profile leaves this caller
     // reaching nothing (it cannot be closed like an HTTP session: the client owns the pipe).
-    // Imported here: an HTTP gateway never loads the SDK's stdio server (nor `node:process`).
-    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-    await sessions.serveStdio(new StdioServerTransport(), profile);
+    await sessions.serveStdio(pipe, profile);
     lifecycle.ready(() => new Response(null, { status: 404 }));
     setJitPolicy(1);
     let stopping: Promise<void> | undefined;
@@ -319,6 +320,15 @@ export async function startGateway(
   };
 }
 
+/** The `--stdio` pipe, reading from now on (`EarlyStdio`). */
+async function openStdio(): Promise<EarlyStdio> {
+  // Imported here: an HTTP gateway never loads the SDK's stdio server (nor `node:process`).
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const pipe = new EarlyStdio(new StdioServerTransport());
+  await pipe.open();
+  return pipe;
+}
+
 function hostPort(http: HttpServer): string {
   return `${http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname}:${http.port}`;
 }
@@ -358,8 +368,22 @@ export async function serveCommand(configFile: string, options: StartOptions): P
       else pending.reload = true;
     },
   });
+  // A `--stdio` client gone before it was served (an era probe's throwaway process) does not
+  // wait for every upstream's start: nothing was served, so nothing is drained; the process
+  // ends, and the stdio upstreams started so far see their pipes close.
+  const gone = options.stdio
+    ? new Promise<null>((r) => process.stdin.once("end", () => r(null)))
+    : null;
   try {
-    running = await startGateway(config, options);
+    const started = startGateway(config, options);
+    const first = gone ? await Promise.race([started, gone]) : await started;
+    if (first === null) {
+      started.catch(() => {}); // a start failing now has nobody to tell
+      off();
+      log.info("stdin closed before serving; not waiting for the start");
+      return 0;
+    }
+    running = first;
   } catch (err) {
     off();
     throw err;

@@ -9,6 +9,7 @@ import { hmacSha256, randomBytes, toHex } from "../runtime/hash.ts";
 import type { Logger } from "../shared/log.ts";
 import { SharedRateLimiter } from "./limits.ts";
 import { type InstanceCard, Membership } from "./membership.ts";
+import { OperatorChannel } from "./operator-channel.ts";
 import { RedisLink } from "./redis.ts";
 import { Relay } from "./relay.ts";
 
@@ -34,6 +35,8 @@ export class Cluster {
   readonly callLimiter: SharedRateLimiter;
   readonly membership: Membership;
   readonly relay: Relay;
+  /** Operator server actions, taken on one instance and applied on all. */
+  readonly operator: OperatorChannel;
   /** HMAC key for MRTR `requestState`, the same on every instance. */
   readonly stateKey: string;
 
@@ -66,6 +69,7 @@ export class Cluster {
       log,
       maxWaitMs: 10 * 60_000,
     });
+    this.operator = new OperatorChannel({ link: this.link, prefix: PREFIX, self: this.id, log });
     this.stateKey = config.stateKey ?? deriveStateKey(config.redisUrl);
     if (!config.stateKey && !new URL(config.redisUrl).password) {
       log.warn(

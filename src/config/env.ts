@@ -7,6 +7,8 @@
 export interface EnvProblem {
   path: (string | number)[];
   message: string;
+  /** The variable that is not set. */
+  variable: string;
 }
 
 const REF = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -51,7 +53,8 @@ export function expandEnv(
     return expandString(
       tree,
       env,
-      (name) => problems.push({ path, message: `environment variable ${name} is not set` }),
+      (name) =>
+        problems.push({ path, message: `environment variable ${name} is not set`, variable: name }),
     );
   }
   if (Array.isArray(tree)) return tree.map((v, i) => expandEnv(v, env, problems, [...path, i]));

@@ -247,7 +247,8 @@ export function importedYaml(imported: ImportedConfig, from: string): string {
   const doc = new Document(imported.config);
   doc.commentBefore = [
     ` gateway.yaml imported from ${from} by mcp-gateway import.`,
-    " Relative paths now resolve against this file's folder. See README.md for every option.",
+    " Relative paths now resolve against this file's folder. Every option: mcp-gateway's",
+    " docs/CONFIGURATION.md.",
     ...imported.header.map((l) => ` ${l}`),
   ].join("\n");
   const servers = doc.get("servers", true) as YAMLMap;

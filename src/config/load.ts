@@ -30,6 +30,10 @@ export interface ConfigProblem {
   /** Set for YAML syntax errors, which have no path yet. */
   column?: number;
   message: string;
+  /** The path as its keys and indexes (absent for YAML syntax errors). */
+  segments?: (string | number)[];
+  /** Set when the problem is this environment variable being unset. */
+  unsetVariable?: string;
 }
 
 /** Options for {@link loadConfig} and {@link parseConfig}. */
@@ -71,7 +75,14 @@ function parseImported(json: unknown, options: LoadOptions, file: string): Gatew
   } catch (err) {
     if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
     const problems = (err.data?.problems ?? []) as ConfigProblem[];
-    throw configError(file, problems.map(({ path, message }) => ({ path, message })));
+    throw configError(
+      file,
+      problems.map(({ path, message, unsetVariable }) => ({
+        path,
+        message,
+        ...(unsetVariable === undefined ? {} : { unsetVariable }),
+      })),
+    );
   }
 }
 
@@ -96,7 +107,10 @@ export function parseConfig(
   const raw = plain.data;
   const envProblems: EnvProblem[] = [];
   const expanded = expandEnv(raw, options.env ?? process.env, envProblems);
-  const problems: ConfigProblem[] = envProblems.map((p) => locate(p.path, p.message, lineOf));
+  const problems: ConfigProblem[] = envProblems.map((p) => ({
+    ...locate(p.path, p.message, lineOf),
+    unsetVariable: p.variable,
+  }));
   const parsed = configSchema.safeParse(expanded, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(...describeIssue(issue, lineOf));
@@ -149,7 +163,7 @@ function locate(
   lineOf: (p: (string | number)[]) => number | undefined,
 ): ConfigProblem {
   const line = lineOf(path);
-  return { path: dotted(path), message, ...(line === undefined ? {} : { line }) };
+  return { path: dotted(path), message, segments: path, ...(line === undefined ? {} : { line }) };
 }
 
 /** `["servers", "docs", "args", 0]` → `servers.docs.args[0]`. */

@@ -151,7 +151,8 @@ const server = z.strictObject({
     ),
   apps: z.enum(["auto", "on", "off"], { error: "expected auto, on or off" }).optional().describe(
     "MCP Apps: offer this server the io.modelcontextprotocol/ui client capability so it " +
-      "registers its app tools. auto (default) and on offer it; off does not.",
+      "registers its app tools. auto (default) offers it, except to a session's own process " +
+      "(isolation: session) whose client did not declare it; on always offers it; off never.",
   ),
   timeout: duration.optional().describe("Per-call timeout (default 60s)."),
   connectTimeout: duration.optional().describe("Handshake timeout (default 15s)."),

@@ -19,6 +19,7 @@ import {
   termId,
   termOf,
   textTerms,
+  TITLE_MARK,
 } from "./terms.ts";
 import { fold } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
@@ -73,6 +74,12 @@ export interface IndexData {
   readonly serverDocs: ReadonlyMap<string | null, Int32Array>;
   /** Acronym term → the terms of the phrase it stands for in this catalog. */
   readonly acronyms: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Each doc's name terms in order (term ids), then `-1` and its title's, without its server's
+   * own name: doc `d`'s are `names[nameStart[d] .. nameStart[d + 1])`.
+   */
+  readonly names: Int32Array;
+  readonly nameStart: Int32Array;
   /** Position of each doc in name order (ties keep input order). */
   readonly nameRank: Int32Array;
   /** Doc ids sorted by name. */
@@ -188,6 +195,20 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
     }
   }
 
+  // A server's own name in its tool names (`linear_createIssue`, `slack_post_message`) says
+  // which server, not what the tool does: left out of the names' structure.
+  const nameStart = new Int32Array(n + 1);
+  const kept: number[] = [];
+  for (let d = 0; d < n; d++) {
+    const own = new Set(serverTerms[d] as number[]);
+    for (const t of (cached[d] as FieldTerms).named) {
+      if (t === TITLE_MARK) kept.push(-1);
+      else if (!own.has(t) && (local[t] as number) >= 0) kept.push(local[t] as number);
+    }
+    nameStart[d + 1] = kept.length;
+  }
+  const names = Int32Array.from(kept);
+
   const serverLists = new Map<string | null, number[]>();
   docs.forEach((doc, d) => {
     for (const s of serversOf(doc, copies.get(d))) addTo(serverLists, s, d);
@@ -228,6 +249,8 @@ export function buildIndexData(descriptors: readonly ToolDescriptor[]): IndexDat
     postWeights,
     idf,
     serverDocs,
+    names,
+    nameStart,
     acronyms: learnAcronyms(cached.map((c) => c.phrases), dfOf),
     nameRank,
     byName,

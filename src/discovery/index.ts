@@ -1,12 +1,14 @@
 /**
  * Lexical tool search: BM25F over name parts, title, keywords, parameter names, enum values,
  * descriptions and the server's name, with prefix matching for partial words, abbreviations the
- * catalog teaches, and exact-name matches lifted to the top. Built once per catalog, queried
- * many times; a query touches only the postings of its own terms.
+ * catalog teaches, the best candidates reranked by their names' structure (`rerank.ts`), and
+ * exact-name matches lifted to the top. Built once per catalog, queried many times; a query
+ * touches only the postings of its own terms.
  */
 import { buildIndexData, lowerBound, termIndex } from "./build.ts";
 import type { IndexData } from "./build.ts";
 import { makePage, topRanked } from "./rank.ts";
+import { nameQuery, RERANK_POOL, rescore } from "./rerank.ts";
 import { fold, queryWords } from "./tokenize.ts";
 import type { SearchOptions, SearchResult, ToolDescriptor } from "./types.ts";
 
@@ -276,8 +278,13 @@ function score(
     const share = weightSum > 0 ? (covered[d] as number) / weightSum : 0;
     const s = (total[d] as number) * Math.sqrt(share);
     total[d] = s;
-    if (s > max) max = s;
   }
+  // The best candidates get a second look through their names' structure.
+  const named = nameQuery(data, words);
+  for (const d of topRanked(touched.subarray(0, touchedCount), total, data.nameRank, RERANK_POOL)) {
+    total[d] = rescore(data, named, d, total[d] as number);
+  }
+  for (let i = 0; i < touchedCount; i++) max = Math.max(max, total[touched[i] as number] as number);
   for (const d of tiers.keys()) {
     if (seen[d] === 0) {
       seen[d] = 1;

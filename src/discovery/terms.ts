@@ -5,7 +5,7 @@
  * cache is keyed by descriptor object, so a caller that keeps its descriptors gets the reuse.
  */
 import { phrasesOf } from "./acronyms.ts";
-import { fold, tokenize } from "./tokenize.ts";
+import { fold, nameWords, tokenize } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
 
 /** Field order of {@link FieldTerms.ends}; the server field is added per build. */
@@ -26,12 +26,20 @@ export interface FieldTerms {
   readonly ends: Int32Array;
   /** Dictionary generation the ids belong to. */
   readonly generation: number;
+  /**
+   * Its name's term ids in order, then {@link TITLE_MARK} and its title's: the name's structure
+   * (which words, which adjacent) for reranking.
+   */
+  readonly named: Int32Array;
   /** Its name and title phrases, for learning abbreviations. */
   readonly phrases: readonly string[];
   /** Lowercased full name and local name, for exact-name matches. */
   readonly folded: string;
   readonly foldedLocal: string;
 }
+
+/** Separates a name's terms from its title's in {@link FieldTerms.named}. */
+export const TITLE_MARK = -1;
 
 /** Enum values per parameter that are indexed (a list of 500 country codes is not words). */
 const MAX_ENUM_VALUES = 32;
@@ -120,6 +128,12 @@ export function fieldTerms(
   const terms: FieldTerms = {
     ids: Int32Array.from(out),
     ends,
+    named: Int32Array.from(
+      [localName, ...texts.title].flatMap((text, i) => [
+        ...(i > 0 ? [TITLE_MARK] : []),
+        ...nameWords(text).map(idOf),
+      ]),
+    ),
     generation,
     phrases: phrasesOf(named),
     folded: fold(doc.name),

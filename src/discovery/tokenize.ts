@@ -71,6 +71,20 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/**
+ * The words of a name in order, a camelCase compound as its parts only (`createIssue` →
+ * `create`, `issue`): the name's structure, where the whole compound would be one more word
+ * that no request of separate words matches.
+ */
+export function nameWords(text: string): string[] {
+  const out: string[] = [];
+  scanWords(text, (word, mixedCase) => {
+    if (!mixedCase || !CAMEL.test(word)) return push(out, word.toLowerCase());
+    for (const part of word.match(CAMEL_SPLIT) ?? []) push(out, part.toLowerCase());
+  });
+  return out;
+}
+
 /** One word of a query: its term, and its camelCase parts when it is a compound. */
 export interface QueryWord {
   readonly term: string;

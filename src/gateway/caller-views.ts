@@ -12,6 +12,7 @@ import { callerAllows } from "./access.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "./catalog.ts";
 import { downServerEntry } from "./down-servers.ts";
 import type { Pins } from "./pinning/mod.ts";
+import { type PreparedList, PreparedLists } from "./prepared-lists.ts";
 import { profileView } from "./profiles.ts";
 import { ServerScopes } from "./server-scopes.ts";
 import {
@@ -40,6 +41,8 @@ export class CallerViews {
   readonly #source: ViewSource;
   /** Servers per glob list, valid for one catalog version. */
   #scopes = new ServerScopes();
+  /** `tools/list` answers per view, kept per catalog (`./prepared-lists.ts`). */
+  readonly #prepared = new PreparedLists();
 
   constructor(source: ViewSource) {
     this.#source = source;
@@ -90,12 +93,34 @@ export class CallerViews {
    * Tools listed to this caller by `tools/list` (under `config`: default the running one);
    * `apps`: its client declared the MCP Apps extension, so view-only tools are listed too.
    */
-  listTools(caller: Caller, config: GatewayConfig = this.#source.config, apps = false): Tool[] {
-    return listedTools(
-      this.#source.localByName,
-      this.#catalog(caller),
-      this.scope(caller, config),
+  listTools(
+    caller: Caller,
+    config: GatewayConfig = this.#source.config,
+    apps = false,
+  ): readonly Tool[] {
+    // Another config's list (a re-scope comparing before and after a reload) is never kept.
+    if (config !== this.#source.config) {
+      return listedTools(
+        this.#source.localByName,
+        this.#catalog(caller),
+        this.scope(caller, config),
+        apps,
+      );
+    }
+    return this.preparedList(caller, apps).tools;
+  }
+
+  /** This caller's `tools/list`, prepared once per view and catalog (see `listTools`). */
+  preparedList(caller: Caller, apps = false): PreparedList {
+    const { localByName: local, config } = this.#source;
+    const catalog = this.#catalog(caller);
+    return this.#prepared.get(
+      catalog,
+      caller,
       apps,
+      local,
+      config,
+      () => listedTools(local, catalog, this.scope(caller, config), apps),
     );
   }
 

@@ -115,19 +115,11 @@ export function buildCatalog(
         renamed.push({ server: cfg.name, tool: tool.name, name, as, kept });
         name = as;
       }
-      const entry: ToolEntry = {
-        name,
-        server: cfg.name,
-        upstreamName: tool.name,
-        tool: exposeToolMeta(cfg.name, {
-          ...tool,
-          name,
-          ...(o.description !== undefined ? { description: o.description } : {}),
-        }),
+      const entry = entryOf(tool, name, cfg.name, {
+        description: o.description,
         hidden: o.hidden ?? false,
         discoverable: o.discoverable ?? cfg.discoverable,
-        appOnly: appOnly(tool),
-      };
+      });
       tools.push(entry);
       toolsByName.set(name, entry);
     }
@@ -148,6 +140,52 @@ export function buildCatalog(
     }
   }
   return { tools, toolsByName, prompts, promptsByName, renamed };
+}
+
+/** How the config exposes one upstream tool, besides its name and server. */
+interface Exposure {
+  readonly description: string | undefined;
+  readonly hidden: boolean;
+  readonly discoverable: boolean;
+}
+
+/**
+ * Entries already made, per upstream definition (an upstream's list stays the same objects
+ * until it is read again) with the exposure they were made under.
+ */
+const entries = new WeakMap<Tool, { entry: ToolEntry; exposure: Exposure }>();
+
+/**
+ * The entry of `tool` exposed as `name` by `server`: the one a previous rebuild made when
+ * nothing about it changed, so each rebuild keeps one object per tool and what is cached per
+ * tool object (search terms, prepared lists) stays valid.
+ */
+function entryOf(tool: Tool, name: string, server: string, exposure: Exposure): ToolEntry {
+  const known = entries.get(tool);
+  if (
+    known && known.entry.name === name && known.entry.server === server &&
+    known.exposure.description === exposure.description &&
+    known.exposure.hidden === exposure.hidden &&
+    known.exposure.discoverable === exposure.discoverable
+  ) {
+    return known.entry;
+  }
+  const { description, hidden, discoverable } = exposure;
+  const entry: ToolEntry = {
+    name,
+    server,
+    upstreamName: tool.name,
+    tool: exposeToolMeta(server, {
+      ...tool,
+      name,
+      ...(description !== undefined ? { description } : {}),
+    }),
+    hidden,
+    discoverable,
+    appOnly: appOnly(tool),
+  };
+  entries.set(tool, { entry, exposure });
+  return entry;
 }
 
 /**

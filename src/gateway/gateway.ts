@@ -27,6 +27,7 @@ import {
   TaskRouter,
 } from "./passthrough/mod.ts";
 import { Pins } from "./pinning/mod.ts";
+import type { PreparedList } from "./prepared-lists.ts";
 import type { VisibleTool } from "./tool-views.ts";
 import type { Caller, LocalTool, LocalToolProvider } from "./types.ts";
 import { type CatalogView, listable, UserViews } from "./user-views.ts";
@@ -233,8 +234,17 @@ export class Gateway {
    * Tools listed to this caller by `tools/list` (under `config`: default the running one);
    * `apps`: its client declared the MCP Apps extension (view-only tools listed too).
    */
-  listTools(caller: Caller, config?: GatewayConfig, apps = false): Tool[] {
+  listTools(caller: Caller, config?: GatewayConfig, apps = false): readonly Tool[] {
     return this.#views.listTools(caller, config, apps);
+  }
+
+  /**
+   * This caller's `tools/list` prepared for its view: the tools, each page's result text and
+   * the whole list's text, shared by every session and request of the view until the catalog
+   * or the config changes.
+   */
+  preparedList(caller: Caller, apps = false): PreparedList {
+    return this.#views.preparedList(caller, apps);
   }
 
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
@@ -305,7 +315,10 @@ export class Gateway {
       buildCatalog(this.#config, known, this.log, new Set(this.#local.keys())),
     );
     this.#shared = { catalog: this.#catalog, upstreams: known, user: "" };
-    this.#resources = buildResourceIndex(up);
+    this.#resources = buildResourceIndex(
+      up,
+      (s, kind, uri) => this.pins.keepsResource(s, kind, uri),
+    );
     this.passthrough.onRebuild(up);
     // What users' own connections declare counts as a change too; each session then hears of
     // it only when its own view differs (`./visible-changes.ts`).

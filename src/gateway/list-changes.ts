@@ -3,6 +3,7 @@
  * tool, prompt and resource lists now hold; a listener hears only about the lists whose content
  * really changed (a restarted upstream with the same tools tells nobody).
  */
+import { sha256Hex } from "../runtime/hash.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 
@@ -13,11 +14,37 @@ export interface ChangeListener {
   resourcesChanged(): void;
 }
 
-/** What each list holds after a rebuild (compared as JSON with the previous rebuild's). */
+/** What each list holds after a rebuild (compared by digest with the previous rebuild's). */
 export interface ListContents {
   tools: unknown[];
   prompts: unknown[];
   resources: unknown[];
+}
+
+/** Digests of the JSON of items already seen (definitions are never mutated once read). */
+const itemDigests = new WeakMap<object, string>();
+
+/**
+ * SHA-256 over the JSON of each item of `lists` (nested arrays walked), in order: equal lists,
+ * equal digests. Each object's own digest is remembered, so a rebuild that keeps its entries
+ * hashes a few short strings per item instead of serialising the whole catalog again.
+ */
+export function listDigest(lists: readonly unknown[]): string {
+  const parts: string[] = [];
+  const walk = (items: readonly unknown[]) => {
+    parts.push("[");
+    for (const item of items) {
+      if (Array.isArray(item)) walk(item);
+      else if (item !== null && typeof item === "object") {
+        let d = itemDigests.get(item);
+        if (d === undefined) itemDigests.set(item, d = sha256Hex(JSON.stringify(item)));
+        parts.push(d);
+      } else parts.push(JSON.stringify(item) ?? "undefined");
+    }
+    parts.push("]");
+  };
+  walk(lists);
+  return sha256Hex(parts.join(","));
 }
 
 /** The listeners of one gateway and the lists they last heard about. */
@@ -39,9 +66,9 @@ export class ListChanges {
   /** Tells every listener which lists changed since the last call. */
   publish(lists: ListContents): void {
     const sig = {
-      tools: JSON.stringify(lists.tools),
-      prompts: JSON.stringify(lists.prompts),
-      resources: JSON.stringify(lists.resources),
+      tools: listDigest(lists.tools),
+      prompts: listDigest(lists.prompts),
+      resources: listDigest(lists.resources),
     };
     const changed = {
       tools: sig.tools !== this.#signature.tools,

@@ -91,7 +91,7 @@ export function describeAnswer(
   const { name, names } = args;
   if (names === undefined) {
     const one = meta.describe(caller, String(name ?? ""));
-    return answer(describeText(one), one);
+    return answer(describeText(one), describedData(one));
   }
   if (
     name !== undefined || !Array.isArray(names) || names.length === 0 ||
@@ -121,7 +121,17 @@ export function describeAnswer(
       }`
     ),
   ].join("\n\n");
-  return answer(text, unknown.length > 0 ? { tools, unknown } : { tools });
+  const data = tools.map(describedData);
+  return answer(text, unknown.length > 0 ? { tools: data, unknown } : { tools: data });
+}
+
+/**
+ * A description as the answer's data: without the signature, which the text block carries and
+ * which repeats the parameter shape — once in each block is enough for a model reading both.
+ */
+function describedData(d: ToolDescription): Omit<ToolDescription, "signature"> {
+  const { signature: _signature, ...data } = d;
+  return data;
 }
 
 // The text is a short readable form; the data is in structuredContent only.

@@ -40,7 +40,12 @@ export class MetaTools implements LocalToolProvider {
   #enabled: () => boolean;
   #indexes = new Map<
     string,
-    { version: number; index: SearchIndex; tools: Map<string, VisibleTool> }
+    {
+      version: number;
+      index: SearchIndex;
+      tools: Map<string, VisibleTool>;
+      visible: readonly VisibleTool[];
+    }
   >();
 
   #descriptors = new WeakMap<Tool, ToolDescriptor>();
@@ -175,9 +180,12 @@ export class MetaTools implements LocalToolProvider {
     return out;
   }
 
-  /** Whether this caller's index is built for the current catalog. */
+  /** Whether this caller's index is built for the tools it may find now. */
   hasIndex(caller: Caller): boolean {
-    return this.#indexes.get(this.#scopeKey(caller))?.version === this.#gateway.version;
+    const cached = this.#indexes.get(this.#scopeKey(caller));
+    if (!cached) return false;
+    return cached.version === this.#gateway.version ||
+      sameVisible(cached.visible, this.#visible(caller));
   }
 
   // One index per user view (per-user servers' own catalogs), token scope and profile.
@@ -191,14 +199,25 @@ export class MetaTools implements LocalToolProvider {
     const version = this.#gateway.version;
     const cached = this.#indexes.get(key);
     if (cached && cached.version === version) return cached;
-    const visible = this.#gateway.visibleTools(caller)
-      .filter((t) => !(META_TOOL_NAMES as readonly string[]).includes(t.tool.name));
+    const visible = this.#visible(caller);
+    // A rebuild that left this scope's tools as they were (a restart, a pins review, another
+    // scope's change) keeps the index: catalog entries are the same objects then.
+    if (cached && sameVisible(cached.visible, visible)) {
+      cached.version = version;
+      return cached;
+    }
     const tools = new Map(visible.map((t) => [t.tool.name, t]));
     const index = buildSearchIndex(visible.map((t) => this.#descriptor(t)));
-    const entry = { version, index, tools };
+    const entry = { version, index, tools, visible };
     if (this.#indexes.size > 64) this.#indexes.clear();
     this.#indexes.set(key, entry);
     return entry;
+  }
+
+  // What search and describe may find for this caller (not the meta-tools themselves).
+  #visible(caller: Caller): VisibleTool[] {
+    return this.#gateway.visibleTools(caller)
+      .filter((t) => !(META_TOOL_NAMES as readonly string[]).includes(t.tool.name));
   }
 
   // What search sees of a tool; the name without its server prefix is what makes two servers'
@@ -262,4 +281,19 @@ export class MetaTools implements LocalToolProvider {
       },
     };
   }
+}
+
+/** True when two views hold the same tool objects, in order, found the same way. */
+function sameVisible(a: readonly VisibleTool[], b: readonly VisibleTool[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tool !== y.tool || x.server !== y.server || x.discoverable !== y.discoverable) {
+      return false;
+    }
+    if (x.keywords.length !== y.keywords.length) return false;
+    if (x.keywords.some((k, j) => k !== y.keywords[j])) return false;
+  }
+  return true;
 }

@@ -110,15 +110,20 @@ export async function getPrompt(
 /**
  * Where an exposed URI is served, or RESOURCE_NOT_FOUND — also for a server the caller's token
  * does not reach, answered exactly like an unknown URI so a narrow token learns nothing of it.
+ * A URI quarantine holds back (or one expanded from a held template) is refused with the reason.
  */
 export function resourceTarget(gateway: Gateway, uri: string, caller: Caller): ResourceTarget {
-  const target = resolveResource(gateway.resources, uri);
+  const index = gateway.resources;
+  const target = resolveResource(index, uri);
   if (!target || !gateway.sees(caller, target.server)) {
+    gateway.pins.refuseHeldResource(uri, (server) => gateway.sees(caller, server));
     throw downResource(gateway, caller, uri) ??
       new GatewayError("RESOURCE_NOT_FOUND", `no server offers resource "${uri}"`, {
         data: { uri },
       });
   }
+  const listed = index.exposed.has(`${target.server}\0${target.uri}`);
+  gateway.pins.refuseHeldResource(target.uri, (s) => s === target.server, listed);
   return target;
 }
 
@@ -229,9 +234,11 @@ export async function complete(
   } else {
     const found = resolveTemplate(gateway.resources, ref.uri);
     if (!found || !gateway.sees(caller, found.server)) {
+      gateway.pins.refuseHeldResource(ref.uri, (server) => gateway.sees(caller, server));
       throw downResource(gateway, caller, ref.uri) ??
         new GatewayError("RESOURCE_NOT_FOUND", `no server offers "${ref.uri}"`);
     }
+    gateway.pins.refuseHeldResource(found.uri, (s) => s === found.server);
     target = { server: found.server, ref: { ...ref, uri: found.uri } };
   }
   const shared = gateway.pool.get(target.server);

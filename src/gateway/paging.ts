@@ -4,12 +4,12 @@ import { GatewayError } from "../shared/errors.ts";
 /** Items per page of the gateway's own lists. */
 export const DEFAULT_PAGE_SIZE = 1000;
 
-/** Returns one page of `items` and the cursor of the next, if any. */
+/** Returns one page of `items`, the cursor of the next, if any, and the page's offset. */
 export function page<T>(
   items: readonly T[],
   cursor: string | undefined,
   size = DEFAULT_PAGE_SIZE,
-): { items: T[]; nextCursor?: string } {
+): { items: T[]; nextCursor?: string; offset: number } {
   let offset = 0;
   if (cursor !== undefined) {
     const n = Number(atobSafe(cursor));
@@ -20,8 +20,8 @@ export function page<T>(
   }
   const end = offset + size;
   return end < items.length
-    ? { items: items.slice(offset, end), nextCursor: btoa(String(end)) }
-    : { items: items.slice(offset) };
+    ? { items: items.slice(offset, end), nextCursor: btoa(String(end)), offset }
+    : { items: items.slice(offset), offset };
 }
 
 function atobSafe(s: string): string {

@@ -15,7 +15,8 @@ type Kind = "tools" | "prompts" | "resources";
 function shown(gateway: Gateway, caller: Caller, kind: Kind): string {
   switch (kind) {
     case "tools":
-      return JSON.stringify(gateway.listTools(caller));
+      // The view's prepared digest: every session of one view holds the same short string.
+      return gateway.preparedList(caller).digest;
     case "prompts":
       return JSON.stringify(listPrompts(gateway, caller));
     case "resources":

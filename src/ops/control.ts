@@ -18,6 +18,13 @@ export interface Actor {
   via: AdminAction["via"];
 }
 
+/** A server action as the other instances of a cluster hear it. */
+export interface ClusterServerAction {
+  action: "server.disable" | "server.enable" | "server.restart";
+  name: string;
+  by: string | null;
+}
+
 /** What the actions reach. */
 export interface ControlSources {
   gateway: Gateway;
@@ -25,6 +32,8 @@ export interface ControlSources {
   /** Applies `next()` through the reload queue (never beside a reload that is running). */
   apply: (trigger: string, next: () => GatewayConfig) => Promise<boolean>;
   sessions: { list(): SessionInfo[]; end(handle: string): SessionInfo | null };
+  /** Tells the other instances of a cluster about a server action taken here. */
+  cluster?: { publish(m: ClusterServerAction): Promise<void> };
   /** The audit log (`gateway.audit`); absent: actions go to the log alone. */
   audit: AuditLog | null;
   log: Logger;
@@ -46,7 +55,7 @@ export class OperatorControl {
         throw new GatewayError("USAGE", `server "${name}" is disabled: enable it instead`);
       }
       await this.#s.gateway.pool.restart(name);
-    });
+    }).then(() => this.#tellCluster("server.restart", name, actor));
   }
 
   /**
@@ -62,7 +71,18 @@ export class OperatorControl {
       if (!await this.#s.apply(action, () => overrides.current())) {
         throw new GatewayError("INTERNAL", `applying the override of server "${name}" failed`);
       }
-    });
+    }).then(() => this.#tellCluster(action, name, actor));
+  }
+
+  /** An action taken here reaches the other instances; one heard from them goes no further. */
+  async #tellCluster(
+    action: ClusterServerAction["action"],
+    name: string,
+    actor: Actor,
+  ): Promise<void> {
+    if (actor.via !== "cluster") {
+      await this.#s.cluster?.publish({ action, name, by: actor.tokenName });
+    }
   }
 
   /** Ends the session `handle` names. */

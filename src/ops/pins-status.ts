@@ -1,6 +1,6 @@
 /**
- * The pinning part of the status snapshot and page: every server whose declared tools or
- * prompts differ from what was approved, with a field-by-field diff and, for an admin, the
+ * The pinning part of the status snapshot and page: every server whose declared tools, prompts,
+ * resources or resource templates differ from what was approved, with a field-by-field diff and, for an admin, the
  * button that approves them (`POST /pins/approve`, the same approval as `mcp-gateway approve`).
  */
 import { html } from "hono/html";
@@ -8,7 +8,7 @@ import type { Gateway } from "../gateway/mod.ts";
 
 /** One changed definition as shown. */
 export interface PinChangeStatus {
-  kind: "tool" | "prompt";
+  kind: "tool" | "prompt" | "resource" | "template";
   name: string;
   /** `repeated`: the server declares the name more than once. */
   status: "changed" | "new" | "repeated";

@@ -74,9 +74,9 @@ export function sha256Hex(text: HashInput): string {
 
 /** Lower-case hex of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += (b < 16 ? "0" : "") + b.toString(16);
-  return out;
+  // One flat string: text built piece by piece stays a rope of its pieces on JavaScriptCore
+  // (dozens of strings per digest), and digests are kept per tool definition.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /** `n` cryptographically random bytes (Web Crypto). */

@@ -48,7 +48,9 @@ export const UI_EXTENSION = {
  * server); without `roots:` the server keeps the folders its own arguments give it. The MCP Apps
  * extension unless `apps: off`: one connection serves every client, present and future, so the
  * gateway offers what any of them may render (`auto`); a host that renders nothing ignores
- * `_meta.ui`, and tools for views only are kept from models (gateway/tool-views.ts).
+ * `_meta.ui`, and tools for views only are kept from models (gateway/tool-views.ts). A session's
+ * own process serves one client, so under `auto` it runs a config that follows that client
+ * (./isolated.ts).
  */
 export function capabilitiesFor(server: ServerConfig): ClientCapabilities {
   const apps = server.apps === "off" ? {} : { extensions: UI_EXTENSION };

@@ -5,7 +5,11 @@
  * elicitation requests have exactly one place to go. The pool's own instance of the server stays
  * the shared definition (its catalog is what sessions list); this class only holds the copies,
  * and each server's spare (spare.ts): one process started ahead of need, counted in
- * `maxSessions`, that the next new owner takes at once.
+ * `maxSessions`, that the next new owner takes at once. Under `apps: auto` a process is offered
+ * the MCP Apps extension only when its owner's client declared it (the shared instance, serving
+ * everyone, always is), so a server that registers view tools for hosts registers them only for
+ * a session that renders them. A spare, started before its owner is known, is offered what a
+ * client that renders no views gets (most clients): a host of views starts its own process.
  */
 import type { UpstreamClient } from "./client.ts";
 import type { ServerConfig } from "../config/mod.ts";
@@ -19,6 +23,8 @@ import { Spare } from "./spare.ts";
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
 
 interface Instance {
+  /** The server's config it was started for (its process may run a copy: {@link ownConfig}). */
+  readonly config: ServerConfig;
   readonly upstream: Upstream;
   readonly ready: Promise<void>;
   /** The token of the session the process serves (`null`: no auth). */
@@ -56,17 +62,20 @@ export class SessionUpstreams {
    * the server already runs `maxSessions` processes for other sessions, or `maxSessionsPerToken`
    * for other sessions of `tokenName` — so one token cannot take every process (anonymous
    * sessions meet `maxSessions` only). A refusal never stops someone else's process.
+   * `apps`: the owner's client renders MCP Apps views (under `apps: auto`, whether its process
+   * is offered the extension).
    */
   async acquire(
     config: ServerConfig,
     owner: object,
     tokenName: string | null,
     credential?: UpstreamCredential,
+    apps = true,
   ): Promise<Upstream> {
     let owners = this.#byServer.get(config.name);
     if (!owners) this.#byServer.set(config.name, owners = new Map());
     let instance = owners.get(owner);
-    if (instance && instance.upstream.config !== config) {
+    if (instance && instance.config !== config) {
       // The server's config changed on reload: this session gets a process of the new one.
       owners.delete(owner);
       void instance.upstream.stop();
@@ -97,17 +106,26 @@ export class SessionUpstreams {
       // Only owners count here: a spare exists only while they leave room for it, one taken
       // moves from spare to owner, and one that cannot serve now (down, restarting, given up)
       // yields its slot when the server is full — a spare never makes anyone be refused.
-      const spare = credential ? undefined : this.#takeSpare(config, owners.size);
+      const own = ownConfig(config, apps);
+      // A spare was offered what a client rendering no views gets: only such an owner takes it.
+      const spare = credential || own !== ownConfig(config, false)
+        ? undefined
+        : this.#takeSpare(config, owners.size);
       if (spare) {
-        instance = { upstream: spare.take(owner), ready: spare.upstream.started(), tokenName };
+        instance = {
+          config,
+          upstream: spare.take(owner),
+          ready: spare.upstream.started(),
+          tokenName,
+        };
       } else {
-        const upstream = new Upstream(config, this.#log, {
+        const upstream = new Upstream(own, this.#log, {
           onCatalog: (u) => this.#onCatalog?.(u),
           onState: () => {},
           setup: (u, client) => this.#setup(u, client, owner),
           ...(credential ? { credential: () => credential } : {}),
         });
-        instance = { upstream, ready: upstream.start(), tokenName };
+        instance = { config, upstream, ready: upstream.start(), tokenName };
       }
       owners.set(owner, instance);
       this.prime(config);
@@ -130,7 +148,7 @@ export class SessionUpstreams {
     if (!spares) this.#spares.set(config.name, spares = []);
     const owners = this.count(config.name);
     while (spares.length < config.spare && owners + spares.length < config.maxSessions) {
-      spares.push(new Spare(config, this.#log, this.#setup));
+      spares.push(new Spare(ownConfig(config, false), this.#log, this.#setup));
     }
   }
 
@@ -146,7 +164,7 @@ export class SessionUpstreams {
    */
   #takeSpare(config: ServerConfig, owners: number): Spare | undefined {
     const all = this.#spares.get(config.name) ?? [];
-    const spares = all.filter((s) => s.upstream.config === config);
+    const spares = all.filter((s) => sourceOf(s.upstream.config) === config);
     for (const s of all) if (!spares.includes(s)) void s.upstream.stop();
     this.#spares.set(config.name, spares);
     const i = spares.findIndex((s) => s.takeable);
@@ -190,7 +208,7 @@ export class SessionUpstreams {
       owners.delete(owner);
       stops.push(instance.upstream.stop());
       // A full server has room again: its spare comes back.
-      this.prime(instance.upstream.config);
+      this.prime(instance.config);
     }
     await Promise.all(stops);
   }
@@ -215,4 +233,29 @@ export class SessionUpstreams {
     const servers = new Set([...this.#byServer.keys(), ...this.#spares.keys()]);
     await Promise.all([...servers].map((s) => this.drop(s)));
   }
+}
+
+/** `apps: auto` configs with the extension not offered, one copy per config. */
+const withoutApps = new WeakMap<ServerConfig, ServerConfig>();
+/** Each such copy's config. */
+const sources = new WeakMap<ServerConfig, ServerConfig>();
+
+/** The server's config a process's config is (a copy of). */
+function sourceOf(config: ServerConfig): ServerConfig {
+  return sources.get(config) ?? config;
+}
+
+/**
+ * The config an owner's own process runs: `config` itself, or under `apps: auto` for a client
+ * that renders no views a copy that does not offer the MCP Apps extension.
+ */
+function ownConfig(config: ServerConfig, apps: boolean): ServerConfig {
+  if (apps || config.apps !== "auto") return config;
+  let copy = withoutApps.get(config);
+  if (!copy) {
+    copy = Object.freeze({ ...config, apps: "off" as const });
+    withoutApps.set(config, copy);
+    sources.set(copy, config);
+  }
+  return copy;
 }

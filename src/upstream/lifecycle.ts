@@ -226,7 +226,7 @@ export class Lifecycle {
    * Marks the upstream down and lets the restart policy schedule the next start. One log line
    * per failure carries the reason and the delay (or that it gave up). The last-known catalog
    * stays: the gateway keeps listing a down server's tools, and calls to them answer at once
-   * with why the server is down (README, "Failures stay contained").
+   * with why the server is down (docs/CONFIGURATION.md, "Failures stay contained").
    */
   #fail(reason: string): void {
     const core = this.#core;

@@ -21,6 +21,12 @@ function folder(yaml: string, files: Record<string, string> = {}): string {
   return join(dir, "gateway.yaml");
 }
 
+/** A macro folder whose one macro names a parameter type that does not exist. */
+const TYPO_MACRO = {
+  "macros/typo.lua":
+    `mcp.tool { name = "t", description = "d", params = { n = { type = "integr" } }, run = function() end }`,
+};
+
 describe("mcp-gateway check", () => {
   it("lists every start-time problem with its YAML path and line, exit 2", () => {
     const cfg = folder(
@@ -235,10 +241,7 @@ describe("mcp-gateway check in one pass", () => {
         "scripting:",
         "  macros: ./macros",
       ].join("\n") + "\n",
-      {
-        "macros/typo.lua":
-          `mcp.tool { name = "t", description = "d", params = { n = { type = "integr" } }, run = function() end }`,
-      },
+      TYPO_MACRO,
     );
     const env = { ...process.env };
     delete env.MCPGW_CHECK_UNSET_1;
@@ -259,5 +262,52 @@ describe("mcp-gateway check in one pass", () => {
     );
     assert.match(r.stderr, /integr/);
     assert.doesNotMatch(r.stderr, /stand-in/);
+  });
+});
+
+describe("mcp-gateway check: a value the schema refuses does not hide the other rules", () => {
+  it("lists an unknown key, a wrong type, an unset variable, a missing command and a macro problem together", () => {
+    const cfg = folder(
+      [
+        "gateway:",
+        "  listn: 127.0.0.1:0",
+        "servers:",
+        "  docs: { command: no-such-program-mcpgw-3 }",
+        "  api: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer ${MCPGW_CHECK_UNSET_3}' } }",
+        "  odd: { command: 42 }",
+        "scripting:",
+        "  macros: ./macros",
+      ].join("\n") + "\n",
+      TYPO_MACRO,
+    );
+    const env = { ...process.env };
+    delete env.MCPGW_CHECK_UNSET_3;
+    const r = cli(["check", "--config", cfg], undefined, env);
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(
+      r.stderr,
+      /gateway\.listn \(line 2\): unknown key "listn"; did you mean "listen"\?/,
+    );
+    assert.match(r.stderr, /servers\.odd\.command \(line 6\): /);
+    assert.match(
+      r.stderr,
+      /servers\.api\.headers\.Authorization \(line 5\): environment variable MCPGW_CHECK_UNSET_3 is not set/,
+    );
+    assert.match(
+      r.stderr,
+      /servers\.docs\.command \(line 4\): command "no-such-program-mcpgw-3" is not found/,
+    );
+    assert.match(r.stderr, /integr/);
+    assert.doesNotMatch(r.stderr, /stand-in/);
+    // Each problem once.
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("  "));
+    assert.equal(new Set(lines).size, lines.length, r.stderr);
+  });
+
+  it("still names only the YAML syntax error when the file does not parse", () => {
+    const cfg = folder("servers:\n  a: { command: x\n");
+    const r = cli(["check", "--config", cfg]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /YAML syntax \(line \d+, column \d+\)/);
   });
 });

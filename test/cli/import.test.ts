@@ -3,7 +3,7 @@
  * Cursor and VS Code (sample files in test/fixtures/client-configs/) become gateway configs.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -66,6 +66,11 @@ describe("importing client configs", () => {
     assert.ok(s["local-db"]?.kind === "stdio");
     assert.equal(s["local-db"].command, "/etc/gw/bin/db-server");
     assert.match(yaml, /Relative paths now resolve against this file's folder/);
+    const reference = yaml.match(/Every option: mcp-gateway's\n# (docs\/\S+\.md)\./)?.[1];
+    assert.ok(
+      reference && existsSync(join(ROOT, reference)),
+      `the page it names exists: ${reference}`,
+    );
   });
 
   it("Cursor: a url without type stays auto, ${env:X} becomes ${X}, extra keys are named as dropped", () => {

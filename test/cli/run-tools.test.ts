@@ -54,25 +54,27 @@ describe("mcp-gateway run: the tools namespace", () => {
     assert.deepEqual([...readFileSync(picture).subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
   });
 
-  it("runs the README's code-mode scripts unchanged against the shipped gateway.yaml", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const start = readme.indexOf("## Code mode (`execute`)");
-    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  it("runs the code-mode scripts of docs/SCRIPTING.md unchanged against the shipped gateway.yaml", () => {
+    const page = readFileSync(join(ROOT, "docs/SCRIPTING.md"), "utf8");
+    const start = page.indexOf("## Code mode (`execute`)");
+    assert.ok(start >= 0, "docs/SCRIPTING.md has the code-mode section");
+    const end = page.indexOf("\n## ", start + 1);
+    const section = page.slice(start, end < 0 ? undefined : end);
     const scripts = [...section.matchAll(/```lua\n([\s\S]*?)```/g)].map((m) => m[1]!);
     assert.equal(scripts.length, 3);
     const dir = mkdtempSync(join(tmpdir(), "mcpgw-run-"));
     const env = { ...process.env, MEMORY_FILE_PATH: join(dir, "memory.jsonl") };
     // One run (one start of the three servers): each script becomes a function's body.
     const all = scripts.map((code, i) => `local r${i} = (function()\n${code}\nend)()`).join("\n");
-    writeFileSync(join(dir, "readme.lua"), `${all}\nreturn { r0, r1, r2 }\n`);
-    const args = ["run", join(dir, "readme.lua"), "--config", join(ROOT, "gateway.yaml")];
+    writeFileSync(join(dir, "doc.lua"), `${all}\nreturn { r0, r1, r2 }\n`);
+    const args = ["run", join(dir, "doc.lua"), "--config", join(ROOT, "gateway.yaml")];
     const r = cli(args, ROOT, env);
     assert.equal(r.code, 0, r.stderr);
     const results = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("["))!);
     assert.equal(results[0].tool, "filesystem__read_text_file");
     assert.deepEqual(results[1], { calls: 20, total: 2310 });
     assert.deepEqual(results[2].logo, { type: "image", image: 1 });
-    assert.ok(existsSync(join(dir, "readme.picture-1.png")), r.stderr);
+    assert.ok(existsSync(join(dir, "doc.picture-1.png")), r.stderr);
   });
 
   it("cannot enumerate tools, as in execute", () => {

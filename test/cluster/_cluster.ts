@@ -165,6 +165,20 @@ export function processTree(pids: readonly number[]): number[] {
 
 export { alive, descendants };
 
+/**
+ * The processes of `started` still alive 5 s from now (each then killed with SIGKILL by its
+ * PID): a test asserts the list is empty.
+ */
+export async function outlived(started: readonly number[]): Promise<number[]> {
+  const left = await until(
+    () => started.filter(alive).length === 0 ? [] : null,
+    5_000,
+    "every started process to exit",
+  ).catch(() => started.filter(alive));
+  for (const pid of left) process.kill(pid, "SIGKILL");
+  return left;
+}
+
 /** One raw 2026-07-28 `tools/call`; answers the parsed JSON-RPC body. */
 export async function rawCall(
   url: string,

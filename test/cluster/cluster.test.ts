@@ -26,6 +26,7 @@ import {
   type GatewayProc,
   metric,
   missingTools,
+  outlived,
   type Proc,
   processTree,
   rawCall,
@@ -104,13 +105,7 @@ servers:
     await redis?.kill();
     for (const pid of orphans.filter(alive)) process.kill(pid, "SIGKILL");
     // Upstreams of a killed gateway see their stdin close and exit on their own.
-    const left = await until(
-      () => started.filter(alive).length === 0 ? [] : null,
-      5_000,
-      "every started process to exit",
-    ).catch(() => started.filter(alive));
-    for (const pid of left) process.kill(pid, "SIGKILL");
-    assert.deepEqual(left, [], "no process may outlive the test");
+    assert.deepEqual(await outlived(started), [], "no process may outlive the test");
   });
 
   it(`a token limited to ${PER_MINUTE}/min gets that many calls across three instances (±2)`, async () => {

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { describeTool, OUTPUT_SCHEMA_TARGET } from "../../src/discovery/mod.ts";
+import { describeText, describeTool, OUTPUT_SCHEMA_TARGET } from "../../src/discovery/mod.ts";
 import type { DescribableTool } from "../../src/discovery/mod.ts";
 
 const searchIssues: DescribableTool = {
@@ -186,6 +186,14 @@ describe("tool description guidance and output", () => {
       "filter.label": "Label name",
       "items[].id": "Item id",
     });
+  });
+
+  test("the text is the signature and the first sentence; the whole description is data", () => {
+    const d = describeTool(withInput({}, {
+      description: "Take a screenshot of the page. Use the snapshot tool for actions. Ask first.",
+    }));
+    assert.equal(describeText(d), "t()\nTake a screenshot of the page.");
+    assert.match(d.description, /Ask first\.$/);
   });
 
   test("inputGuidance is absent when no param is documented", () => {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { buildSearchIndex } from "../../src/discovery/mod.ts";
 import type { ToolDescriptor } from "../../src/discovery/mod.ts";
 import { CATALOG, names } from "./_catalog.ts";
+import captured from "./fixtures/name-structure.json" with { type: "json" };
 
 const index = buildSearchIndex(CATALOG);
 
@@ -189,6 +190,33 @@ describe("tool search ranking", () => {
 
   test("repeated queries give identical results", () => {
     assert.deepEqual(index.search("graph entities"), index.search("graph entities"));
+  });
+});
+
+describe("the names' structure reranks the best candidates", () => {
+  // Real definitions (GitLab, Microsoft 365, Linear) as their servers list them, parameters
+  // trimmed to names and types; tool names carry the server prefix as the gateway gives them.
+  const real = buildSearchIndex(captured.map((t) => ({ ...t, name: `${t.server}__${t.name}` })));
+
+  test("a name the request accounts for wholly outranks one with words it did not ask for", () => {
+    const ranked = names(real.search("create a GitLab merge request"));
+    assert.equal(ranked[0], "gitlab__create_merge_request");
+  });
+
+  test("query words side by side in a name count as a phrase", () => {
+    // `create_note` holds two of the words; the phrase "merge request note" names the tool.
+    const ranked = names(real.search("create a merge request note"));
+    assert.equal(ranked[0], "gitlab__create_merge_request_note");
+  });
+
+  test("a server's own name in its tool names does not count against them", () => {
+    // Alike but for the words the request left out: `comment`, and the server's own `linear`.
+    const small = buildSearchIndex([
+      tool("linear__linear_create_issue", "Create an issue", { localName: "linear_create_issue" }),
+      tool("github__create_issue_comment", "Create an issue"),
+      tool("github__list_issues", "List issues"),
+    ]);
+    assert.equal(names(small.search("create an issue"))[0], "linear__linear_create_issue");
   });
 });
 

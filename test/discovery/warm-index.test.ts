@@ -25,6 +25,14 @@ describe("the search index is built off the request path", () => {
     assert.equal(found.items[0]?.name, "echo__echo");
   });
 
+  it("a rebuild that leaves the tools as they were keeps the index", async () => {
+    await waitFor(() => meta.hasIndex(LOCAL_CALLER), 5000, "the background index");
+    const version = gateway.version;
+    gateway.refreshLocalTools();
+    assert.notEqual(gateway.version, version);
+    assert.equal(meta.hasIndex(LOCAL_CALLER), true);
+  });
+
   it("a narrower scope (a token's globs) is still built on demand", () => {
     const narrow = { ...LOCAL_CALLER, toolGlobs: ["echo__echo"] };
     assert.equal(meta.hasIndex(narrow), false);

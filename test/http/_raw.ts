@@ -7,16 +7,24 @@ export const HEADERS = {
   accept: "application/json, text/event-stream",
 };
 
-/** Opens a 2025 session with raw requests (`initialize`, then `initialized`); its id. */
-export async function openSession(url: string, protocolVersion = "2025-06-18"): Promise<string> {
+/**
+ * Opens a 2025 session with raw requests (`initialize`, then `initialized`); its id. `token`:
+ * sent as a bearer token; `capabilities`: the client's.
+ */
+export async function openSession(
+  url: string,
+  protocolVersion = "2025-06-18",
+  { token, capabilities = {} }: { token?: string; capabilities?: object } = {},
+): Promise<string> {
+  const headers = token ? { ...HEADERS, authorization: `Bearer ${token}` } : HEADERS;
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: HEADERS,
+    headers,
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 0,
       method: "initialize",
-      params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      params: { protocolVersion, capabilities, clientInfo: { name: "raw", version: "1" } },
     }),
   });
   await res.body?.cancel();
@@ -24,7 +32,7 @@ export async function openSession(url: string, protocolVersion = "2025-06-18"): 
   assert.ok(sid);
   await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { ...HEADERS, "mcp-session-id": sid },
+    headers: { ...headers, "mcp-session-id": sid },
     body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
   }).then((r) => r.body?.cancel());
   return sid;

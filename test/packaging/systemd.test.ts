@@ -1,6 +1,6 @@
 /**
  * The systemd recipe works as written: the unit passes `systemd-analyze verify`, and the example
- * config with the shipped macros, laid out as the README installs them (/etc/mcp-gateway,
+ * config with the shipped macros, laid out as docs/DEPLOY.md installs them (/etc/mcp-gateway,
  * commands on PATH, data in $STATE_DIRECTORY), passes `check` and serves every upstream and
  * macro. Uses the compiled binary when MCPGW_BINARY names it, else the source entry point.
  */
@@ -57,7 +57,7 @@ describe("the systemd unit", () => {
   });
 });
 
-describe("the example config installed as the README says", () => {
+describe("the example config installed as docs/DEPLOY.md says", () => {
   const etc = mkdtempSync(join(tmpdir(), "mcpgw-etc-"));
   const confDir = join(etc, "etc/mcp-gateway");
   const state = join(etc, "var/lib/mcp-gateway");

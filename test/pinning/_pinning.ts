@@ -15,6 +15,14 @@ export interface Declaration {
   duplicate?: boolean;
   /** Extra tools and prompts of these names. */
   extra?: string[];
+  /** The description of the resource `notes://readme`. */
+  resourceDescription?: string;
+  /** The URI template of the template `item` (default `items://{id}`). */
+  templateUri?: string;
+  /** `notes://readme` listed twice: the changed copy first. */
+  duplicateResource?: boolean;
+  /** Extra resources and templates of these URIs. */
+  extraResources?: string[];
 }
 
 /** One pinning setup: the control file, the state folder and the config text. */

@@ -72,7 +72,7 @@ servers:
       await assert.rejects(
         client.getPrompt({ name: "slow__wait" }),
         (err: Error & { code?: number; data?: { code?: string } }) => {
-          assert.equal(err.code, -32006, err.message); // as README's table says
+          assert.equal(err.code, -32006, err.message); // as the table in docs/PROTOCOL.md says
           assert.equal(err.data?.code, "UPSTREAM_TIMEOUT");
           return true;
         },

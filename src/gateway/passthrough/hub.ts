@@ -25,6 +25,7 @@ import {
 } from "../../upstream/mod.ts";
 import { authModeOf } from "../../upstream/oauth/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
+import { rendersApps } from "./app-uris.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
@@ -179,6 +180,8 @@ export class PassthroughHub {
    * a request flow's (an MRTR flow is the revision's unit of a client's work: started for the
    * request, stopped when it ends); otherwise, and for requests with no client behind them (the
    * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
+   * Under `apps: auto` a caller's own process is offered the MCP Apps extension only when its
+   * client declared it.
    * `caller`'s token holds at most the server's `maxSessionsPerToken` such processes.
    */
   async serve<T>(
@@ -236,7 +239,7 @@ export class PassthroughHub {
         { data: { server: shared.name } },
       );
     }
-    const own = await this.#pool.isolated.acquire(shared.config, client, tokenName);
+    const own = await this.#isolated(shared, client, tokenName);
     // One call's channel: its process ends with the call.
     if (!client.lasting) {
       return { upstream: own, done: () => void this.#pool.isolated.release(client) };
@@ -244,6 +247,16 @@ export class PassthroughHub {
     // A lasting one's stays until it closes, when its door releases it (or now, if it did).
     if (client.closed) void this.#pool.isolated.release(client);
     return { upstream: own };
+  }
+
+  /** `owner`'s own process of a session-isolated server, offered Apps as its client declared. */
+  #isolated(
+    shared: Upstream,
+    owner: ClientChannel,
+    tokenName: string | null,
+  ): Promise<Upstream> {
+    const apps = rendersApps(owner.capabilities);
+    return this.#pool.isolated.acquire(shared.config, owner, tokenName, undefined, apps);
   }
 
   /**

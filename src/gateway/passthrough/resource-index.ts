@@ -67,8 +67,17 @@ export function unrewriteUri(uri: string): ResourceTarget | undefined {
   }
 }
 
-/** Builds the index over the upstreams that are up, in config order. */
-export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceIndex {
+/** Whether a server's resource or template (by its upstream URI) may be listed at all. */
+export type ResourceKeep = (server: string, kind: "resource" | "template", uri: string) => boolean;
+
+/**
+ * Builds the index over the upstreams that are up, in config order; `keep` leaves out what
+ * quarantine holds back (before collisions are settled: a held URI takes no other's name).
+ */
+export function buildResourceIndex(
+  upstreams: readonly Upstream[],
+  keep: ResourceKeep = () => true,
+): ResourceIndex {
   const resources: Resource[] = [];
   const templates: ResourceTemplate[] = [];
   const byUri = new Map<string, ResourceTarget>();
@@ -86,6 +95,7 @@ export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceInde
     const server = u.name;
     if (u.client?.getServerCapabilities()?.resources) servers.push(server);
     for (const r of u.catalog.resources) {
+      if (!keep(server, "resource", r.uri)) continue;
       if (isAppUri(r.uri)) {
         const uri = exposeAppUri(server, r.uri);
         if (byUri.has(uri)) continue;
@@ -105,6 +115,7 @@ export function buildResourceIndex(upstreams: readonly Upstream[]): ResourceInde
       addOrigin(r.uri, server);
     }
     for (const t of u.catalog.resourceTemplates) {
+      if (!keep(server, "template", t.uriTemplate)) continue;
       if (isAppUri(t.uriTemplate)) {
         const uriTemplate = exposeAppUri(server, t.uriTemplate);
         if (byTemplate.has(uriTemplate)) continue;

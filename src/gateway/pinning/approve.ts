@@ -1,12 +1,21 @@
 /**
- * Approving: the definitions a server declares now (its seen file) become its pins, all of them
+ * Approving: the definitions (tools, prompts, resources, resource templates) a server declares now (its seen file) become its pins, all of them
  * or the named ones. One function for the `approve` command and the status page's button; the
  * gateway that watches the state folder applies the result.
  */
 import { byName } from "../../shared/by-name.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { type PinChange, type Removed, removedNames, reviewDeclared } from "./review.ts";
-import { type Pin, type PinFile, readPins, readSeen, writePins } from "./store.ts";
+import {
+  type DeclaredKind,
+  KIND_FIELDS,
+  KINDS,
+  type Pin,
+  type PinFile,
+  readPins,
+  readSeen,
+  writePins,
+} from "./store.ts";
 
 /** What an approval did. */
 export interface Approval {
@@ -58,25 +67,44 @@ export function approvePins(
   const prefix = `${server}${separator}`;
   const wanted = new Set(names.map((n) => n.startsWith(prefix) ? n.slice(prefix.length) : n));
   for (const name of wanted) {
-    const known = Object.hasOwn(seen.tools, name) || Object.hasOwn(seen.prompts, name) ||
+    const known = KINDS.some((k) => Object.hasOwn(seen[KIND_FIELDS[k]] ?? {}, name)) ||
       removed.some((r) => r.name === name);
     if (!known) {
-      throw new GatewayError("USAGE", `server "${server}" declares no tool or prompt "${name}"`);
+      throw new GatewayError(
+        "USAGE",
+        `server "${server}" declares no tool, prompt, resource or resource template "${name}"`,
+      );
     }
   }
   const picked = (name: string) => wanted.size === 0 || wanted.has(name);
   // Null-prototype copies: a name such as `__proto__` is a key like any other.
-  const tools = Object.assign(byName<Pin>(), pins.tools);
-  const prompts = Object.assign(byName<Pin>(), pins.prompts);
+  const next = new Map<DeclaredKind, Record<string, Pin>>(
+    KINDS.map((k) => [k, Object.assign(byName<Pin>(), pins[KIND_FIELDS[k]])]),
+  );
   const approved = changes.filter((c) => picked(c.name) && c.status !== "repeated");
   const refused = changes.filter((c) => picked(c.name) && c.status === "repeated");
   for (const c of approved) {
-    const target = c.kind === "tool" ? tools : prompts;
-    const declared = (c.kind === "tool" ? seen.tools : seen.prompts)[c.name]!;
-    target[c.name] = { hash: declared.hash, approvedAt: now, definition: declared.definition };
+    const declared = seen[KIND_FIELDS[c.kind]]![c.name]!;
+    next.get(c.kind)![c.name] = {
+      hash: declared.hash,
+      approvedAt: now,
+      definition: declared.definition,
+    };
   }
   const dropped = removed.filter((r) => picked(r.name));
-  for (const r of dropped) delete (r.kind === "tool" ? tools : prompts)[r.name];
-  writePins(stateDir, { server, approvedAt: now, tools, prompts }, false, user);
+  for (const r of dropped) delete next.get(r.kind)![r.name];
+  writePins(
+    stateDir,
+    {
+      server,
+      approvedAt: now,
+      tools: next.get("tool")!,
+      prompts: next.get("prompt")!,
+      resources: next.get("resource")!,
+      templates: next.get("template")!,
+    },
+    false,
+    user,
+  );
   return { server, ...(user === undefined ? {} : { user }), approved, dropped, refused };
 }

@@ -1,9 +1,9 @@
 /**
- * The pins of one gateway: after each catalog rebuild every server's declared tools and prompts
- * are compared with what was approved (`./review.ts`). A change is logged once, with its diff;
- * under `pin: quarantine` the changed, new, renamed or repeated definition is also taken out of
- * the catalog (so no listing, search or script sees it) and a call to it is refused with the
- * reason.
+ * The pins of one gateway: after each catalog rebuild every server's declared tools, prompts,
+ * resources and resource templates are compared with what was approved (`./review.ts`). A
+ * change is logged once, with its diff; under `pin: quarantine` the changed, new, renamed or
+ * repeated definition is also taken out of the catalog or the resource list (so no listing,
+ * search or script sees it) and a call to it or a read of it is refused with the reason.
  * Only a serving gateway records (first sight, what servers declare now) and watches the state
  * folder for approvals; the other commands read the pins and honour them. A per-user server's
  * connections are pinned, reviewed and held per user (`./store.ts`): a change on one user's
@@ -17,8 +17,10 @@ import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
 import { type Approval, approvePins } from "./approve.ts";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
   declaredOf,
+  kindLabel,
   type PinChange,
   refusalMessage,
   type Removed,
@@ -27,10 +29,13 @@ import {
 } from "./review.ts";
 import {
   type Declared,
+  KIND_FIELDS,
+  KINDS,
   type Pin,
   type PinFile,
   PINS_FOLDER,
   readPins,
+  type SeenFile,
   writePins,
   writeSeen,
 } from "./store.ts";
@@ -42,6 +47,16 @@ export interface Held {
   /** Its catalog entry as it would be exposed. */
   readonly entry: ToolEntry | PromptEntry;
   readonly message: string;
+}
+
+/** A resource or resource template quarantine holds back from the resource list. */
+interface HeldResource {
+  readonly kind: "resource" | "template";
+  /** The URI (or URI template) the server declares. */
+  readonly uri: string;
+  readonly message: string;
+  /** A held template's matcher: URIs expanded from it are held too. */
+  readonly template?: UriTemplate;
 }
 
 /** One server's definitions that differ from its pins (status page, `/status.json`). */
@@ -68,6 +83,11 @@ export class Pins {
   #servers = new Map<string, ServerPins>();
   /** What quarantine holds back, per user key (`""`: the catalog every caller shares). */
   #held = new Map<string, { tools: Map<string, Held>; prompts: Map<string, Held> }>();
+  /**
+   * Resources and templates quarantine holds back, per server. Only the shared servers': the
+   * resource list is built from them alone (a per-user server's shared entry lists none).
+   */
+  #heldResources = new Map<string, HeldResource[]>();
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -113,15 +133,17 @@ export class Pins {
     this.#servers = servers;
     // Held entries are found again as each catalog is applied.
     this.#held = new Map();
+    this.#heldResources = heldResources(servers.values());
   }
 
   #reviewSafely(u: Upstream, user: string | undefined): ServerPins | undefined {
     const mode = u.config.pin;
     if (mode === "off") return undefined;
     // A server still starting has declared nothing yet: an empty list is not a declaration.
-    if (u.state !== "up" && u.catalog.tools.length === 0 && u.catalog.prompts.length === 0) {
-      return undefined;
-    }
+    const c = u.catalog;
+    const declared = c.tools.length + c.prompts.length + c.resources.length +
+      c.resourceTemplates.length;
+    if (u.state !== "up" && declared === 0) return undefined;
     try {
       return this.#reviewOne(u, mode, user);
     } catch (err) {
@@ -142,7 +164,7 @@ export class Pins {
   ): ServerPins | undefined {
     const dir = this.#config().gateway.state;
     const whose = user === undefined ? { server: u.name } : { server: u.name, user };
-    const seen = declaredOf(u.name, u.catalog.tools, u.catalog.prompts);
+    const seen = declaredOf(u.name, u.catalog);
     let pins: PinFile | undefined;
     try {
       pins = readPins(dir, u.name, user);
@@ -152,29 +174,37 @@ export class Pins {
         ...whose,
         error: messageOf(err),
       });
-      pins = { server: u.name, approvedAt: "(unreadable)", tools: byName(), prompts: byName() };
+      pins = {
+        server: u.name,
+        approvedAt: "(unreadable)",
+        tools: byName(),
+        prompts: byName(),
+        resources: byName(),
+        templates: byName(),
+      };
     }
     const recording = this.#onChange !== null && u.state === "up";
     if (!pins) {
       if (!recording) return undefined;
-      const first: PinFile = {
-        server: u.name,
-        approvedAt: seen.seenAt,
-        tools: pinsOf(seen.tools, seen.seenAt),
-        prompts: pinsOf(seen.prompts, seen.seenAt),
-      };
+      const first = firstSight(u.name, seen, seen.seenAt);
       // Another instance may have pinned it first: its pins count.
       if (writePins(dir, first, true, user)) {
-        this.#log.info("pinned definitions on first sight", {
-          ...whose,
-          tools: Object.keys(first.tools).length,
-          prompts: Object.keys(first.prompts).length,
-        });
+        this.#log.info("pinned definitions on first sight", { ...whose, ...counts(first) });
       }
       pins = readPins(dir, u.name, user) ?? first;
+    } else if (recording && (!pins.resources || !pins.templates)) {
+      // Pins from before resources were pinned: what the server lists now is their first sight.
+      const first = firstSight(u.name, seen, seen.seenAt);
+      pins = {
+        ...pins,
+        resources: pins.resources ?? first.resources,
+        templates: pins.templates ?? first.templates,
+      };
+      writePins(dir, pins, false, user);
+      this.#log.info("pinned resources on first sight", { ...whose, ...counts(pins) });
     }
     if (recording) {
-      const sig = [seen.tools, seen.prompts].map((m) =>
+      const sig = KINDS.map((k) => seen[KIND_FIELDS[k]] ?? {}).map((m) =>
         Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
       ).join("\n\n");
       const key = user === undefined ? u.name : `${u.name}/${user}`;
@@ -195,7 +225,7 @@ export class Pins {
     if (this.#logged.has(key)) return;
     this.#logged.add(key);
     if (c.status === "repeated") {
-      this.#log.warn(`${c.kind} declared more than once`, {
+      this.#log.warn(`${kindLabel(c.kind)} declared more than once`, {
         ...whose,
         [c.kind]: c.name,
         copies: c.copies,
@@ -204,7 +234,7 @@ export class Pins {
       });
       return;
     }
-    this.#log.warn(`${c.kind} definition ${c.status === "new" ? "is new" : "changed"}`, {
+    this.#log.warn(`${kindLabel(c.kind)} definition ${c.status === "new" ? "is new" : "changed"}`, {
       ...whose,
       [c.kind]: c.name,
       mode,
@@ -284,6 +314,33 @@ export class Pins {
     });
   }
 
+  /**
+   * False when quarantine holds back `server`'s resource (or template) of that upstream URI:
+   * the resource list leaves it out.
+   */
+  keepsResource(server: string, kind: "resource" | "template", uri: string): boolean {
+    return !this.#heldResources.get(server)?.some((h) => h.kind === kind && h.uri === uri);
+  }
+
+  /**
+   * Throws the quarantine refusal (`FORBIDDEN`, `data.reason: "quarantined"`) for `uri` (as
+   * its server knows it) when quarantine holds that resource or template back on one of the
+   * servers `on` accepts, or — with `listed` false (no approved resource of that URI is listed)
+   * — a held template the URI expands from.
+   */
+  refuseHeldResource(uri: string, on: (server: string) => boolean, listed = true): void {
+    for (const [server, held] of this.#heldResources) {
+      if (!on(server)) continue;
+      const found = held.find((h) =>
+        h.uri === uri || (h.kind === "template" && !listed && h.template?.match(uri) != null)
+      );
+      if (!found) continue;
+      throw new GatewayError("FORBIDDEN", found.message, {
+        data: { uri, server, reason: "quarantined" },
+      });
+    }
+  }
+
   /** Servers whose declarations differ from their pins. */
   status(): ServerPins[] {
     return [...this.#servers.values()];
@@ -317,6 +374,49 @@ export class Pins {
     this.#onChange?.();
     return approval;
   }
+}
+
+/** The pins of a server first seen declaring `seen`. */
+function firstSight(server: string, seen: SeenFile, at: string): PinFile {
+  return {
+    server,
+    approvedAt: at,
+    tools: pinsOf(seen.tools, at),
+    prompts: pinsOf(seen.prompts, at),
+    resources: pinsOf(seen.resources ?? {}, at),
+    templates: pinsOf(seen.templates ?? {}, at),
+  };
+}
+
+/** How many definitions of each kind a pin file holds (for the log). */
+function counts(pins: PinFile): Record<string, number> {
+  return Object.fromEntries(
+    KINDS.map((k) => [KIND_FIELDS[k], Object.keys(pins[KIND_FIELDS[k]] ?? {}).length]),
+  );
+}
+
+/** What quarantine holds back of the shared servers' resources and templates. */
+function heldResources(servers: Iterable<ServerPins>): Map<string, HeldResource[]> {
+  const out = new Map<string, HeldResource[]>();
+  for (const s of servers) {
+    if (s.mode !== "quarantine" || s.user !== undefined) continue;
+    const held: HeldResource[] = [];
+    for (const c of s.changes) {
+      if (c.kind !== "resource" && c.kind !== "template") continue;
+      let template: UriTemplate | undefined;
+      try {
+        if (c.kind === "template") template = new UriTemplate(c.name);
+      } catch { /* a template the SDK cannot parse matches nothing, and is still held */ }
+      held.push({
+        kind: c.kind,
+        uri: c.name,
+        message: refusalMessage(c, `${c.name} of ${s.server}`, s.server),
+        ...(template ? { template } : {}),
+      });
+    }
+    if (held.length > 0) out.set(s.server, held);
+  }
+  return out;
 }
 
 /** First-sight pins: every definition declared once (a repeated name is never pinned). */

@@ -1,14 +1,24 @@
 /**
- * Compares what a server declares now with what was approved: each tool or prompt is unchanged,
- * changed (its hash differs; the diff says where), new, or repeated (declared more than once in
- * one list). A renamed tool is a removed name plus a new one, so a rename never carries a new
- * definition past its pin; a repeated name is a change whatever its copies hold, since a client
- * may read either copy and the pin can vouch for one definition only. Names key null-prototype
- * objects: `__proto__` or `constructor` is a name like any other.
+ * Compares what a server declares now with what was approved: each tool, prompt, resource or
+ * resource template is unchanged, changed (its hash differs; the diff says where), new, or
+ * repeated (declared more than once in one list). A renamed tool is a removed name plus a new
+ * one, so a rename never carries a new definition past its pin; a repeated name is a change
+ * whatever its copies hold, since a client may read either copy and the pin can vouch for one
+ * definition only. Resources are keyed by URI and templates by URI template, so a changed
+ * template is a new one. Names key null-prototype objects: `__proto__` or `constructor` is a
+ * name like any other.
  */
 import { byName, own } from "../../shared/by-name.ts";
 import { canonicalHash, diffDefinitions, type FieldDiff, fieldsOf } from "./canonical.ts";
-import type { Declared, DeclaredKind, PinFile, SeenFile } from "./store.ts";
+import type { UpstreamCatalog } from "../../upstream/mod.ts";
+import {
+  type Declared,
+  type DeclaredKind,
+  KIND_FIELDS,
+  KINDS,
+  type PinFile,
+  type SeenFile,
+} from "./store.ts";
 
 /** A declaration that differs from its pin. */
 export interface PinChange {
@@ -33,28 +43,55 @@ export interface PinChange {
  */
 export function declaredOf(
   server: string,
-  tools: readonly { name: string }[],
-  prompts: readonly { name: string }[],
+  catalog: UpstreamCatalog,
   now = new Date().toISOString(),
 ): SeenFile {
-  const map = (items: readonly { name: string }[]) => {
+  const map = <T>(items: readonly T[], keyOf: (item: T) => string, form: (item: T) => unknown) => {
     const out = byName<Declared>();
     for (const item of items) {
-      const first = own(out, item.name);
-      out[item.name] = first
+      const key = keyOf(item);
+      const first = own(out, key);
+      const definition = form(item);
+      out[key] = first
         ? { ...first, copies: (first.copies ?? 1) + 1 }
-        : { hash: canonicalHash(item), definition: item };
+        : { hash: canonicalHash(definition), definition };
     }
     return out;
   };
-  return { server, seenAt: now, tools: map(tools), prompts: map(prompts) };
+  const same = <T>(item: T) => item;
+  return {
+    server,
+    seenAt: now,
+    tools: map(catalog.tools, (t) => t.name, same),
+    prompts: map(catalog.prompts, (p) => p.name, same),
+    resources: map(catalog.resources, (r) => r.uri, pinnedResource),
+    templates: map(catalog.resourceTemplates, (t) => t.uriTemplate, same),
+  };
 }
 
-/** The declarations of `seen` that differ from `pins`, tools first, in declared order. */
+/** Pinned forms of listed resources, kept so each listed object is hashed once. */
+const resourceForms = new WeakMap<object, unknown>();
+
+/**
+ * A resource as pinned: without `size` and `annotations.lastModified`, which change with the
+ * content and say nothing a client acts on, so a growing file is not a changed declaration.
+ */
+function pinnedResource(r: UpstreamCatalog["resources"][number]): unknown {
+  const known = resourceForms.get(r);
+  if (known) return known;
+  const { size: _size, annotations, ...rest } = r;
+  const kept = annotations ? (({ lastModified: _, ...a }) => a)(annotations) : undefined;
+  const form = kept && Object.keys(kept).length > 0 ? { ...rest, annotations: kept } : rest;
+  resourceForms.set(r, form);
+  return form;
+}
+
+/** The declarations of `seen` that differ from `pins`, by kind, in declared order. */
 export function reviewDeclared(pins: PinFile, seen: SeenFile): PinChange[] {
   const out: PinChange[] = [];
-  const kinds = [["tool", seen.tools, pins.tools], ["prompt", seen.prompts, pins.prompts]] as const;
-  for (const [kind, now, approved] of kinds) {
+  for (const kind of KINDS) {
+    const now = seen[KIND_FIELDS[kind]] ?? {};
+    const approved = pins[KIND_FIELDS[kind]] ?? {};
     for (const [name, d] of Object.entries(now)) {
       const pin = own(approved, name);
       const copies = d.copies ?? 1;
@@ -85,12 +122,16 @@ export interface Removed {
 
 /** Approved definitions the server no longer declares. */
 export function removedNames(pins: PinFile, seen: SeenFile): Removed[] {
-  return [
-    ...Object.keys(pins.tools).filter((n) => !Object.hasOwn(seen.tools, n))
-      .map((name) => ({ kind: "tool" as const, name })),
-    ...Object.keys(pins.prompts).filter((n) => !Object.hasOwn(seen.prompts, n))
-      .map((name) => ({ kind: "prompt" as const, name })),
-  ];
+  return KINDS.flatMap((kind) => {
+    const now = seen[KIND_FIELDS[kind]] ?? {};
+    return Object.keys(pins[KIND_FIELDS[kind]] ?? {}).filter((n) => !Object.hasOwn(now, n))
+      .map((name) => ({ kind, name }));
+  });
+}
+
+/** How a message names a kind. */
+export function kindLabel(kind: DeclaredKind): string {
+  return kind === "template" ? "resource template" : kind;
 }
 
 /**
@@ -104,18 +145,19 @@ export function refusalMessage(
   target = server,
 ): string {
   const day = change.approvedAt.slice(0, 10);
+  const kind = kindLabel(change.kind);
   const how = `approve with \`mcp-gateway approve ${target}\``;
   if (change.status === "repeated") {
-    return `${change.kind} ${exposed} is declared ${change.copies} times by ${server}; it is ` +
+    return `${kind} ${exposed} is declared ${change.copies} times by ${server}; it is ` +
       `held until ${server} declares it once (then, if it differs from its pin, ${how})`;
   }
   if (change.status === "new") {
-    return `${change.kind} ${exposed} is new since the definitions of ${server} were approved ` +
+    return `${kind} ${exposed} is new since the definitions of ${server} were approved ` +
       `on ${day}; ${how}`;
   }
   const fields = change.fields;
   const list = fields.length <= 1
     ? `${fields[0] ?? "its definition"} differs`
     : `${fields.slice(0, -1).join(", ")} and ${fields.at(-1)} differ`;
-  return `${change.kind} ${exposed} changed since it was approved on ${day}: ${list}; ${how}`;
+  return `${kind} ${exposed} changed since it was approved on ${day}: ${list}; ${how}`;
 }

@@ -15,8 +15,11 @@ import { NAME_PATTERN } from "../../config/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { readStateFile, statePath, writeStateFile } from "../../state/mod.ts";
 
-/** What a server declared, as kept on disk. */
-export type DeclaredKind = "tool" | "prompt";
+/**
+ * What a server declared, as kept on disk: tools and prompts by name, resources by URI and
+ * resource templates by URI template (what a client reads them by).
+ */
+export type DeclaredKind = "tool" | "prompt" | "resource" | "template";
 
 /** One approved definition. */
 export interface Pin {
@@ -42,6 +45,12 @@ export interface PinFile {
   readonly approvedAt: string;
   readonly tools: Readonly<Record<string, Pin>>;
   readonly prompts: Readonly<Record<string, Pin>>;
+  /**
+   * Absent in pins written before resources were pinned: the resources and templates declared
+   * then are pinned on first sight, as a new server's would be.
+   */
+  readonly resources?: Readonly<Record<string, Pin>>;
+  readonly templates?: Readonly<Record<string, Pin>>;
 }
 
 /** `<server>.seen.json`: the definitions the server declares now. */
@@ -50,7 +59,20 @@ export interface SeenFile {
   readonly seenAt: string;
   readonly tools: Readonly<Record<string, Declared>>;
   readonly prompts: Readonly<Record<string, Declared>>;
+  readonly resources?: Readonly<Record<string, Declared>>;
+  readonly templates?: Readonly<Record<string, Declared>>;
 }
+
+/** Where each kind is kept in a pin or seen file. */
+export const KIND_FIELDS = {
+  tool: "tools",
+  prompt: "prompts",
+  resource: "resources",
+  template: "templates",
+} as const satisfies Record<DeclaredKind, keyof PinFile & keyof SeenFile>;
+
+/** Every kind, in the order changes are listed. */
+export const KINDS = Object.keys(KIND_FIELDS) as DeclaredKind[];
 
 /** The folder of pin files in a state folder. */
 export const PINS_FOLDER = "pins";

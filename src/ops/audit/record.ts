@@ -57,7 +57,8 @@ export interface AdminAction {
   /** The admin token that asked (`null`: auth off). */
   readonly tokenName: string | null;
   /** `api` (a bearer token: the command line) or `console` (the status page's cookie). */
-  readonly via: "api" | "console";
+  /** `cluster`: taken on another instance of the cluster and applied here. */
+  readonly via: "api" | "console" | "cluster";
   readonly outcome: "ok" | "error";
   readonly error?: string;
   readonly at: number;

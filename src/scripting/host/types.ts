@@ -4,7 +4,7 @@ import type { LimitName, ScriptLimits } from "../protocol.ts";
 
 export type { LimitName, ScriptLimits };
 
-/** Defaults: 30 s, 64 MiB, 16 MiB, 16 pictures (README "Scripting limits"). */
+/** Defaults: 30 s, 64 MiB, 16 MiB, 16 pictures (docs/SCRIPTING.md, "Lua scripting"). */
 export const DEFAULT_LIMITS: ScriptLimits = Object.freeze({
   timeoutMs: 30_000,
   memoryBytes: 64 * 1024 * 1024,

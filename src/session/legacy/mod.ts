@@ -8,6 +8,7 @@ export type { SessionOptions, SessionServer } from "./server.ts";
 export { authInfoOf, callerOfRequest } from "./request-caller.ts";
 export { type SessionInfo, SessionRegistry } from "./sessions.ts";
 export { sseDoor } from "./sse-door.ts";
+export { EarlyStdio } from "./early-stdio.ts";
 export type { SessionRegistryOptions } from "./session-table.ts";
 export { MemoryEventStore } from "./event-store.ts";
 export { jsonError, SseSessionTransport } from "./sse.ts";

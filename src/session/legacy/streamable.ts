@@ -1,7 +1,8 @@
 /**
  * `POST|GET|DELETE /mcp` for 2025 sessions (streamable HTTP): a request on an open session goes
- * to its transport — a plain `tools/call` POST to the fast path (`./fast-call.ts`) — and an
- * `initialize` without a session opens one, connected to its own session server.
+ * to its transport — a plain `tools/call` or `tools/list` POST to its fast path (`./fast-call.ts`,
+ * `./fast-list.ts`) — and an `initialize` without a session opens one, connected to its own
+ * session server.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -10,6 +11,7 @@ import { newActivity, trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
+import { fastList, isFastList } from "./fast-list.ts";
 import { authInfoOf } from "./request-caller.ts";
 import { SessionTransport } from "./session-transport.ts";
 import {
@@ -98,6 +100,13 @@ function postOnSession(
     });
   }
   if (fast.cancel(cancelledId(body))) return Promise.resolve(new Response(null, { status: 202 }));
+  if (isFastList(req, body)) {
+    const { pageSize } = table.opts;
+    const capabilities = s.link.capabilities;
+    return Promise.resolve(
+      fastList(body, { gateway, caller, capabilities, sessionId: s.id, pageSize }),
+    );
+  }
   const transport = s.transport as WebStandardStreamableHTTPServerTransport;
   return transport.handleRequest(req, { parsedBody: body, authInfo: authInfoOf(caller) });
 }

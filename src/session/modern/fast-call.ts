@@ -130,7 +130,7 @@ export async function serveCall(
         call.name,
         call.arguments,
         caller,
-        enterCall({ meta: call.meta, signal, client: unaskable() }),
+        enterCall({ meta: call.meta, signal, client: unaskable(capabilities) }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };

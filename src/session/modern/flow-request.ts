@@ -92,8 +92,14 @@ class Unaskable implements ClientChannel {
   readonly askable = false;
   readonly lasting = false;
   readonly closed = false;
-  /** Its client declared nothing it could be asked. */
-  readonly capabilities = {};
+  /**
+   * What its client declared: nothing it could be asked, but maybe extensions (MCP Apps) that
+   * decide what its own process of a session-isolated server is offered.
+   */
+  readonly capabilities: ClientCapabilities;
+  constructor(capabilities: ClientCapabilities | undefined) {
+    this.capabilities = capabilities ?? {};
+  }
   notify(): void {}
   request(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
     return Promise.reject(
@@ -103,9 +109,12 @@ class Unaskable implements ClientChannel {
   }
 }
 
-/** A fresh channel for a call whose client can be asked nothing (one per call, see above). */
-export function unaskable(): ClientChannel {
-  return new Unaskable();
+/**
+ * A fresh channel for a call whose client can be asked nothing (one per call, see above), with
+ * what that client declared.
+ */
+export function unaskable(capabilities: ClientCapabilities | undefined): ClientChannel {
+  return new Unaskable(capabilities);
 }
 
 /**
@@ -118,10 +127,12 @@ export async function direct<R>(
   run: (options: CallContext) => Promise<R>,
 ): Promise<R> {
   const send = request.progress;
-  if (!send) return await run(childContext(options, { client: new Unaskable() }));
+  if (!send) {
+    return await run(childContext(options, { client: new Unaskable(request.capabilities) }));
+  }
   let last = Promise.resolve();
   const result = await run(childContext(options, {
-    client: new Unaskable(),
+    client: new Unaskable(request.capabilities),
     onprogress: (p) => void (last = send(p).catch(() => {})),
     resetTimeoutOnProgress: true,
   }));

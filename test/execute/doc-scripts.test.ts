@@ -6,13 +6,13 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ROOT, useGateway } from "../_helpers/gateway.ts";
 import { execute } from "./_setup.ts";
 
-/** The ```lua blocks of the README's code-mode section, in order. */
-function readmeScripts(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("## Code mode (`execute`)");
-  assert.ok(start >= 0, "README has the code-mode section");
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
+/** The ```lua blocks of the code-mode section of docs/SCRIPTING.md, in order. */
+function docScripts(): string[] {
+  const page = readFileSync(join(ROOT, "docs/SCRIPTING.md"), "utf8");
+  const start = page.indexOf("## Code mode (`execute`)");
+  assert.ok(start >= 0, "docs/SCRIPTING.md has the code-mode section");
+  const end = page.indexOf("\n## ", start + 1);
+  const section = page.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/```lua\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
@@ -32,14 +32,14 @@ scripting:
   execute: true
 `;
 
-describe("execute: the README's scripts against the shipped servers", () => {
-  const scripts = readmeScripts();
+describe("execute: the code-mode scripts of docs/SCRIPTING.md against the shipped servers", () => {
+  const scripts = docScripts();
   let client: Client;
   useGateway(YAML, (_g, c) => {
     client = c;
   });
 
-  it("the README shows three scripts", () => {
+  it("the page shows three scripts", () => {
     assert.equal(scripts.length, 3);
   });
 
