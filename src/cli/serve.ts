@@ -265,7 +265,6 @@ export async function startGateway(
   });
   const app = createApp({
     gateway,
-    sessions,
     // The doors, asked in this order: legacy SSE takes its own paths (`/sse`, `/message`), the
     // 2026-07-28 door what the SDK classifies as its revision (never a request on a session),
     // the 2025 door the rest.

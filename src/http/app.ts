@@ -14,7 +14,6 @@ import { readiness } from "./readiness.ts";
 import { checkDeclaredBody, type RequestChain, tooLarge } from "./security/chain.ts";
 import { corsMiddleware, isCorsPath, wantsCors } from "./security/cors.ts";
 import { ANONYMOUS, type Door, type RequestIdentity } from "../session/mod.ts";
-import { type SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
 
 /** Variables middleware sets on the hono context. */
 export type AppEnv = { Variables: { identity: RequestIdentity } };
@@ -22,14 +21,12 @@ export type AppEnv = { Variables: { identity: RequestIdentity } };
 /** What the app needs. */
 export interface AppDeps {
   gateway: Gateway;
-  /** The 2025 door, and its sessions' legacy SSE door: the doors when `doors` is absent. */
-  sessions: SessionRegistry;
   /**
    * The doors of `/mcp`, `/sse` (and their `/<profile>` forms) and `/message`, asked in this
-   * order: the first that accepts a request serves it. Absent: the legacy SSE door, then
-   * `sessions` — the 2025 revisions only.
+   * order: the first that accepts a request serves it. The app names none of them: a new door
+   * is one more entry here.
    */
-  doors?: readonly Door[];
+  doors: readonly Door[];
   /**
    * The security chain (`security/chain.ts`): its middleware guards every route but the health
    * probes, and a `POST /mcp` of stated length runs the same chain without hono's router (see
@@ -151,10 +148,9 @@ function countedBody(max: number): { max: number; middleware: MiddlewareHandler<
 
 /** Builds the hono app. */
 export function createApp(deps: AppDeps): GatewayApp {
-  const { gateway, sessions } = deps;
+  const { gateway, doors } = deps;
   const app = new GatewayApp();
   const chain = deps.chain;
-  const doors = deps.doors ?? [sseDoor(sessions), sessions];
   // One router for `/mcp`, `/sse` and their `/<profile>` forms, from the pre-dispatch and from
   // hono: the endpoint's profile joins the identity (or the token is refused there); then the
   // doors are asked in order.

@@ -14,7 +14,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Gateway } from "../../src/gateway/mod.ts";
 import { createApp, type GatewayApp } from "../../src/http/app.ts";
 import { securityChain } from "../../src/http/security/mod.ts";
-import { SessionRegistry } from "../../src/session/legacy/mod.ts";
+import { SessionRegistry, sseDoor } from "../../src/session/legacy/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
 
 const TOKEN = "pre-dispatch-token-0123456789";
@@ -49,12 +49,16 @@ describe("the POST /mcp pre-dispatch answers as hono's middleware does: one chai
   let chain: GatewayApp;
   let chainRuns = 0;
   before(() => {
-    lean = createApp({ gateway, sessions, chain: securityChain(gateway, "127.0.0.1") });
+    lean = createApp({
+      gateway,
+      doors: [sseDoor(sessions), sessions],
+      chain: securityChain(gateway, "127.0.0.1"),
+    });
     // The same chain as plain middleware: no pre-dispatch, every request through hono.
     const plain = securityChain(gateway, "127.0.0.1");
     chain = createApp({
       gateway,
-      sessions,
+      doors: [sseDoor(sessions), sessions],
       middleware: [async (_c, next) => {
         chainRuns++;
         await next();
@@ -134,7 +138,11 @@ describe("every route gets the same refusals from the one chain", () => {
   const sessions = new SessionRegistry(gateway, { maxSessions: 10, maxBodyBytes: 64 });
   let app: GatewayApp;
   before(() => {
-    app = createApp({ gateway, sessions, chain: securityChain(gateway, "127.0.0.1") });
+    app = createApp({
+      gateway,
+      doors: [sseDoor(sessions), sessions],
+      chain: securityChain(gateway, "127.0.0.1"),
+    });
   });
   after(() => sessions.closeAll());
 

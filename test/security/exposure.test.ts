@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Gateway } from "../../src/gateway/mod.ts";
 import { createApp } from "../../src/http/mod.ts";
-import { SessionRegistry } from "../../src/session/legacy/mod.ts";
+import { SessionRegistry, sseDoor } from "../../src/session/legacy/mod.ts";
 import { assertSafeExposure, isLoopback, securityMiddleware } from "../../src/http/security/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
@@ -73,7 +73,7 @@ it("refuses every request when auth disappears from a gateway listening beyond l
   try {
     const app = createApp({
       gateway,
-      sessions,
+      doors: [sseDoor(sessions), sessions],
       middleware: securityMiddleware(gateway, "0.0.0.0"),
     });
     const res = await app.request("http://10.0.0.5:8787/mcp", { method: "POST", body: "{}" });
