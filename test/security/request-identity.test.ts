@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Caller } from "../../src/gateway/types.ts";
-import { authInfoOf, callerOfRequest } from "../../src/session/legacy/request-caller.ts";
-import { authInfoOf as modernAuthInfoOf } from "../../src/session/modern/server.ts";
+import { authInfoOf } from "../../src/session/caller-auth.ts";
+import { callerOfRequest } from "../../src/session/legacy/request-caller.ts";
 
 const caller = (tokenName: string, toolGlobs: string[] | null): Caller => ({
   sessionId: "s",
@@ -18,7 +18,8 @@ describe("a request's caller as the SDK's handlers find it", () => {
     const a = authInfoOf(narrow);
     const b = authInfoOf(wide);
     assert.equal(a.extra, undefined);
-    assert.equal(modernAuthInfoOf(caller("t", null)).extra, undefined);
+    // A 2026-07-28 request's, with the answer its fast path already has, no more.
+    assert.equal(authInfoOf(caller("t", null), { ready: true }).extra, undefined);
     const standing = () => wide;
     // Two requests in flight at once each resolve to their own token.
     assert.equal(callerOfRequest({ authInfo: a }, standing), narrow);

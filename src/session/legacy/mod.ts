@@ -5,7 +5,7 @@
  */
 export { createSessionServer } from "./server.ts";
 export type { SessionOptions, SessionServer } from "./server.ts";
-export { authInfoOf, callerOfRequest } from "./request-caller.ts";
+export { callerOfRequest } from "./request-caller.ts";
 export { type SessionInfo, SessionRegistry } from "./sessions.ts";
 export { sseDoor } from "./sse-door.ts";
 export { EarlyStdio } from "./early-stdio.ts";

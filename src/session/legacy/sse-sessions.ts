@@ -4,7 +4,7 @@
  */
 import { callerOf, type RequestIdentity } from "../door.ts";
 import { newActivity } from "./activity.ts";
-import { authInfoOf } from "./request-caller.ts";
+import { authInfoOf } from "../caller-auth.ts";
 import { SessionTransport } from "./session-transport.ts";
 import {
   type Session,

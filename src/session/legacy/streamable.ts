@@ -12,7 +12,7 @@ import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
 import { fastList, isFastList } from "./fast-list.ts";
-import { authInfoOf } from "./request-caller.ts";
+import { authInfoOf } from "../caller-auth.ts";
 import { SessionTransport } from "./session-transport.ts";
 import {
   type Session,

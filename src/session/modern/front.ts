@@ -19,7 +19,8 @@ import { plainCallOf, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
 import { ScopedBus } from "./scoped-bus.ts";
 import { mayRunAsTask } from "./tasks.ts";
-import { authInfoOf, createModernServer } from "./server.ts";
+import { authInfoOf } from "../caller-auth.ts";
+import { createModernServer } from "./server.ts";
 import { callerOf, type RequestIdentity } from "../door.ts";
 
 /** Options of {@link createModernFront}. */

@@ -24,50 +24,14 @@ import { page } from "../../gateway/paging.ts";
 import { rendersApps } from "../../gateway/passthrough/mod.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
+import { CallerAuth } from "../caller-auth.ts";
 import { flowRequest } from "./flow-request.ts";
 import { handle } from "./handle.ts";
 import { registerModernTasks } from "./tasks.ts";
 
-/**
- * The `authInfo` of one request (the SDK hands it to every handler by reference, untouched):
- * its caller (`callerOf` of ../door.ts, made once by the door from the request's identity) and
- * an answer the fast path already has are private fields, read only here — not `extra`, which
- * anything could fill; a copy is a plain object without them.
- */
-class ModernAuth implements AuthInfo {
-  readonly token = "";
-  readonly clientId: string;
-  readonly scopes: string[] = [];
-  readonly #caller: Caller;
-  readonly #ready: unknown;
-
-  constructor(caller: Caller, ready: unknown) {
-    this.clientId = caller.tokenName ?? "";
-    this.#caller = caller;
-    this.#ready = ready;
-  }
-
-  static callerOf(info: AuthInfo | undefined): Caller | undefined {
-    return info instanceof ModernAuth ? info.#caller : undefined;
-  }
-
-  static readyOf(info: AuthInfo | undefined): unknown {
-    return info instanceof ModernAuth ? info.#ready : undefined;
-  }
-}
-
-/**
- * A fresh `authInfo` for one request of `caller`. `ready` is a `tools/call` answer the fast
- * path already has (a first `input_required` round), which the server's handler returns as it
- * is, so that the SDK checks and encodes it.
- */
-export function authInfoOf(caller: Caller, ready?: unknown): AuthInfo {
-  return new ModernAuth(caller, ready);
-}
-
 /** The caller of a request: its `authInfo`'s (the door always makes one; else no token). */
 function callerOfAuth(authInfo: AuthInfo | undefined): Caller {
-  return ModernAuth.callerOf(authInfo) ?? LOCAL_CALLER;
+  return CallerAuth.callerOf(authInfo) ?? LOCAL_CALLER;
 }
 
 /** Options of {@link createModernServer}. */
@@ -113,7 +77,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
   });
 
   handle(server, "tools/call", (req, ctx) => {
-    const ready = ModernAuth.readyOf(ctx.http?.authInfo);
+    const ready = CallerAuth.readyOf(ctx.http?.authInfo);
     if (ready !== undefined) return ready;
     const caller = callerOfAuth(ctx.http?.authInfo);
     // Progress is relayed by the continuation, on whichever request of the flow is current.
