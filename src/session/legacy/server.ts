@@ -12,6 +12,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
 import { enterSessionCall } from "./enter.ts";
@@ -101,15 +102,15 @@ export function createSessionServer(
     }));
 
   server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
-    onWire(() => {
+    // A task-augmented call answers CreateTaskResult, which the SDK's tools/call result admits.
+    onWire<ServerResult>(() => {
       hub.touch(link);
       if (req.params.task) {
         return gateway.createTask(
           req.params,
           requestCaller(extra),
           enterSessionCall(link, req.params._meta, extra),
-          // as never: tools/call may answer CreateTaskResult
-        ) as never;
+        );
       }
       const callOptions = enterSessionCall(
         link,
