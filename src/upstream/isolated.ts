@@ -18,6 +18,7 @@ import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
 import { Spare } from "./spare.ts";
+import { sameServer } from "./modern/mod.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
@@ -256,6 +257,7 @@ function ownConfig(config: ServerConfig, apps: boolean): ServerConfig {
     copy = Object.freeze({ ...config, apps: "off" as const });
     withoutApps.set(config, copy);
     sources.set(copy, config);
+    sameServer(copy, config);
   }
   return copy;
 }
