@@ -18,7 +18,8 @@ import type { Logger } from "../shared/log.ts";
 import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
 import { Spare } from "./spare.ts";
-import { sameServer } from "./modern/mod.ts";
+// Straight from its file: the modern room's mod.ts would load the SDK v2 client at start.
+import { sameServer } from "./modern/verdicts.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
