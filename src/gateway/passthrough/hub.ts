@@ -1,7 +1,8 @@
 /**
  * The gateway-wide side of pass-through: open downstream sessions, tool calls in flight per
  * upstream (to route the server-to-client requests they cause), resource subscriptions shared
- * across sessions, the logging level sent upstream, and the handlers every upstream client gets.
+ * across sessions (`./subscriptions.ts`), the logging level sent upstream, and the handlers every
+ * upstream client gets.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -28,8 +29,9 @@ import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../typ
 import { rendersApps } from "./app-uris.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
-import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
+import type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
+import { ResourceSubscriptions } from "./subscriptions.ts";
 
 /** A log message's params as its server's filters leave them. */
 export type LogScreen = (
@@ -41,7 +43,6 @@ export type LogScreen = (
 export class PassthroughHub {
   readonly log: Logger;
   #pool: UpstreamPool;
-  #index: () => ResourceIndex;
   #sessions = new Set<SessionLink>();
   #inflight = new Map<string, CallContext[]>();
   /** Calls in flight per user's own connection of a per-user server (whose requests are theirs). */
@@ -56,8 +57,7 @@ export class PassthroughHub {
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
   #clients = new Map<string, UpstreamClient>();
-  /** `server\0uri` → sessions subscribed to it. */
-  #subs = new Map<string, Set<ResourceSubscriber>>();
+  readonly #subscriptions: ResourceSubscriptions;
   #refreshing = new WeakMap<Upstream, { again: boolean }>();
   readonly #screenLog: LogScreen;
   /** Upstreams that announced a change while still connecting. */
@@ -74,7 +74,7 @@ export class PassthroughHub {
     screenLog: LogScreen = (_, params) => params,
   ) {
     this.#pool = pool;
-    this.#index = index;
+    this.#subscriptions = new ResourceSubscriptions(pool, index, log);
     this.log = log;
     this.#screenLog = screenLog;
   }
@@ -309,7 +309,7 @@ export class PassthroughHub {
       relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      this.#deliverUpdate(upstream.name, n.params);
+      this.#subscriptions.deliver(upstream.name, n.params);
     });
     const refresh = () => this.#refresh(upstream);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
@@ -327,10 +327,7 @@ export class PassthroughHub {
       if (this.#level && client.getServerCapabilities()?.logging) {
         void this.#setUpstreamLevel(u, this.#level);
       }
-      for (const key of this.#subs.keys()) {
-        const [server, uri] = splitKey(key);
-        if (server === u.name) void this.#subscribeUpstream(u, uri).catch(() => {});
-      }
+      this.#subscriptions.renew(u);
     }
   }
 
@@ -348,81 +345,22 @@ export class PassthroughHub {
 
   /** Drops every subscription `sub` holds (a session closed, a listen stream ended). */
   release(sub: ResourceSubscriber): void {
-    for (const key of [...sub.subscriptions.keys()]) void this.#drop(sub, key);
+    this.#subscriptions.release(sub);
   }
 
-  /**
-   * Whether some upstream may carry a resource subscription: a connected one that offers them,
-   * or one still starting (its answer not known yet). Without one, the front doors do not
-   * advertise `resources.subscribe`: never a capability advertised and then refused.
-   */
+  /** See {@link ResourceSubscriptions.subscribable}. */
   subscribable(): boolean {
-    return this.#pool.all().some((u) =>
-      u.client
-        ? u.client.getServerCapabilities()?.resources?.subscribe === true
-        : u.state === "starting"
-    );
+    return this.#subscriptions.subscribable();
   }
 
   /** Subscribes a session to an upstream resource (one upstream subscription per URI). */
-  async subscribe(
-    link: ResourceSubscriber,
-    target: ResourceTarget,
-    exposed: string,
-  ): Promise<void> {
-    const key = `${target.server}\0${target.uri}`;
-    let set = this.#subs.get(key);
-    if (!set) {
-      const upstream = this.#pool.get(target.server);
-      if (!upstream?.client) throw upstream?.unavailable() ?? gone(target.server);
-      if (!upstream.client.getServerCapabilities()?.resources?.subscribe) {
-        throw new GatewayError(
-          "UNSUPPORTED",
-          `server "${target.server}" does not support resource subscriptions`,
-        );
-      }
-      set = new Set();
-      this.#subs.set(key, set);
-      try {
-        await this.#subscribeUpstream(upstream, target.uri);
-      } catch (err) {
-        if (set.size === 0) this.#subs.delete(key);
-        throw err;
-      }
-    }
-    set.add(link);
-    link.subscriptions.set(key, exposed);
+  subscribe(link: ResourceSubscriber, target: ResourceTarget, exposed: string): Promise<void> {
+    return this.#subscriptions.subscribe(link, target, exposed);
   }
 
   /** Ends a session's subscription; the last one out unsubscribes upstream. */
-  async unsubscribe(link: ResourceSubscriber, target: ResourceTarget): Promise<void> {
-    await this.#drop(link, `${target.server}\0${target.uri}`);
-  }
-
-  async #drop(link: ResourceSubscriber, key: string): Promise<void> {
-    link.subscriptions.delete(key);
-    const set = this.#subs.get(key);
-    if (!set?.delete(link) || set.size > 0) return;
-    this.#subs.delete(key);
-    const [server, uri] = splitKey(key);
-    await this.#pool.get(server)?.request("resources/unsubscribe", { uri }, EmptyResultSchema)
-      .catch((err) => this.log.debug("upstream unsubscribe failed", { error: messageOf(err) }));
-  }
-
-  #subscribeUpstream(upstream: Upstream, uri: string): Promise<unknown> {
-    return upstream.request("resources/subscribe", { uri }, EmptyResultSchema);
-  }
-
-  #deliverUpdate(server: string, params: { uri: string; [k: string]: unknown }): void {
-    const key = `${server}\0${params.uri}`;
-    const set = this.#subs.get(key);
-    if (!set) return;
-    const fallback = exposeUri(this.#index(), server, params.uri);
-    for (const link of set) {
-      // A token narrowed by a reload no longer hears about a server it cannot reach.
-      if (link.sees && !link.sees(server)) continue;
-      link.resourceUpdated({ ...params, uri: link.subscriptions.get(key) ?? fallback });
-    }
+  unsubscribe(link: ResourceSubscriber, target: ResourceTarget): Promise<void> {
+    return this.#subscriptions.unsubscribe(link, target);
   }
 
   async #setUpstreamLevel(u: Upstream, level: LoggingLevel): Promise<void> {
@@ -452,13 +390,4 @@ export class PassthroughHub {
       this.#refreshing.delete(upstream);
     })();
   }
-}
-
-function splitKey(key: string): [string, string] {
-  const i = key.indexOf("\0");
-  return [key.slice(0, i), key.slice(i + 1)];
-}
-
-function gone(server: string): GatewayError {
-  return new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server}" is gone`);
 }
