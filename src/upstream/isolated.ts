@@ -19,7 +19,7 @@ import { Upstream } from "./upstream.ts";
 import type { UpstreamCredential } from "./oauth/mod.ts";
 import { Spare } from "./spare.ts";
 // Straight from its file: the modern room's mod.ts would load the SDK v2 client at start.
-import { sameServer } from "./modern/verdicts.ts";
+import { sourceOf, withoutApps } from "./config-copies.ts";
 
 /** Registers pass-through handlers on a session's process, knowing whose it is. */
 export type SessionSetup = (upstream: Upstream, client: UpstreamClient, owner: object) => void;
@@ -237,28 +237,10 @@ export class SessionUpstreams {
   }
 }
 
-/** `apps: auto` configs with the extension not offered, one copy per config. */
-const withoutApps = new WeakMap<ServerConfig, ServerConfig>();
-/** Each such copy's config. */
-const sources = new WeakMap<ServerConfig, ServerConfig>();
-
-/** The server's config a process's config is (a copy of). */
-function sourceOf(config: ServerConfig): ServerConfig {
-  return sources.get(config) ?? config;
-}
-
 /**
  * The config an owner's own process runs: `config` itself, or under `apps: auto` for a client
  * that renders no views a copy that does not offer the MCP Apps extension.
  */
 function ownConfig(config: ServerConfig, apps: boolean): ServerConfig {
-  if (apps || config.apps !== "auto") return config;
-  let copy = withoutApps.get(config);
-  if (!copy) {
-    copy = Object.freeze({ ...config, apps: "off" as const });
-    withoutApps.set(config, copy);
-    sources.set(copy, config);
-    sameServer(copy, config);
-  }
-  return copy;
+  return apps || config.apps !== "auto" ? config : withoutApps(config);
 }

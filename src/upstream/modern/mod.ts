@@ -6,4 +6,4 @@ export { ModernClient } from "./client.ts";
 export { connectModern, MODERN_REVISION, modernHttpTransport, notModern } from "./negotiate.ts";
 export type { ModernOutcome } from "./negotiate.ts";
 export { ProbeTransport } from "./probe-transport.ts";
-export { forget, knownEra, remember, sameServer } from "./verdicts.ts";
+export { forget, knownEra, remember } from "./verdicts.ts";

@@ -7,37 +7,25 @@
  */
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../../config/mod.ts";
+import { sourceOf } from "../config-copies.ts";
 
+/** By the source config: a copy running the same server (`../config-copies.ts`) shares it. */
 const verdicts = new WeakMap<ServerConfig, PriorDiscovery>();
-/** Copies of a config that run the same server (e.g. one not offering MCP Apps), to their source. */
-const copies = new WeakMap<ServerConfig, ServerConfig>();
-
-/**
- * `copy` runs the same server as `source` with another offer to it: what is found of one's era
- * holds for the other.
- */
-export function sameServer(copy: ServerConfig, source: ServerConfig): void {
-  copies.set(copy, copies.get(source) ?? source);
-}
-
-function keyOf(server: ServerConfig): ServerConfig {
-  return copies.get(server) ?? server;
-}
 
 /** What is known of `server`'s era: `legacy` is given, `auto` and `modern` may have a verdict. */
 export function knownEra(server: ServerConfig): PriorDiscovery | undefined {
   if (server.protocol === "legacy") return { kind: "legacy" };
-  const verdict = verdicts.get(keyOf(server));
+  const verdict = verdicts.get(sourceOf(server));
   // `modern` never runs the 2025 handshake, whatever was found before.
   return server.protocol === "modern" && verdict?.kind === "legacy" ? undefined : verdict;
 }
 
 /** Keeps a verdict found by a probe (or the process ending on it). */
 export function remember(server: ServerConfig, verdict: PriorDiscovery): void {
-  if (server.protocol !== "legacy") verdicts.set(keyOf(server), verdict);
+  if (server.protocol !== "legacy") verdicts.set(sourceOf(server), verdict);
 }
 
 /** Drops a kept verdict: a start that used it failed. */
 export function forget(server: ServerConfig): void {
-  verdicts.delete(keyOf(server));
+  verdicts.delete(sourceOf(server));
 }
