@@ -10,35 +10,24 @@
  * connection holds back that user's definition only, and approves nobody else's.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
-import { byName } from "../../shared/by-name.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
 import { type Approval, approvePins } from "./approve.ts";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import { HeldResources } from "./held-resources.ts";
+import { pinsOnRecord } from "./on-record.ts";
 import {
   declaredOf,
-  kindLabel,
+  logChange,
   type PinChange,
   refusalMessage,
   type Removed,
   removedNames,
   reviewDeclared,
 } from "./review.ts";
-import {
-  type Declared,
-  KIND_FIELDS,
-  KINDS,
-  type Pin,
-  type PinFile,
-  PINS_FOLDER,
-  readPins,
-  type SeenFile,
-  writePins,
-  writeSeen,
-} from "./store.ts";
+import { KIND_FIELDS, KINDS, PINS_FOLDER, writeSeen } from "./store.ts";
 import { join } from "node:path";
 
 /** A tool or prompt taken out of the catalog until approved. */
@@ -47,16 +36,6 @@ export interface Held {
   /** Its catalog entry as it would be exposed. */
   readonly entry: ToolEntry | PromptEntry;
   readonly message: string;
-}
-
-/** A resource or resource template quarantine holds back from the resource list. */
-interface HeldResource {
-  readonly kind: "resource" | "template";
-  /** The URI (or URI template) the server declares. */
-  readonly uri: string;
-  readonly message: string;
-  /** A held template's matcher: URIs expanded from it are held too. */
-  readonly template?: UriTemplate;
 }
 
 /** One server's definitions that differ from its pins (status page, `/status.json`). */
@@ -87,7 +66,7 @@ export class Pins {
    * Resources and templates quarantine holds back, per server. Only the shared servers': the
    * resource list is built from them alone (a per-user server's shared entry lists none).
    */
-  #heldResources = new Map<string, HeldResource[]>();
+  #heldResources = new HeldResources([]);
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -133,7 +112,7 @@ export class Pins {
     this.#servers = servers;
     // Held entries are found again as each catalog is applied.
     this.#held = new Map();
-    this.#heldResources = heldResources(servers.values());
+    this.#heldResources = new HeldResources(servers.values());
   }
 
   #reviewSafely(u: Upstream, user: string | undefined): ServerPins | undefined {
@@ -165,44 +144,9 @@ export class Pins {
     const dir = this.#config().gateway.state;
     const whose = user === undefined ? { server: u.name } : { server: u.name, user };
     const seen = declaredOf(u.name, u.catalog);
-    let pins: PinFile | undefined;
-    try {
-      pins = readPins(dir, u.name, user);
-    } catch (err) {
-      // Fail closed: unreadable pins approve nothing.
-      this.#log.error("pins unreadable; treating every definition as new", {
-        ...whose,
-        error: messageOf(err),
-      });
-      pins = {
-        server: u.name,
-        approvedAt: "(unreadable)",
-        tools: byName(),
-        prompts: byName(),
-        resources: byName(),
-        templates: byName(),
-      };
-    }
     const recording = this.#onChange !== null && u.state === "up";
-    if (!pins) {
-      if (!recording) return undefined;
-      const first = firstSight(u.name, seen, seen.seenAt);
-      // Another instance may have pinned it first: its pins count.
-      if (writePins(dir, first, true, user)) {
-        this.#log.info("pinned definitions on first sight", { ...whose, ...counts(first) });
-      }
-      pins = readPins(dir, u.name, user) ?? first;
-    } else if (recording && (!pins.resources || !pins.templates)) {
-      // Pins from before resources were pinned: what the server lists now is their first sight.
-      const first = firstSight(u.name, seen, seen.seenAt);
-      pins = {
-        ...pins,
-        resources: pins.resources ?? first.resources,
-        templates: pins.templates ?? first.templates,
-      };
-      writePins(dir, pins, false, user);
-      this.#log.info("pinned resources on first sight", { ...whose, ...counts(pins) });
-    }
+    const pins = pinsOnRecord(dir, whose, seen, recording, this.#log);
+    if (!pins) return undefined;
     if (recording) {
       const sig = KINDS.map((k) => seen[KIND_FIELDS[k]] ?? {}).map((m) =>
         Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
@@ -215,33 +159,9 @@ export class Pins {
     }
     const changes = reviewDeclared(pins, seen);
     const removed = removedNames(pins, seen);
-    for (const c of changes) this.#logChange(whose, mode, c);
+    for (const c of changes) logChange(this.#log, this.#logged, whose, mode, c);
     if (changes.length === 0 && removed.length === 0) return undefined;
     return { ...whose, mode, changes, removed };
-  }
-
-  #logChange(whose: { server: string; user?: string }, mode: string, c: PinChange): void {
-    const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}/${c.copies}`;
-    if (this.#logged.has(key)) return;
-    this.#logged.add(key);
-    if (c.status === "repeated") {
-      this.#log.warn(`${kindLabel(c.kind)} declared more than once`, {
-        ...whose,
-        [c.kind]: c.name,
-        copies: c.copies,
-        mode,
-        approvedAt: c.approvedAt,
-      });
-      return;
-    }
-    this.#log.warn(`${kindLabel(c.kind)} definition ${c.status === "new" ? "is new" : "changed"}`, {
-      ...whose,
-      [c.kind]: c.name,
-      mode,
-      approvedAt: c.approvedAt,
-      fields: c.fields,
-      diff: c.diff,
-    });
   }
 
   /**
@@ -319,7 +239,7 @@ export class Pins {
    * the resource list leaves it out.
    */
   keepsResource(server: string, kind: "resource" | "template", uri: string): boolean {
-    return !this.#heldResources.get(server)?.some((h) => h.kind === kind && h.uri === uri);
+    return this.#heldResources.keeps(server, kind, uri);
   }
 
   /**
@@ -329,16 +249,7 @@ export class Pins {
    * — a held template the URI expands from.
    */
   refuseHeldResource(uri: string, on: (server: string) => boolean, listed = true): void {
-    for (const [server, held] of this.#heldResources) {
-      if (!on(server)) continue;
-      const found = held.find((h) =>
-        h.uri === uri || (h.kind === "template" && !listed && h.template?.match(uri) != null)
-      );
-      if (!found) continue;
-      throw new GatewayError("FORBIDDEN", found.message, {
-        data: { uri, server, reason: "quarantined" },
-      });
-    }
+    this.#heldResources.refuse(uri, on, listed);
   }
 
   /** Servers whose declarations differ from their pins. */
@@ -374,58 +285,4 @@ export class Pins {
     this.#onChange?.();
     return approval;
   }
-}
-
-/** The pins of a server first seen declaring `seen`. */
-function firstSight(server: string, seen: SeenFile, at: string): PinFile {
-  return {
-    server,
-    approvedAt: at,
-    tools: pinsOf(seen.tools, at),
-    prompts: pinsOf(seen.prompts, at),
-    resources: pinsOf(seen.resources ?? {}, at),
-    templates: pinsOf(seen.templates ?? {}, at),
-  };
-}
-
-/** How many definitions of each kind a pin file holds (for the log). */
-function counts(pins: PinFile): Record<string, number> {
-  return Object.fromEntries(
-    KINDS.map((k) => [KIND_FIELDS[k], Object.keys(pins[KIND_FIELDS[k]] ?? {}).length]),
-  );
-}
-
-/** What quarantine holds back of the shared servers' resources and templates. */
-function heldResources(servers: Iterable<ServerPins>): Map<string, HeldResource[]> {
-  const out = new Map<string, HeldResource[]>();
-  for (const s of servers) {
-    if (s.mode !== "quarantine" || s.user !== undefined) continue;
-    const held: HeldResource[] = [];
-    for (const c of s.changes) {
-      if (c.kind !== "resource" && c.kind !== "template") continue;
-      let template: UriTemplate | undefined;
-      try {
-        if (c.kind === "template") template = new UriTemplate(c.name);
-      } catch { /* a template the SDK cannot parse matches nothing, and is still held */ }
-      held.push({
-        kind: c.kind,
-        uri: c.name,
-        message: refusalMessage(c, `${c.name} of ${s.server}`, s.server),
-        ...(template ? { template } : {}),
-      });
-    }
-    if (held.length > 0) out.set(s.server, held);
-  }
-  return out;
-}
-
-/** First-sight pins: every definition declared once (a repeated name is never pinned). */
-function pinsOf(declared: Readonly<Record<string, Declared>>, at: string): Record<string, Pin> {
-  const out = byName<Pin>();
-  for (const [name, d] of Object.entries(declared)) {
-    if ((d.copies ?? 1) === 1) {
-      out[name] = { hash: d.hash, approvedAt: at, definition: d.definition };
-    }
-  }
-  return out;
 }
