@@ -13,7 +13,7 @@ import type { GatewayConfig } from "../../config/mod.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
-import type { Upstream } from "../../upstream/mod.ts";
+import type { Upstream, UpstreamCatalog } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
 import { type Approval, approvePins } from "./approve.ts";
 import { HeldResources } from "./held-resources.ts";
@@ -27,7 +27,7 @@ import {
   removedNames,
   reviewDeclared,
 } from "./review.ts";
-import { KIND_FIELDS, KINDS, PINS_FOLDER, writeSeen } from "./store.ts";
+import { KIND_FIELDS, KINDS, PINS_FOLDER, pinsStamp, writeSeen } from "./store.ts";
 import { join } from "node:path";
 
 /** A tool or prompt taken out of the catalog until approved. */
@@ -46,6 +46,16 @@ export interface ServerPins {
   readonly mode: "warn" | "quarantine";
   readonly changes: readonly PinChange[];
   readonly removed: readonly Removed[];
+}
+
+/** One server's review and what it was made from (see `Pins.#reviews`). */
+interface LastReview {
+  readonly catalog: UpstreamCatalog;
+  readonly mode: string;
+  readonly recording: boolean;
+  readonly dir: string;
+  readonly stamp: string | undefined;
+  readonly result: ServerPins | undefined;
 }
 
 /** Pins of one gateway (see the module comment). */
@@ -67,6 +77,12 @@ export class Pins {
    * resource list is built from them alone (a per-user server's shared entry lists none).
    */
   #heldResources = new HeldResources([]);
+  /**
+   * Each server's (or user connection's) last review, with what it depended on: a rebuild
+   * where its catalog object, pin file, mode and recording are all the same reuses it, so a
+   * server joining does not cost a review of every other server's definitions.
+   */
+  #reviews = new Map<string, LastReview>();
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -101,30 +117,59 @@ export class Pins {
     users: ReadonlyMap<string, readonly Upstream[]> = new Map(),
   ): void {
     const servers = new Map<string, ServerPins>();
+    const reviews = new Map<string, LastReview>();
     const reviewAll = (list: readonly Upstream[], user?: string) => {
       for (const u of list) {
-        const review = this.#reviewSafely(u, user);
-        if (review) servers.set(user === undefined ? u.name : `${u.name}/${user}`, review);
+        const key = user === undefined ? u.name : `${u.name}/${user}`;
+        const review = this.#reviewCached(key, u, user);
+        reviews.set(key, review);
+        if (review.result) servers.set(key, review.result);
       }
     };
     reviewAll(upstreams);
     for (const [user, own] of users) reviewAll(own, user);
     this.#servers = servers;
+    this.#reviews = reviews;
     // Held entries are found again as each catalog is applied.
     this.#held = new Map();
     this.#heldResources = new HeldResources(servers.values());
   }
 
-  #reviewSafely(u: Upstream, user: string | undefined): ServerPins | undefined {
+  #reviewCached(key: string, u: Upstream, user: string | undefined): LastReview {
+    const dir = this.#config().gateway.state;
     const mode = u.config.pin;
-    if (mode === "off") return undefined;
+    const recording = this.#onChange !== null && u.state === "up";
+    const stamp = () => {
+      try {
+        return pinsStamp(dir, u.name, user);
+      } catch {
+        return undefined; // a name the store refuses: the review itself reports it
+      }
+    };
+    const last = this.#reviews.get(key);
+    if (
+      last && last.catalog === u.catalog && last.mode === mode && last.recording === recording &&
+      last.dir === dir && last.stamp === stamp()
+    ) return last;
+    const { result, failed } = this.#reviewSafely(u, user);
+    // A failed review (say, a read-only state folder) is tried again at the next rebuild. The
+    // stamp is taken after the review, which may have written first-sight pins.
+    return { catalog: u.catalog, mode, recording, dir, stamp: failed ? "" : stamp(), result };
+  }
+
+  #reviewSafely(
+    u: Upstream,
+    user: string | undefined,
+  ): { result: ServerPins | undefined; failed: boolean } {
+    const mode = u.config.pin;
+    if (mode === "off") return { result: undefined, failed: false };
     // A server still starting has declared nothing yet: an empty list is not a declaration.
     const c = u.catalog;
     const declared = c.tools.length + c.prompts.length + c.resources.length +
       c.resourceTemplates.length;
-    if (u.state !== "up" && declared === 0) return undefined;
+    if (u.state !== "up" && declared === 0) return { result: undefined, failed: false };
     try {
-      return this.#reviewOne(u, mode, user);
+      return { result: this.#reviewOne(u, mode, user), failed: false };
     } catch (err) {
       // Once per server and problem: a read-only state folder must not log on every rebuild.
       const error = messageOf(err);
@@ -132,7 +177,7 @@ export class Pins {
         this.#logged.add(`${u.name}!${error}`);
         this.#log.error("cannot read or write pins", { server: u.name, error });
       }
-      return undefined;
+      return { result: undefined, failed: true };
     }
   }
 
