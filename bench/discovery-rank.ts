@@ -5,7 +5,7 @@
  * trying a ranking change; `npm run bench:discovery` stays the measure of record (it goes
  * through the real gateway over MCP).
  *
- * `bun bench/discovery-rank.ts [--copies=N] [--misses] [--json]`
+ * `bun bench/discovery-rank.ts [--copies=N] [--misses] [--json] [--ranks]`
  */
 import { buildSearchIndex, type ToolDescriptor } from "../src/discovery/mod.ts";
 import { fmt } from "./stats.ts";
@@ -48,7 +48,7 @@ function catalogDescriptors(copies = 1): ToolDescriptor[] {
 function rankQueries(
   tools: readonly ToolDescriptor[],
   queries: readonly BenchQuery[],
-): { scores: Map<string, RankScores>; misses: string[] } {
+): { scores: Map<string, RankScores>; misses: string[]; ranks: string[] } {
   const index = buildSearchIndex(tools);
   const groups = new Map<string, (number | null)[]>();
   const add = (key: string, rank: number | null) => {
@@ -57,6 +57,7 @@ function rankQueries(
     groups.set(key, list);
   };
   const misses: string[] = [];
+  const ranks: string[] = [];
   const base = (server: string) => server.replace(/-\d+$/, "");
   for (const q of queries) {
     const result = index.search(q.query, { limit: 10 });
@@ -67,6 +68,7 @@ function rankQueries(
     const rank = firstCorrectRank(ranked, q.correct, base);
     const half = queryHalf(q.query);
     for (const key of ["all", q.class, half, `${q.class}/${half}`]) add(key, rank);
+    ranks.push(`${q.id} ${rank ?? "-"} "${q.query}"`);
     if (rank === null || rank > 5) {
       const want = q.correct.map((c) => c.tool).join("|");
       const top = result.items.slice(0, 3).map((i) => i.name).join(", ");
@@ -76,6 +78,7 @@ function rankQueries(
   return {
     scores: new Map([...groups].map(([k, ranks]) => [k, scoreRanks(ranks)])),
     misses,
+    ranks,
   };
 }
 
@@ -84,8 +87,10 @@ main();
 function main(): void {
   const args = process.argv.slice(2);
   const copies = Number(args.find((a) => a.startsWith("--copies="))?.slice(9) ?? 1);
-  const { scores, misses } = rankQueries(catalogDescriptors(copies), loadQueries());
-  if (args.includes("--json")) {
+  const { scores, misses, ranks } = rankQueries(catalogDescriptors(copies), loadQueries());
+  if (args.includes("--ranks")) {
+    for (const r of ranks) console.log(r);
+  } else if (args.includes("--json")) {
     console.log(JSON.stringify(Object.fromEntries(scores)));
   } else {
     const keys = ["all", ...QUERY_HALVES, ...QUERY_CLASSES].flatMap((k) =>
