@@ -35,6 +35,8 @@ export class LegacySide {
   readonly #config: ServerConfig;
   readonly #make: () => Upstream;
   #upstream: Upstream | undefined;
+  /** The side being opened: open already once up, so the catalog rebuild its start causes sees it. */
+  #trying: Upstream | undefined;
   #opening: Promise<Upstream | undefined> | undefined;
   #stopped = false;
 
@@ -46,7 +48,7 @@ export class LegacySide {
 
   /** The side's upstream once it answered `initialize` (up now or restarting), else none. */
   get open(): Upstream | undefined {
-    return this.#upstream;
+    return this.#upstream ?? (this.#trying?.state === "up" ? this.#trying : undefined);
   }
 
   /** False once the server refused `initialize` (2026-07-28 only) or the side was stopped. */
@@ -63,8 +65,10 @@ export class LegacySide {
 
   async #open(): Promise<Upstream | undefined> {
     const side = this.#make();
+    this.#trying = side;
     await side.start();
     this.#opening = undefined;
+    this.#trying = undefined;
     if (this.#stopped) {
       await side.stop();
       return undefined;
