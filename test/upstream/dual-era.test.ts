@@ -140,6 +140,16 @@ servers:
     assert.equal(s.upstreams.find((u) => u.name === "dual")?.legacyConnection, "up");
   });
 
+  it("a list change heard on the 2025 connection re-reads the server's catalog", async () => {
+    const c = await session();
+    await c.callTool({ name: "dual__grow", arguments: {} });
+    await waitFor(
+      async () => (await c.listTools()).tools.some((t) => t.name === "dual__grown"),
+      5000,
+      "dual__grown listed",
+    );
+  });
+
   it("a 2026-07-28 client keeps the modern connection", async () => {
     const v2 = new V2Client({ name: "modern-test", version: "1.0.0" }, {
       versionNegotiation: { mode: { pin: "2026-07-28" } },

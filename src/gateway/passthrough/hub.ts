@@ -301,7 +301,7 @@ export class PassthroughHub {
       // identity's view is built from. Its log messages are not relayed: no session is known
       // to be the one they are for.
       registerServerRequests(this, upstream, client, owner);
-      const refresh = () => this.#refresh(upstream);
+      const refresh = () => this.#refresh(upstream.primary);
       client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
       client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
       return;
@@ -325,7 +325,8 @@ export class PassthroughHub {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       this.#subscriptions.deliver(upstream, n.params);
     });
-    const refresh = () => this.#refresh(upstream);
+    // A 2025 side's list change is its server's: the catalog is read on the main connection.
+    const refresh = () => this.#refresh(upstream.primary);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
