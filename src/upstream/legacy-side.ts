@@ -10,7 +10,9 @@
  * a server also serves (the reference server lists only 2026-07-28), so the first 2025 caller's
  * need opens the connection, and the `initialize` answer is the verdict, kept per server config
  * until a reload, as the era verdict is (./modern/verdicts.ts). A server that refuses it is
- * 2026-07-28 only: its 2025 callers stay on the modern connection, as before. Only a
+ * 2026-07-28 only, and one that answers it without a session (the SDK v2 server's stateless
+ * fallback) can carry neither its own requests nor notifications in 2025 — less than its
+ * 2026-07-28 path: the 2025 callers of either stay on the modern connection, as before. Only a
  * streamable HTTP server with `protocol: auto` has a side: `protocol: modern` pins the era, and
  * a second stdio process would be a second server, not a second connection to it.
  *
@@ -73,11 +75,12 @@ export class LegacySide {
       await side.stop();
       return undefined;
     }
-    if (side.state !== "up") {
+    if (side.state !== "up" || !side.holdsSession) {
+      const why = side.state === "up" ? "it answered initialize without a session" : side.lastError;
       await side.stop();
       verdicts.set(sourceOf(this.#config), "modern-only");
       side.log.info("no 2025-11-25 session offered; 2025 callers stay on 2026-07-28", {
-        error: side.lastError,
+        error: why,
       });
       return undefined;
     }

@@ -131,6 +131,14 @@ export class Upstream {
   get kind(): Connection["kind"] | null {
     return this.#core.kind;
   }
+  /**
+   * Whether its connection holds a 2025 session (the server handed out an `Mcp-Session-Id`): a
+   * server serving 2025 statelessly holds none, and can neither ask a client nor notify it.
+   */
+  get holdsSession(): boolean {
+    const transport = this.#core.conn?.transport as { sessionId?: unknown } | undefined;
+    return typeof transport?.sessionId === "string";
+  }
   /** Requests sent upstream and not yet answered (graceful drain waits for these). */
   get inFlight(): number {
     return this.#inFlight + (this.#side?.open?.inFlight ?? 0);

@@ -5,7 +5,8 @@
  * 2025-11-25 connection to it, opened on the first such call — sampling and form elicitation
  * reach the session as server-to-client requests, `resources/subscribe` is held natively and
  * `resources/updated` reaches the subscribed session only. A 2026-07-28 client keeps the modern
- * connection. A 2026-07-28-only server refuses the 2025 handshake: its 2025 sessions stay on the
+ * connection. A 2026-07-28-only server refuses the 2025 handshake, and one that answers it without
+ * a session (the SDK's stateless fallback) could carry neither: their 2025 sessions stay on the
  * modern connection, whose rounds reach them as before.
  */
 import assert from "node:assert/strict";
@@ -31,9 +32,12 @@ import {
 } from "../_helpers/gateway.ts";
 
 /** An HTTP fixture (`dual-era.mjs`, or `modern.mjs` over HTTP); resolves its port. */
-function httpFixture(file = "dual-era.mjs"): Promise<{ child: ChildProcess; port: number }> {
+function httpFixture(
+  file = "dual-era.mjs",
+  legacy = "reject",
+): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn("node", [fixture(file)], {
-    env: { ...process.env, PORT: "0", MODERN_HTTP: "1" },
+    env: { ...process.env, PORT: "0", MODERN_HTTP: "1", MODERN_LEGACY: legacy },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -161,42 +165,49 @@ servers:
   });
 });
 
-describe("a 2025 session behind a 2026-07-28-only upstream with protocol: auto", () => {
-  let gw: TestGateway;
-  let server: ChildProcess | undefined;
-  const open: { close(): Promise<void> }[] = [];
-  before(async () => {
-    const started = await httpFixture("modern.mjs");
-    server = started.child;
-    gw = await startTestGateway(`
+// `stateless`: the server answers `initialize` but holds no 2025 session (the SDK v2 server's
+// default fallback), so it can carry neither its own requests nor subscriptions in 2025.
+for (const legacy of ["reject", "stateless"]) {
+  describe(`a 2025 session behind a 2026-07-28 upstream whose 2025 path is ${legacy}`, () => {
+    let gw: TestGateway;
+    let server: ChildProcess | undefined;
+    const open: { close(): Promise<void> }[] = [];
+    before(async () => {
+      const started = await httpFixture("modern.mjs", legacy);
+      server = started.child;
+      gw = await startTestGateway(`
 servers:
   modern: { url: "http://127.0.0.1:${started.port}/mcp" }
 `);
-  });
-  after(async () => {
-    for (const c of open) await c.close().catch(() => {});
-    await gw?.stop();
-    if (server?.pid) process.kill(server.pid, "SIGKILL");
-  });
+    });
+    after(async () => {
+      for (const c of open) await c.close().catch(() => {});
+      await gw?.stop();
+      if (server?.pid) process.kill(server.pid, "SIGKILL");
+    });
 
-  it("stays on the modern connection, its rounds relayed, no second connection", async () => {
-    for (let i = 0; i < 2; i++) {
-      const c = await httpClient(gw.url, { sampling: {} });
-      open.push(c);
-      c.setRequestHandler(CreateMessageRequestSchema, () => ({
-        role: "assistant",
-        model: "test",
-        content: { type: "text", text: "hi there" },
-      }));
-      const r = await c.callTool({ name: "modern__ask_model", arguments: {} });
-      assert.equal(textOf(r), "model said hi there");
-      assert.equal(textOf(await c.callTool({ name: "modern__era", arguments: {} })), "2026-07-28");
-    }
-    const s = await (await fetch(`${gw.url}/status.json`)).json() as {
-      upstreams: { name: string; protocol: string; legacyConnection: string | null }[];
-    };
-    const row = s.upstreams.find((u) => u.name === "modern");
-    assert.equal(row?.protocol, "modern");
-    assert.equal(row?.legacyConnection, null);
+    it("stays on the modern connection, its rounds relayed, no second connection", async () => {
+      for (let i = 0; i < 2; i++) {
+        const c = await httpClient(gw.url, { sampling: {} });
+        open.push(c);
+        c.setRequestHandler(CreateMessageRequestSchema, () => ({
+          role: "assistant",
+          model: "test",
+          content: { type: "text", text: "hi there" },
+        }));
+        const r = await c.callTool({ name: "modern__ask_model", arguments: {} });
+        assert.equal(textOf(r), "model said hi there");
+        assert.equal(
+          textOf(await c.callTool({ name: "modern__era", arguments: {} })),
+          "2026-07-28",
+        );
+      }
+      const s = await (await fetch(`${gw.url}/status.json`)).json() as {
+        upstreams: { name: string; protocol: string; legacyConnection: string | null }[];
+      };
+      const row = s.upstreams.find((u) => u.name === "modern");
+      assert.equal(row?.protocol, "modern");
+      assert.equal(row?.legacyConnection, null);
+    });
   });
-});
+}
