@@ -62,11 +62,7 @@ export class Upstream {
     }
   }
 
-  /**
-   * The side's own upstream: what it hears changes this one's clients (the hub then renews
-   * subscriptions and the logging level on it); its handlers are the pool's, as for any 2025
-   * connection of the server; its credential is this one's (the constructor takes it).
-   */
+  /** The side's upstream: the pool's handlers; its changes are told as this one's (and renewed). */
   #sideUpstream(hooks: UpstreamHooks): Upstream {
     return new Upstream(pinnedLegacy(this.config), this.log, {
       onCatalog: () => hooks.onCatalog(this),
@@ -131,10 +127,7 @@ export class Upstream {
   get kind(): Connection["kind"] | null {
     return this.#core.kind;
   }
-  /**
-   * Whether its connection holds a 2025 session (the server handed out an `Mcp-Session-Id`): a
-   * server serving 2025 statelessly holds none, and can neither ask a client nor notify it.
-   */
+  /** Whether it holds a 2025 session (`Mcp-Session-Id`): a stateless 2025 server can ask nothing. */
   get holdsSession(): boolean {
     const transport = this.#core.conn?.transport as { sessionId?: unknown } | undefined;
     return typeof transport?.sessionId === "string";
@@ -247,8 +240,7 @@ export class Upstream {
    * 2026-07-28 server that also speaks 2025, its 2025 side (opened on this first need).
    */
   async forEra(era: "legacy" | "modern" | undefined): Promise<Upstream> {
-    const side = era === "legacy" && this.#core.era === "modern" ? this.#side : undefined;
-    return (side?.possible && await side.serving()) || this;
+    return (await this.#sideFor(era)?.serving()) ?? this;
   }
 
   /**
@@ -256,9 +248,14 @@ export class Upstream {
    * 2025 caller would open one whose answer is not known yet.
    */
   peekEra(era: "legacy" | "modern"): Upstream | undefined {
-    const side = era === "legacy" && this.#core.era === "modern" ? this.#side : undefined;
-    if (!side?.possible) return this;
-    return side.open;
+    const side = this.#sideFor(era);
+    return side ? side.open : this;
+  }
+
+  /** The 2025 side a caller of `era` may be served on (a 2025 one, on a modern connection). */
+  #sideFor(era: "legacy" | "modern" | undefined): LegacySide | undefined {
+    if (era !== "legacy" || this.#core.era !== "modern") return undefined;
+    return this.#side?.possible ? this.#side : undefined;
   }
 
   async #send(
@@ -268,10 +265,9 @@ export class Upstream {
     terms: RequestTerms,
   ): Promise<unknown> {
     // A 2025 session's request to a server that speaks both eras goes in 2025.
-    if (call.client?.era === "legacy" && this.#side?.possible && this.#core.era === "modern") {
-      const side = await this.#side.serving();
-      if (side) return await side.#send(method, params, call, terms);
-    }
+    const side = this.#sideFor(call.client?.era);
+    const via = side && await side.serving();
+    if (via) return await via.#send(method, params, call, terms);
     this.#inFlight++;
     try {
       return await send(this.#line, method, params, call, terms);
