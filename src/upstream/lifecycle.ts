@@ -88,7 +88,8 @@ export class Lifecycle {
         if (core.state === "starting") closedEarly = true;
         else this.#onClosed(generation, why);
       });
-      core.catalog = await this.#read(conn);
+      // A 2025 side (legacy-side.ts) serves calls only: its server's catalog is the main one's.
+      if (core.owner.primary === core.owner) core.catalog = await this.#read(conn);
       // A server that dies while its catalog is read is not up, even if every list was empty.
       if (closedEarly) throw new Error("the server exited during start-up");
       core.upSince = Date.now();

@@ -68,7 +68,7 @@ export function createSessionServer(
         tools: { listChanged: true },
         prompts: { listChanged: true },
         resources: {
-          ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+          ...(gateway.passthrough.subscribable("legacy") ? { subscribe: true } : {}),
           listChanged: true,
         },
         logging: {},
