@@ -7,9 +7,9 @@
  */
 import { messageOf } from "../shared/errors.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
-import { describeStartError, watchEnd } from "./failures.ts";
+import { watchEnd } from "./watch-end.ts";
 import { readCatalog } from "./lists.ts";
-import { meaningful } from "./reason.ts";
+import { describeStartError, meaningful } from "./down-reason.ts";
 import type { Line } from "./resend.ts";
 import type { UpstreamCatalog, UpstreamState } from "./types.ts";
 import type { UpstreamCore } from "./upstream-core.ts";

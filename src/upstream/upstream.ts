@@ -214,7 +214,7 @@ export class Upstream {
    * Sends any request upstream through this connection's caller, in the call's context, with
    * this server's timeout unless the context sets one; `schema` checks the result (without one
    * any object passes). `input` answers a 2026-07-28 upstream's input rounds (`prompts/get`,
-   * `resources/read`). Failures reject with the errors of failure.ts.
+   * `resources/read`). Failures reject with the errors of call-errors.ts.
    */
   request(
     method: string,

@@ -1,8 +1,11 @@
 /**
  * Why a server is down, in one line an operator can act on: `exited with code 1: Error:
  * GITHUB_TOKEN is not set` rather than the SDK's `Connection closed`. Built from what the
- * process left behind — its exit and the last line it wrote to stderr — when there is one.
+ * process left behind — its exit and the last line it wrote to stderr — when there is one, or
+ * from why it could not start (`command not found: …`).
  */
+import type { ServerConfig } from "../config/mod.ts";
+import { messageOf } from "../shared/errors.ts";
 import type { ProcessExit } from "./stdio.ts";
 
 const MAX_WORDS = 300;
@@ -64,4 +67,16 @@ export function downReason(
   const words = lastWords(tail);
   if (exit) return words ? `${exitText(exit)}: ${words}` : exitText(exit);
   return words ? `${fallback}; stderr: ${words}` : fallback;
+}
+
+/** A start failure in an operator's words (`command not found: …`). */
+export function describeStartError(config: ServerConfig, err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  if (config.kind === "stdio" && code === "ENOENT") {
+    return `command not found: ${config.command}`;
+  }
+  if (config.kind === "stdio" && code === "EACCES") {
+    return `command is not executable: ${config.command}`;
+  }
+  return messageOf(err);
 }

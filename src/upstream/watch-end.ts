@@ -1,6 +1,8 @@
-/** Small judgments about upstream failures, kept apart from the lifecycle that uses them. */
+/**
+ * Hearing a transport end: the lifecycle learns that its connection closed, and why when the
+ * transport said so just before.
+ */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ServerConfig } from "../config/mod.ts";
 import { messageOf } from "../shared/errors.ts";
 
 /** Calls `first`, then `second`. */
@@ -23,16 +25,4 @@ export function watchEnd(transport: Transport, onEnd: (why: string | undefined) 
     prevError?.(err);
   };
   transport.onclose = chain(transport.onclose, () => onEnd(why));
-}
-
-/** A start failure in an operator's words (`command not found: …`). */
-export function describeStartError(config: ServerConfig, err: unknown): string {
-  const code = (err as { code?: unknown }).code;
-  if (config.kind === "stdio" && code === "ENOENT") {
-    return `command not found: ${config.command}`;
-  }
-  if (config.kind === "stdio" && code === "EACCES") {
-    return `command is not executable: ${config.command}`;
-  }
-  return messageOf(err);
 }

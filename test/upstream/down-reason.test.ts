@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { downReason, lastWords } from "../../src/upstream/reason.ts";
+import { downReason, lastWords } from "../../src/upstream/down-reason.ts";
 import { StderrTail } from "../../src/upstream/stderr-tail.ts";
 
 const tail = (text: string) => {
