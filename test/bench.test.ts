@@ -1,12 +1,15 @@
 /**
  * The benchmark harness end to end on its smallest plan (one session, 100 B, one repetition, a
- * few calls): real gateway, upstream and client processes. Nothing here is timed; it checks that
- * every row of the report gets a number (or says why a part is not built yet).
+ * few calls; the peers at one session and a crowd of 4 clients, so those paths run too): real
+ * gateway, upstream, peer and client processes, pinned where the machine allows. Nothing here is
+ * timed; it checks that every row of the report gets a number (or says why a part is not built
+ * yet).
  */
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import type { BenchReport } from "../bench/report.ts";
-import { goals, renderMarkdown } from "../bench/report.ts";
+import { goals } from "../bench/goals.ts";
+import { renderMarkdown } from "../bench/report.ts";
 import { runBench } from "../bench/run.ts";
 
 const positive = (value: number, what: string) =>
@@ -18,23 +21,35 @@ describe("the benchmark harness on its smallest plan", () => {
     report = await runBench({ size: "smallest", progress: () => {} });
   });
 
-  it("measures calls/s and latency on direct HTTP, direct stdio, the floor, the core and the gateway in both eras", () => {
-    assert.deepEqual(report.throughput.cells.map((c) => c.target), [
-      "direct HTTP",
-      "direct stdio",
-      "floor 2025-11-25",
-      "floor 2026-07-28",
-      "core 2025-11-25",
-      "core 2026-07-28",
-      "gateway 2025-11-25",
-      "gateway 2026-07-28",
+  it("measures calls/s and latency on direct HTTP, direct stdio, the floor, the core, the gateway in both eras, the peers and a crowd", () => {
+    assert.deepEqual(report.throughput.cells.map((c) => `${c.target} × ${c.sessions}`), [
+      "direct HTTP × 1",
+      "direct stdio × 1",
+      "floor 2025-11-25 × 1",
+      "floor 2026-07-28 × 1",
+      "core 2025-11-25 × 1",
+      "core 2026-07-28 × 1",
+      "gateway 2025-11-25 × 1",
+      "gateway 2026-07-28 × 1",
+      "mcp-proxy 2025-11-25 × 1",
+      "supergateway 2025-11-25 × 1",
+      "floor 2025-11-25 × 4",
+      "floor 2026-07-28 × 4",
+      "gateway 2025-11-25 × 4",
+      "gateway 2026-07-28 × 4",
+    ]);
+    assert.deepEqual(report.throughput.peers.map((p) => [p.name, p.reason]), [
+      ["mcp-proxy", null],
+      ["supergateway", null],
     ]);
     for (const c of report.throughput.cells) {
       assert.equal(c.errors, 0, `${c.target}: ${c.firstError}`);
       positive(c.callsPerSec, `${c.target} calls/s`);
       positive(c.p50Ms, `${c.target} p50`);
       positive(c.p99Ms, `${c.target} p99`);
-      positive(c.vsHttp, `${c.target} ratio`);
+      // Direct HTTP runs in the session matrix, not in the crowd.
+      if (c.sessions === 1) positive(c.vsHttp, `${c.target} ratio`);
+      else assert.ok(Number.isNaN(c.vsHttp), `${c.target} × ${c.sessions} has no HTTP ratio`);
       // Each gateway and core row is set against the floor of its own era, in the same run.
       if (c.target.startsWith("gateway") || c.target.startsWith("core")) {
         positive(c.vsFloor, `${c.target} throughput ÷ floor`);
@@ -49,13 +64,15 @@ describe("the benchmark harness on its smallest plan", () => {
     }
   });
 
-  it("reads the gateway's, the floor's and the upstream's CPU per proxied call from /proc", () => {
+  it("reads the gateway's, the floor's, the peers' and the upstream's CPU per proxied call from /proc", () => {
     for (
       const target of [
         "floor 2025-11-25",
         "floor 2026-07-28",
         "gateway 2025-11-25",
         "gateway 2026-07-28",
+        "mcp-proxy 2025-11-25",
+        "supergateway 2025-11-25",
       ]
     ) {
       const gateway = report.throughput.cells.find((c) => c.target === target)!;
@@ -100,24 +117,33 @@ describe("the benchmark harness on its smallest plan", () => {
 
   it("judges every goal of the issue in the Markdown report", () => {
     const judged = goals(report);
-    // Smallest plan: ratio to direct HTTP, CPU ÷ floor, throughput ÷ floor and stateless-vs-
-    // session CPU at 1 session, 100 B; then idle RSS with one upstream, cold start, the Lua round
-    // trip, the macro overhead and tool_search.
-    assert.equal(judged.length, 9, judged.map((g) => g.goal).join("; "));
+    // Smallest plan: ratio to direct HTTP, whole CPU ÷ floor, the door's share, the crowd's
+    // calls/s ÷ floor and stateless-vs-session CPU at 1 session, 100 B, and one peer-lead row per
+    // peer; then idle RSS with one upstream, cold start, the Lua round trip, the macro overhead
+    // and tool_search.
+    assert.equal(judged.length, 12, judged.map((g) => g.goal).join("; "));
     for (
       const goal of [
-        "gateway CPU per call ÷ the floor's, 1 session(s), 100 B",
-        "throughput through the gateway ÷ the floor's, 1 session(s), 100 B",
-        "stateless (2026-07-28) call CPU ≤ session (2025-11-25) call CPU, 1 client(s), 100 B",
+        "whole gateway CPU per call ÷ the floor's, 1 session(s), 100 B",
+        "the door's own CPU per call (gateway − core) ÷ the floor's, 1 session(s), 100 B",
+        "calls/s through the gateway ÷ the floor's, 4 concurrent clients, 100 B",
+        "a 2026-07-28 call's gateway CPU ÷ a 2025-11-25 session call's, 1 client(s), 100 B",
+        ...report.throughput.peers.map((p) =>
+          `${p.name} ${p.version}: CPU per call ÷ the gateway's (2025-11-25), 1 session(s), 100 B`
+        ),
       ]
     ) {
       const g = judged.find((j) => j.goal === goal);
       assert.ok(g, `goal missing: ${goal}`);
-      assert.match(g.measured, /2025-11-25|ms vs/, `${goal} names its figures: ${g.measured}`);
+      // Each names its figures and the median of per-repetition ratios it is judged on.
+      assert.match(g.measured, /(ms|\/s), \d+\.\d\d× \(1 rep\)/, `${goal}: ${g.measured}`);
+      assert.notEqual(g.met, null, `${goal} is judged`);
     }
     assert.ok(judged.some((g) => g.goal.startsWith("idle RSS with one upstream")));
     const markdown = renderMarkdown(report);
     for (const g of judged) assert.ok(markdown.includes(g.goal), g.goal);
     assert.match(markdown, /\| cores \| \d+ \|/);
+    assert.match(markdown, /\| throughput part \| (server and its upstream on CPU|unpinned: )/);
+    assert.match(markdown, /## Peers/);
   });
 });
