@@ -59,7 +59,7 @@ export async function startPeer(
   name: PeerName,
   cpu: string | null,
   logFile: string,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<Peer> {
   const pkg = packageOf(name);
   if (!pkg) {

@@ -98,12 +98,13 @@ export async function startServers(opts: {
         cpu,
       }),
     );
-    const peers: Peer[] = [];
-    for (const name of opts.peers ? PEERS : []) {
-      const peer = await startPeer(name, cpu, join(opts.workDir, `peer-${name}.log`));
-      if (peer.server) keep(peer.server);
-      peers.push(peer);
-    }
+    // Side by side: each start is mostly a Node process loading its modules.
+    const peers = await Promise.all(
+      (opts.peers ? PEERS : []).map((name) =>
+        startPeer(name, cpu, join(opts.workDir, `peer-${name}.log`))
+      ),
+    );
+    for (const peer of peers) if (peer.server) keep(peer.server);
     return { pinning: opts.pinning, http, floor, core, gateway, peers };
   } catch (err) {
     for (const p of started.reverse()) await p.stop();
