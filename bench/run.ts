@@ -82,9 +82,7 @@ const PLANS = {
   smallest: {
     reps: 1,
     sessions: [1],
-    // The crowd and peer cells' code paths, cheaply: a crowd of 4 clients, the peers at 1 session.
-    crowd: 4,
-    peerSessions: [1],
+    // No crowd and no peers: `test/bench-peers.test.ts` runs those paths on their own.
     payloads: [100],
     // 300 calls: CPU is read in 10 ms clock ticks, and a cell of 30 fast calls could read 0.
     limits: (): CellLimits => ({ warmupCalls: 5, warmupMs: 200, maxCalls: 300, maxMs: 2000 }),
