@@ -174,10 +174,10 @@ export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayPr
 
 /**
  * Polls `endpoint` (every 5 ms, until `deadline`) for a `tools/list` naming every prefix; throws
- * once `child` has exited or the deadline passed, with the last thing that went wrong. The list is asked
- * for with a plain request, not `client.listTools()`: that one also compiles an output-schema
- * validator (Ajv) for every listed tool in this process, ~40–200 ms of CPU that competes with the
- * gateway for the same two cores and would be counted as the gateway's start-up.
+ * once `child` has exited or the deadline passed, with the last thing that went wrong. The list
+ * is asked for with a plain request, not `client.listTools()`: that one also compiles an
+ * output-schema validator (Ajv) for every listed tool in this process, ~40–200 ms of CPU that
+ * competes with the gateway for the same two cores and would be counted as its start-up.
  */
 export async function waitForTools(
   endpoint: string,

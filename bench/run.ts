@@ -20,8 +20,8 @@ import { discoverySection, renderDiscovery, replaceSection } from "./discovery/r
 import { benchFootprint } from "./footprint.ts";
 import { loadNow, machineFacts } from "./machine.ts";
 import { DENO, gatewayCommand, type GatewayMode, killAll, ROOT } from "./procs.ts";
-import { type BenchReport, renderMarkdown, type SearchReport } from "./report.ts";
 import { choosePinning, unpinned } from "./pinning.ts";
+import { type BenchReport, renderMarkdown, type SearchReport } from "./report.ts";
 import { benchScripting } from "./scripting.ts";
 import { benchThroughput, type CellLimits } from "./throughput.ts";
 
