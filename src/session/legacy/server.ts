@@ -41,23 +41,38 @@ export interface SessionOptions {
   pageSize?: number;
 }
 
-/** One session's server, and its attachment to the core's pass-through state. */
+/** One session's server, and how to let it go while the session stays open. */
 export interface SessionServer {
   readonly server: Server;
-  /** Routes the session's calls, log levels and subscriptions (the HTTP fast path uses it). */
-  readonly link: SessionLink;
+  /**
+   * Stops what the server listens to in the gateway (list changes, reloads) and unbinds it from
+   * its link, without closing the session: a lean session lets its server go this way.
+   */
+  readonly release: () => void;
 }
 
 /**
- * A server for one session. `caller()` is the session's standing caller — what its stream is
- * judged by (list changes, log messages, resource updates) and what a request without its own
- * caller is judged as (see ./request-caller.ts); it is read per use (the session id arrives
- * late), and its globs should be the token's current ones (see `callerOf` in ../door.ts), so a reload
- * re-scopes it.
+ * Registers a new session with the core's pass-through state; its link is what the session owns
+ * (client capabilities, log level, subscriptions, its own processes) whether or not it has a
+ * server. `caller()` is the session's standing caller — what its stream is judged by (list
+ * changes, log messages, resource updates) and what a request without its own caller is judged
+ * as (see ./request-caller.ts); it is read per use (the session id arrives late), and its globs
+ * should be the token's current ones (see `callerOf` in ../door.ts), so a reload re-scopes it.
+ */
+export function attachSession(gateway: Gateway, caller: () => Caller): SessionLink {
+  const link = gateway.passthrough.attach(caller);
+  // Resources, completions and log messages follow the servers the token reaches now.
+  link.sees = (name) => gateway.sees(caller(), name);
+  return link;
+}
+
+/**
+ * A server for the session of `link` (see {@link attachSession}), bound to it. Its close ends
+ * the session's pass-through state; its {@link SessionServer.release} does not.
  */
 export function createSessionServer(
   gateway: Gateway,
-  caller: () => Caller,
+  link: SessionLink,
   options: SessionOptions = {},
 ): SessionServer {
   const tasks = tasksCapability(gateway);
@@ -82,9 +97,8 @@ export function createSessionServer(
   );
 
   const hub = gateway.passthrough;
-  const link = hub.attach(server, caller);
-  // Resources, completions and log messages follow the servers the token reaches now.
-  link.sees = (name) => gateway.sees(caller(), name);
+  const caller = link.caller;
+  link.bind(server);
   server.oninitialized = () => hub.touch(link);
 
   // Each request is judged by the token that presented it (./request-caller.ts).
@@ -162,13 +176,20 @@ export function createSessionServer(
     resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
   }));
   const unwatch = watchScope(server, gateway, link, caller);
-  const prevClose = server.onclose;
-  server.onclose = () => {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
     unsubscribe();
     unwatch();
+    if (link.server === server) link.bind(undefined);
+  };
+  const prevClose = server.onclose;
+  server.onclose = () => {
+    release();
     hub.detach(link);
     prevClose?.();
     noteReleased(SESSION_BYTES);
   };
-  return { server, link };
+  return { server, release };
 }
