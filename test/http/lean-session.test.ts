@@ -83,6 +83,34 @@ describe("a lean 2025 session", () => {
     assert.deepEqual(link.clientInfo, { name: "lean", version: "1" });
   });
 
+  it("is opened on the fast path with the answer the SDK's server gives", async () => {
+    const init = (id: number, protocolVersion: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "initialize",
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "parity", version: "1" } },
+    });
+    for (const version of ["2025-11-25", "2025-06-18", "1999-01-01"]) {
+      const fast = await post(init(4, version));
+      assert.equal(fast.headers.get("content-type"), "application/json");
+      // A batch of one goes to the SDK transport and its server.
+      const sdk = await post([init(4, version)]);
+      const sdkText = (await sdk.text()).split("\n").find((l) => l.startsWith("data: {"));
+      assert.equal(await fast.text(), sdkText?.slice(6), `initialize at ${version}`);
+      for (const res of [fast, sdk]) {
+        const sid = res.headers.get("mcp-session-id");
+        assert.ok(sid);
+        await sessions.fetch(
+          new Request("http://127.0.0.1/mcp", {
+            method: "DELETE",
+            headers: { "mcp-session-id": sid },
+          }),
+          WHO,
+        );
+      }
+    }
+  });
+
   it("keeps its server while a GET stream is open, told what the client declared", async () => {
     const [sid, link] = await open({ elicitation: { form: {} } }, "streaming");
     const res = await sessions.fetch(

@@ -12,6 +12,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  type ServerCapabilities,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
@@ -34,6 +35,30 @@ import { registerTasks, tasksCapability } from "./tasks.ts";
  * its close gives the heap back, counted towards a compaction (`runtime/memory.ts`).
  */
 const SESSION_BYTES = 32 * 1024;
+
+/** What a 2025 session's server says it is. */
+export const SERVER_INFO = { name: NAME, version: VERSION } as const;
+
+/**
+ * What a 2025 session's server offers, as it is now: resource subscriptions while some upstream
+ * takes them, tasks while some upstream runs them (`tasks`: that capability, when known).
+ */
+export function sessionCapabilities(
+  gateway: Gateway,
+  tasks = tasksCapability(gateway),
+): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    prompts: { listChanged: true },
+    resources: {
+      ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+      listChanged: true,
+    },
+    logging: {},
+    completions: {},
+    ...(tasks ? { tasks } : {}),
+  };
+}
 
 /** Options for {@link createSessionServer}. */
 export interface SessionOptions {
@@ -77,19 +102,9 @@ export function createSessionServer(
 ): SessionServer {
   const tasks = tasksCapability(gateway);
   const server = new Server(
-    { name: NAME, version: VERSION },
+    SERVER_INFO,
     {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: {
-          ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
-          listChanged: true,
-        },
-        logging: {},
-        completions: {},
-        ...(tasks ? { tasks } : {}),
-      },
+      capabilities: sessionCapabilities(gateway, tasks),
       // Not an Ajv instance per session (the SDK's default, ~8 ms of CPU per `initialize`):
       // the shared one, compiling the schema of an elicitation answer when one is checked.
       jsonSchemaValidator: new LazySchemaValidator(),

@@ -5,7 +5,7 @@
  * (`./fast-call.ts`, `./fast-list.ts`), and what the session owns — the client's capabilities,
  * its log level, subscriptions and processes — lives on its link. So the SDK side is built when
  * a request needs it (anything the fast paths do not answer, a GET stream, a DELETE, a request
- * to the client) and let go again once it holds nothing:
+ * to the client; never to open it: `./fast-open.ts`) and let go again once it holds nothing:
  * - no request in flight on it and no request to the client unanswered;
  * - no resource subscription and no task of the session's running;
  * - no GET stream ever opened: while the server lives, what it sends with no stream open is kept
@@ -127,6 +127,11 @@ export class StreamableSession implements LeanSession {
   /** Records the client's `initialize` params: what a rebuilt server is told it declared. */
   introduce(params: { capabilities: ClientCapabilities; clientInfo: Implementation }): void {
     this.link.introduce(params.capabilities, params.clientInfo);
+  }
+
+  /** Opens the session without a server: its `initialize` was answered on the fast path. */
+  openLean(): void {
+    if (!this.#opened && !this.#built) this.#open();
   }
 
   /** Ends the session: its server closes if it is built, else its lean state is let go. */

@@ -1,7 +1,7 @@
 /**
  * `POST|GET|DELETE /mcp` for 2025 sessions (streamable HTTP): a request on an open session goes
  * to its fast path when it is a plain `tools/call` or `tools/list` POST (`./fast-call.ts`,
- * `./fast-list.ts`), else to the session's SDK transport and server, built for it if the session
+ * `./fast-list.ts`) — or `notifications/initialized` (`./fast-open.ts`), else to the session's SDK transport and server, built for it if the session
  * is lean (`./streamable-session.ts`); an `initialize` without a session opens one.
  */
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -11,6 +11,8 @@ import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, isFastCall } from "./fast-call.ts";
 import { fastList, isFastList } from "./fast-list.ts";
+import { isFastInitialized, isFastOpen, openAnswer } from "./fast-open.ts";
+import { sessionCapabilities } from "./server.ts";
 import { authInfoOf } from "../caller-auth.ts";
 import { type SessionTable, shareRefusal, streamGuard } from "./session-table.ts";
 import { isStreamable, StreamableSession } from "./streamable-session.ts";
@@ -93,6 +95,10 @@ function postOnSession(
     });
   }
   if (fast.cancel(cancelledId(body))) return Promise.resolve(new Response(null, { status: 202 }));
+  if (isFastInitialized(req, body)) {
+    gateway.passthrough.touch(s.link);
+    return Promise.resolve(new Response(null, { status: 202 }));
+  }
   if (isFastList(req, body)) {
     const { pageSize } = table.opts;
     const capabilities = s.link.capabilities;
@@ -103,7 +109,10 @@ function postOnSession(
   return s.handle(req, { parsedBody: body, authInfo: authInfoOf(caller) });
 }
 
-/** A POST without a session: an `initialize` opens one, anything else is refused. */
+/**
+ * A POST without a session: an `initialize` opens one — lean when the fast path takes it
+ * (`./fast-open.ts`), else through the SDK transport — and anything else is refused.
+ */
 async function initialize(
   table: SessionTable,
   req: Request,
@@ -123,6 +132,12 @@ async function initialize(
   const s = new StreamableSession(table, who);
   // What a server built later is told the client declared (validated by isInitializeRequest).
   s.introduce(first.params);
+  if (isFastOpen(req, body)) {
+    s.openLean();
+    return new Response(openAnswer(body, sessionCapabilities(table.gateway)), {
+      headers: { "mcp-session-id": s.id, "content-type": "application/json" },
+    });
+  }
   const authInfo = authInfoOf(callerOf(table.gateway, who, () => s.id));
   const response = await s.handle(req, { parsedBody: body, authInfo });
   // Refused by the transport (headers, a second message): nothing was opened, nothing is kept.
