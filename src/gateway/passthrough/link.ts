@@ -66,7 +66,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   readonly subscriptions = new Map<string, string>();
   /**
    * Whether the session's token reaches `server` (its resources, completions and log messages);
-   * the session server sets it from the token's current globs. Unset: every server.
+   * the session's door sets it from the token's current globs. Unset: every server.
    */
   sees: (server: string) => boolean = SEES_ALL;
   #closed = false;
@@ -136,7 +136,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
       );
     }
     this.#touch(this);
-    // A closed session's server refuses the request itself; a lean one's builds none.
+    // A closed session has no server to ask; a lean one builds its own.
     const server = this.#server ?? (this.#closed ? undefined : this.#lean?.wakeServer());
     if (!server) {
       throw new GatewayError(
