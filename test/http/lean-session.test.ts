@@ -14,8 +14,12 @@ import { Gateway } from "../../src/gateway/mod.ts";
 import type { SessionLink } from "../../src/gateway/passthrough/mod.ts";
 import { SessionRegistry } from "../../src/session/legacy/mod.ts";
 import { createLogger } from "../../src/shared/log.ts";
-import { HEADERS } from "./_raw.ts";
 
+/** What a streamable HTTP client sends with every POST. */
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
 const config = parseConfig("servers: {}\n", { file: join(tmpdir(), "gateway.yaml") });
 const gateway = new Gateway(config, createLogger("test"));
 const sessions = new SessionRegistry(gateway, {
