@@ -5,6 +5,7 @@
  */
 import { createInterface } from "node:readline";
 import { join } from "node:path";
+import { onCpu } from "./pinning.ts";
 import { BUN, cpuMs, ROOT, stopChild, track } from "./procs.ts";
 
 /**
@@ -54,15 +55,18 @@ export interface CellRun extends LoadResult {
   clientCpuPerCall: number;
 }
 
-/** Runs one cell; `gatewayPid` is the gateway process to account CPU to (or none). */
+/**
+ * Runs one cell; `gatewayPid` is the gateway process to account CPU to (or none), `clientCpu` the
+ * CPU the load client is pinned to (unpinned when null).
+ */
 export async function runCell(
   spec: LoadSpec,
   gatewayPid: number | null,
   onLoaded?: () => void,
+  clientCpu: string | null = null,
 ): Promise<CellRun> {
-  const child = track(BUN, [join(ROOT, "bench/client.ts"), JSON.stringify(spec)], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const argv = onCpu(clientCpu, [BUN, join(ROOT, "bench/client.ts"), JSON.stringify(spec)]);
+  const child = track(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr = (stderr + String(chunk)).slice(-2000)));
   const lines = createInterface({ input: child.stdout! });

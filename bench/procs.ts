@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { onCpu } from "./pinning.ts";
 import { sleep } from "./stats.ts";
 
 /** Repository root. */
@@ -143,23 +144,26 @@ export interface GatewayStart {
   timeoutMs?: number;
   /** Starts this program instead of the one `mode` names (to compare two builds in one run). */
   command?: string;
+  /** The CPU to pin the gateway (and so its upstreams) to; unpinned when absent. */
+  cpu?: string | null;
 }
 
 /** Starts a gateway and waits (bounded) until a client sees every expected server's tools. */
 export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayProcess> {
   const port = await freePort();
   const { argv } = opts.command ? { argv: [opts.command] } : gatewayCommand(opts.mode);
+  const pinned = onCpu(opts.cpu ?? null, argv);
   const log = openSync(opts.logFile, "a");
   const t0 = performance.now();
   const child = track(
-    argv[0]!,
-    [...argv.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
+    pinned[0]!,
+    [...pinned.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
     { stdio: ["ignore", log, log], env: { ...process.env, ...opts.env } },
   );
   const url = `http://127.0.0.1:${port}`;
   const stop = () => stopChild(child);
   try {
-    await waitForTools(url, opts.expect, child, t0 + (opts.timeoutMs ?? 30_000));
+    await waitForTools(`${url}/mcp`, opts.expect, child, t0 + (opts.timeoutMs ?? 30_000));
   } catch (err) {
     await stop();
     throw err;
@@ -169,23 +173,26 @@ export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayPr
 }
 
 /**
- * Polls (every 5 ms, until `deadline`) for a `tools/list` naming every prefix. The list is asked
- * for with a plain request, not `client.listTools()`: that one also compiles an output-schema
- * validator (Ajv) for every listed tool in this process, ~40–200 ms of CPU that competes with the
- * gateway for the same two cores and would be counted as the gateway's start-up.
+ * Polls `endpoint` (every 5 ms, until `deadline`) for a `tools/list` naming every prefix; throws
+ * once `child` has exited or the deadline passed, with the last thing that went wrong. The list
+ * is asked for with a plain request, not `client.listTools()`: that one also compiles an
+ * output-schema validator (Ajv) for every listed tool in this process, ~40–200 ms of CPU that
+ * competes with the gateway for the same two cores and would be counted as its start-up.
  */
-async function waitForTools(
-  url: string,
+export async function waitForTools(
+  endpoint: string,
   prefixes: readonly string[],
   child: ChildProcess,
   deadline: number,
 ): Promise<void> {
   let last = "not listening";
   while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with code ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`exited (${child.exitCode ?? child.signalCode}) before it served: ${last}`);
+    }
     const client = new Client({ name: "bench-probe", version: "1.0.0" });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
       const { tools } = await client.request({ method: "tools/list" }, ListToolsResultSchema);
       const missing = prefixes.filter((p) => !tools.some((t) => t.name.startsWith(p)));
       if (missing.length === 0) return;
@@ -197,34 +204,35 @@ async function waitForTools(
     }
     await sleep(5);
   }
-  throw new Error(`gateway not ready in time: ${last}`);
+  throw new Error(`not ready in time: ${last}`);
 }
 
-/** The fixture upstream serving streamable HTTP with the SDK's Node server. */
-export async function startHttpUpstream(): Promise<
-  { pid: number; url: string; stop(): Promise<void> }
-> {
-  return await startPortPrinter("HTTP upstream", "node", [BENCH_ECHO, "--http"]);
+/** A server process the throughput part measures: its pid, its `/mcp` URL and how to stop it. */
+export interface ServerProcess {
+  pid: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The fixture upstream serving streamable HTTP with the SDK's Node server (on `cpu`, if given). */
+export async function startHttpUpstream(cpu: string | null = null): Promise<ServerProcess> {
+  return await startPinned("HTTP upstream", onCpu(cpu, ["node", BENCH_ECHO, "--http"]));
 }
 
 /** The floor (`bench/floor.ts`): a minimal Bun forwarder in front of its own bench-echo child. */
-export async function startFloor(): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
-  return await startPortPrinter("floor", BUN, [
-    join(ROOT, "bench/floor.ts"),
-    "--listen",
-    "127.0.0.1:0",
-  ]);
+export async function startFloor(cpu: string | null = null): Promise<ServerProcess> {
+  const argv = [BUN, join(ROOT, "bench/floor.ts"), "--listen", "127.0.0.1:0"];
+  return await startPinned("floor", onCpu(cpu, argv));
 }
 
 /** The floor's HTTP in front of the gateway's core (`bench/floor-core.ts`), from source. */
-export async function startFloorCore(): Promise<
-  { pid: number; url: string; stop(): Promise<void> }
-> {
-  return await startPortPrinter("floor-core", BUN, [
-    join(ROOT, "bench/floor-core.ts"),
-    "--listen",
-    "127.0.0.1:0",
-  ]);
+export async function startFloorCore(cpu: string | null = null): Promise<ServerProcess> {
+  const argv = [BUN, join(ROOT, "bench/floor-core.ts"), "--listen", "127.0.0.1:0"];
+  return await startPinned("floor-core", onCpu(cpu, argv));
+}
+
+function startPinned(what: string, argv: readonly string[]): Promise<ServerProcess> {
+  return startPortPrinter(what, argv[0]!, argv.slice(1));
 }
 
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */
@@ -232,7 +240,7 @@ export async function startPortPrinter(
   what: string,
   command: string,
   args: readonly string[],
-): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
+): Promise<ServerProcess> {
   const child = track(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   const line = await new Promise<string>((resolveLine, reject) => {
     let buffer = "";

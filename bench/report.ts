@@ -1,12 +1,14 @@
 /**
  * Turns a run's measurements into the Markdown written to `bench/RESULTS.md`: machine facts,
- * the issue's goals (met / not met), then one table per part and how it was measured.
+ * the goals (met / not met, `./goals.ts`), then one table per part and how it was measured.
  */
 import type { FootprintReport } from "./footprint.ts";
+import { goals, NA } from "./goals.ts";
 import type { Facts } from "./machine.ts";
 import type { ScriptingReport } from "./scripting.ts";
-import { fmt, mib, ratio, sizeLabel, table } from "./stats.ts";
-import type { CellSummary, ThroughputReport } from "./throughput.ts";
+import { fmt, mib, perRep, ratio, sizeLabel, table } from "./stats.ts";
+import { ratioFigure } from "./throughput-goals.ts";
+import type { ThroughputReport } from "./throughput.ts";
 
 /** `bench/search.ts` timings, or why there are none. */
 export type SearchReport =
@@ -25,174 +27,6 @@ export interface BenchReport {
   loadAtEnd: string;
 }
 
-/** One goal from the issue. `met` is null when it could not be measured. */
-export interface Goal {
-  goal: string;
-  target: string;
-  measured: string;
-  met: boolean | null;
-}
-
-const NA = "n/a (not built)";
-
-/** Judges the issue's goals against a run. */
-export function goals(r: BenchReport): Goal[] {
-  const cell = (target: CellSummary["target"], sessions: number, payload: number) =>
-    r.throughput.cells.find((c) =>
-      c.target === target && c.sessions === sessions && c.payloadBytes === payload
-    );
-  const payloads = [...new Set(r.throughput.cells.map((c) => c.payloadBytes))].sort((a, b) =>
-    a - b
-  );
-  const sessions = [...new Set(r.throughput.cells.map((c) => c.sessions))].sort((a, b) => a - b);
-  const small = payloads[0]!;
-  const out: Goal[] = [];
-  const gateways = ["gateway 2025-11-25", "gateway 2026-07-28"] as const;
-  const eraLabel = (t: typeof gateways[number]) => t.slice("gateway ".length);
-  // A goal over the gateway holds in both eras: one row, measured for each.
-  const bothEras = (
-    goal: string,
-    target: string,
-    value: (c: CellSummary) => string,
-    pass: (c: CellSummary) => boolean | null,
-    s: number,
-    p: number,
-  ) => {
-    const cells = gateways.flatMap((t) => cell(t, s, p) ?? []);
-    if (cells.length === 0) return;
-    const verdicts = cells.map(pass);
-    out.push({
-      goal,
-      target,
-      measured: cells.map((c) => `${eraLabel(c.target as typeof gateways[number])}: ${value(c)}`)
-        .join(" · "),
-      met: verdicts.includes(null) ? null : verdicts.every(Boolean),
-    });
-  };
-  const ratioGoal = (s: number, p: number, min: number) =>
-    bothEras(
-      `throughput through the gateway ÷ direct HTTP, ${s} session(s), ${sizeLabel(p)}`,
-      `≥ ${min.toFixed(2)}×`,
-      (c) => ratio(c.vsHttp),
-      (c) => (Number.isFinite(c.vsHttp) ? c.vsHttp >= min : null),
-      s,
-      p,
-    );
-  for (const s of sessions) ratioGoal(s, small, s === 1 ? 1.3 : 1.5);
-  for (const p of payloads.slice(1)) for (const s of sessions) ratioGoal(s, p, 1.1);
-  // The gateway against the floor (bench/floor.ts) of the same era, same run.
-  const floorOf = (c: CellSummary) =>
-    cell(
-      `floor ${c.target.slice("gateway ".length)}` as CellSummary["target"],
-      c.sessions,
-      c.payloadBytes,
-    );
-  for (const s of sessions) {
-    const max = s === 1 ? 1.35 : 1.25;
-    bothEras(
-      `gateway CPU per call ÷ the floor's, ${s} session(s), ${sizeLabel(small)}`,
-      `≤ ${max.toFixed(2)}×`,
-      (c) =>
-        `${fmt(c.gatewayCpuPerCall, 3)} vs ${fmt(floorOf(c)?.gatewayCpuPerCall, 3)} ms (${
-          ratio(c.cpuVsFloor)
-        }${spreadNote(c.floorSpread.cpu)})`,
-      (c) => (Number.isFinite(c.cpuVsFloor) ? c.cpuVsFloor <= max : null),
-      s,
-      small,
-    );
-  }
-  for (const p of payloads) {
-    for (const s of sessions) {
-      const min = p === small ? 0.9 : 0.95;
-      bothEras(
-        `throughput through the gateway ÷ the floor's, ${s} session(s), ${sizeLabel(p)}`,
-        `≥ ${min.toFixed(2)}×`,
-        (c) =>
-          `${fmt(c.callsPerSec, 0)} vs ${fmt(floorOf(c)?.callsPerSec, 0)}/s (${ratio(c.vsFloor)}${
-            spreadNote(c.floorSpread.calls)
-          })`,
-        (c) => (Number.isFinite(c.vsFloor) ? c.vsFloor >= min : null),
-        s,
-        p,
-      );
-    }
-  }
-  for (const s of sessions) {
-    const session = cell("gateway 2025-11-25", s, small)?.gatewayCpuPerCall ?? Number.NaN;
-    const stateless = cell("gateway 2026-07-28", s, small)?.gatewayCpuPerCall ?? Number.NaN;
-    out.push({
-      goal: `stateless (2026-07-28) call CPU ≤ session (2025-11-25) call CPU, ${s} client(s), ${
-        sizeLabel(small)
-      }`,
-      target: "≤ 1.00×",
-      measured: `${fmt(stateless, 3)} ms vs ${fmt(session, 3)} ms (${ratio(stateless / session)})`,
-      met: Number.isFinite(stateless / session) ? stateless <= session : null,
-    });
-  }
-  const idle = r.throughput.idleRssBytes;
-  out.push({
-    goal: `idle RSS with one upstream (${r.facts.find(([k]) => k === "gateway process")?.[1]})`,
-    target: "≤ 60 MiB",
-    measured: `${mib(idle)} (the floor: ${mib(r.throughput.floorIdleRssBytes)})`,
-    met: Number.isFinite(idle) ? idle <= 60 * 1024 ** 2 : null,
-  });
-  const f = r.footprint;
-  if (f) {
-    const budget = 150 + (f.slowest?.readyMs ?? Number.NaN);
-    out.push({
-      goal: `cold start to first tools/list (slowest upstream: ${f.slowest?.server ?? "?"})`,
-      target: `≤ 150 ms + ${fmt(f.slowest?.readyMs, 0)} ms = ${fmt(budget, 0)} ms`,
-      measured: `${fmt(f.coldStartMs, 0)} ms (all three upstreams together, directly: ${
-        fmt(f.allTogetherMs, 0)
-      } ms)`,
-      met: Number.isFinite(budget) && Number.isFinite(f.coldStartMs)
-        ? f.coldStartMs <= budget
-        : null,
-    });
-  }
-  const s = r.scripting;
-  if (s) {
-    const direct = cell("direct stdio", sessions[0]!, small)?.p50Ms ?? Number.NaN;
-    const added = s.roundTripMs - direct;
-    const micro = Number.isFinite(s.microRoundTripMs);
-    out.push({
-      goal: micro
-        ? "Lua mcp.call + task.await round trip (bench/lua.ts, in-process bridge)"
-        : "Lua mcp.call + task.await round trip, over a direct stdio call",
-      target: "≤ 0.20 ms",
-      measured: micro
-        ? `${fmt(s.microRoundTripMs, 3)} ms`
-        : s.notBuilt
-        ? NA
-        : `${fmt(added, 3)} ms (${fmt(s.roundTripMs, 3)} − ${fmt(direct, 3)})`,
-      met: micro
-        ? s.microRoundTripMs <= 0.2
-        : s.notBuilt || !Number.isFinite(added)
-        ? null
-        : added <= 0.2,
-    });
-    const over = s.macroOverheadMs;
-    out.push({
-      goal: "macro call over the upstream call it wraps (median of back-to-back differences)",
-      target: "≤ 0.50 ms",
-      measured: s.notBuilt || !Number.isFinite(over)
-        ? NA
-        : `${fmt(over, 3)} ms (macro file: ${fmt(s.fileMacroOverheadMs, 3)} ms)`,
-      met: s.notBuilt || !Number.isFinite(over) ? null : over <= 0.5,
-    });
-  }
-  const q = r.search;
-  if (q) {
-    out.push({
-      goal: "tool_search median at 10,000 tools",
-      target: "≤ 2 ms",
-      measured: "notBuilt" in q ? NA : `${fmt(q.medianMs, 3)} ms (${q.tools} tools)`,
-      met: "notBuilt" in q ? null : q.medianMs <= 2,
-    });
-  }
-  return out;
-}
-
 /** The whole Markdown report. */
 export function renderMarkdown(r: BenchReport): string {
   const met = (m: boolean | null) => (m === null ? "n/a" : m ? "met" : "**not met**");
@@ -207,7 +41,7 @@ export function renderMarkdown(r: BenchReport): string {
       "run time",
       `${r.seconds.toFixed(0)} s`,
     ]]),
-    "## Goals (issues 9 and 22)",
+    "## Goals",
     table(
       ["goal", "target", "measured", ""],
       goals(r).map((g) => [g.goal, g.target, g.measured, met(g.met)]),
@@ -251,6 +85,8 @@ export function renderMarkdown(r: BenchReport): string {
     `${mib(r.throughput.loadedRssBytes)} under 8 sessions of small calls, ` +
     `${mib(r.throughput.peakRssBytes)} peak (VmHWM, the largest payloads included); ` +
     `the floor's idle RSS: ${mib(r.throughput.floorIdleRssBytes)}.`,
+    loadLine(r.throughput),
+    ...peersPart(r.throughput),
     ...footprintPart(r.footprint),
     ...scriptingPart(r.scripting),
     ...searchPart(r.search),
@@ -260,19 +96,67 @@ export function renderMarkdown(r: BenchReport): string {
   return `${parts.join("\n\n")}\n`;
 }
 
-/** A warning when other processes kept the machine busy (1-minute load above half the cores). */
+/**
+ * A warning when other processes kept the machine busy: the 1-minute load above half the cores
+ * before the run, or, while it runs, above that plus the two processes a cell keeps busy itself
+ * (the server under test and its load client).
+ */
 function busyNote(r: BenchReport): string[] {
   const fact = (key: string) => r.facts.find(([k]) => k === key)?.[1] ?? "";
   const cores = Number(fact("cores")) || 1;
-  const start = Number.parseFloat(fact("load average at start (1/5/15 min)"));
-  const end = Number.parseFloat(r.loadAtEnd);
-  const busiest = Math.max(start || 0, end || 0);
-  if (busiest <= cores / 2) return [];
+  const start = Number.parseFloat(fact("load average at start (1/5/15 min)")) || 0;
+  const during = Math.max(Number.parseFloat(r.loadAtEnd) || 0, ...r.throughput.repLoads);
+  if (start <= cores / 2 && during <= cores / 2 + 2) return [];
   return [
     `**This run shared the machine:** the 1-minute load average reached ${
-      busiest.toFixed(1)
+      Math.max(start, during).toFixed(1)
     } on ${cores} cores (other processes competed for the ` +
     "CPU), so absolute numbers are depressed and the ratios noisier than on an idle machine.",
+  ];
+}
+
+/** Where the throughput part ran and how loaded the machine was as each repetition began. */
+function loadLine(t: ThroughputReport): string {
+  const reps = t.repLoads.length;
+  return `Throughput part: ${t.pinning}; ${reps} repetition(s); 1-minute load average as each ` +
+    `began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.`;
+}
+
+/** The peers beside the gateway (2025-11-25, the era each serves), or why one did not run. */
+function peersPart(t: ThroughputReport): string[] {
+  if (t.peers.length === 0) return [];
+  const rows = t.peers.flatMap((peer) => {
+    const cells = t.cells.filter((c) => c.target.startsWith(`${peer.name} `));
+    const name = `${peer.name} ${peer.version}`;
+    if (cells.length === 0) return [[name, "–", "–", "–", "–", "–", `did not run: ${peer.reason}`]];
+    return cells.map((c) => {
+      const gw = t.cells.find((g) =>
+        g.target === "gateway 2025-11-25" && g.sessions === c.sessions &&
+        g.payloadBytes === c.payloadBytes
+      );
+      const theirs = gw?.runs ?? [];
+      return [
+        name,
+        `${c.sessions} × ${sizeLabel(c.payloadBytes)}`,
+        `${fmt(c.callsPerSec, 0)} vs ${fmt(gw?.callsPerSec, 0)}`,
+        ratioFigure(perRep(c.runs, theirs, (a, b) => a.callsPerSec / b.callsPerSec)),
+        `${fmt(c.gatewayCpuPerCall, 3)} vs ${fmt(gw?.gatewayCpuPerCall, 3)}`,
+        ratioFigure(perRep(c.runs, theirs, (a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall)),
+        peer.reason ? `stopped: ${peer.reason}` : "",
+      ];
+    });
+  });
+  return [
+    "## Peers (the same upstream behind other programs, beside the gateway in the same cells)",
+    table([
+      "peer",
+      "sessions × payload",
+      "calls/s: peer vs gateway",
+      "calls/s ÷ gateway",
+      "CPU/call ms: peer vs gateway",
+      "CPU ÷ gateway",
+      "",
+    ], rows),
   ];
 }
 
@@ -366,18 +250,30 @@ const METHOD =
   eras: 2025-11-25 sessions (SDK 1.x clients) and stateless 2026-07-28 requests (SDK v2 clients
   pinned to that revision; each request carries its own \`_meta\` envelope). The direct HTTP
   upstream answers with SSE streams; the gateway answers with JSON unless a notification comes
-  first.
+  first. **Peers** (\`bench/peers.ts\`), at the smallest payload beside the gateway in the same
+  cells: \`mcp-proxy\` (streamable HTTP endpoint only) and \`supergateway\` (stateful, logging
+  off), each under Node from the repository's exact-version devDependencies in front of the
+  same bench-echo over stdio, spoken to in 2025-11-25 sessions; a peer that cannot run is named
+  with its reason.
+- **Pinning.** Each server — the gateway, the floor, the core, a peer, the direct HTTP upstream,
+  and the stdio upstream each of them spawns — runs on one CPU, the load client on another
+  (\`taskset -c\`, inherited by children): what is measured never competes with what drives it.
+  The machine facts say which CPUs, or why the run was unpinned (no \`taskset\`, one CPU, or
+  \`--unpinned\`).
 - **Clients** are SDK \`Client\`s in a separate Bun process (\`bench/client.ts\`), never in the
   gateway's or the harness's thread. At 8 sessions the HTTP paths open 8 sessions (8 stateless
-  clients for 2026-07-28); stdio has one
-  session per process, so direct stdio runs 8 concurrent call loops over one connection — as the
-  gateway itself does upstream.
+  clients for 2026-07-28); stdio has one session per process, so direct stdio runs 8 concurrent
+  call loops over one connection — as the gateway itself does upstream. The **crowd** cells (the
+  floor and the gateway, both eras, smallest payload) open 64 concurrent clients.
 - **Cells** warm up, then run until a call count or a time limit, whichever comes first. The
   paths of a cell run back to back, rotating order each repetition; the tables show medians over
-  repetitions, and ratios are medians of per-repetition ratios; a goal against the floor also shows
-  the lowest and highest of those (\`reps 1.45–2.32×\`): how far one repetition moves here.
-- **CPU per call** is utime+stime from \`/proc/<pid>/stat\` of the gateway or the floor (and of the upstream,
-  whose pid its \`pid\` tool reports) across the measured phase, divided by successful calls; the
+  repetitions, and ratios are medians of per-repetition ratios; each goal shows how many
+  repetitions there were and the lowest and highest of those ratios (\`5 reps: 1.45–2.32×\`): how
+  far one repetition moves here. The door's share is, per repetition, (gateway − core CPU per
+  call) ÷ the floor's. The load average as each repetition began is printed under the table.
+- **CPU per call** is utime+stime from \`/proc/<pid>/stat\` of the gateway, the floor, the core or the
+  peer (and of the upstream, whose pid its \`pid\` tool reports; not for supergateway at more than
+  one session, which starts a server per session) across the measured phase, divided by successful calls; the
   client's is \`process.cpuUsage()\`. At 10 ms clock ticks it is exact to about ±1% in full runs.
 - **Cold start** is spawn → a fresh SDK client's \`tools/list\` (polled every 5 ms) listing every
   configured server; the upstream baselines are spawn → \`initialize\` / → \`tools/list\` with an SDK
@@ -386,10 +282,3 @@ const METHOD =
   and \`VmHWM\` for the peak. The Lua round trip goal is judged on the per-call cost inside a script
   minus a direct stdio call's p50 (the part the scripting layer adds), unless \`bench/lua.ts\`
   reports its in-process round trip, which then decides.`;
-
-/** `; reps 1.45–2.32×`: the per-repetition ratios' range, when there was more than one. */
-function spreadNote(range: readonly number[]): string {
-  const [low, high] = range;
-  if (low === undefined || high === undefined || low === high) return "";
-  return `; reps ${low.toFixed(2)}–${ratio(high)}`;
-}

@@ -4,9 +4,10 @@
  * tool_search, then prints the Markdown report and writes it to `bench/RESULTS.md` (a `--quick`
  * run writes the untracked `bench/results-quick.md`: its numbers are not the reference run).
  *
- * Flags: `--quick` (a ~30 s smoke run: one repetition, short cells), `--gateway=auto|binary|
+ * Flags: `--quick` (a smoke run: one repetition, short cells), `--gateway=auto|binary|
  * source|deno` (how the gateway process starts; `auto` uses `dist/mcp-gateway` when it is newer
- * than `src/`), `--skip=footprint,lua,search,discovery`, `--out=FILE` (`-` to only print).
+ * than `src/`), `--skip=footprint,lua,search,discovery`, `--out=FILE` (`-` to only print),
+ * `--unpinned` (throughput servers and load client wherever the scheduler puts them).
  * The discovery benchmark (`bench/discovery.ts`) runs last as a section of its own (its tiny
  * slice in a quick run); skipped, the section already in the output file is kept.
  */
@@ -19,6 +20,7 @@ import { discoverySection, renderDiscovery, replaceSection } from "./discovery/r
 import { benchFootprint } from "./footprint.ts";
 import { loadNow, machineFacts } from "./machine.ts";
 import { DENO, gatewayCommand, type GatewayMode, killAll, ROOT } from "./procs.ts";
+import { choosePinning, unpinned } from "./pinning.ts";
 import { type BenchReport, renderMarkdown, type SearchReport } from "./report.ts";
 import { benchScripting } from "./scripting.ts";
 import { benchThroughput, type CellLimits } from "./throughput.ts";
@@ -31,6 +33,8 @@ export interface BenchOptions {
   size: BenchSize;
   gatewayMode?: GatewayMode;
   skip?: readonly ("footprint" | "lua" | "search")[];
+  /** Pin the throughput part's servers and load client to CPUs of their own (default true). */
+  pin?: boolean;
   /** Progress lines (stderr by default). */
   progress?: (line: string) => void;
 }
@@ -41,10 +45,12 @@ const MiB = 1024 ** 2;
 const PLANS = {
   full: {
     // Short repetitions rather than few long ones: on a shared machine, medians of more
-    // interleaved samples move less. Six paths × three payloads × two session counts keep a
-    // repetition at about a minute and a half.
-    reps: 4,
+    // interleaved samples move less. Eight paths × three payloads × two session counts, the
+    // peers and the crowd keep a repetition at about two minutes.
+    reps: 5,
     sessions: [1, 8],
+    crowd: 64,
+    peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
     limits: (p: number): CellLimits =>
       p < MiB
@@ -60,6 +66,8 @@ const PLANS = {
   quick: {
     reps: 1,
     sessions: [1, 8],
+    crowd: 64,
+    peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
     limits: (p: number): CellLimits =>
       p < MiB
@@ -74,6 +82,7 @@ const PLANS = {
   smallest: {
     reps: 1,
     sessions: [1],
+    // No crowd and no peers: `test/bench-peers.test.ts` runs those paths on their own.
     payloads: [100],
     // 300 calls: CPU is read in 10 ms clock ticks, and a cell of 30 fast calls could read 0.
     limits: (): CellLimits => ({ warmupCalls: 5, warmupMs: 200, maxCalls: 300, maxMs: 2000 }),
@@ -92,9 +101,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const workDir = mkdtempSync(join(tmpdir(), "mcpgw-bench-"));
   const t0 = performance.now();
   const facts = machineFacts(gatewayCommand(mode).label);
+  const pinning = opts.pin === false ? unpinned("--unpinned") : choosePinning();
+  facts.push(["throughput part", pinning.note]);
   try {
     const throughput = await benchThroughput({
       ...plan,
+      pinning,
       gatewayMode: mode,
       workDir,
       onCell: say,
@@ -166,7 +178,12 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   process.on("SIGTERM", onSignal);
   const skip = flag(args, "skip")?.split(",") ?? [];
   const gatewayMode = (flag(args, "gateway") ?? "auto") as GatewayMode;
-  const report = await runBench({ size, gatewayMode, skip: skip as BenchOptions["skip"] });
+  const report = await runBench({
+    size,
+    gatewayMode,
+    skip: skip as BenchOptions["skip"],
+    pin: !args.includes("--unpinned"),
+  });
   const discovery = skip.includes("discovery")
     ? discoverySection(out === "-" || !existsSync(out) ? "" : readFileSync(out, "utf8"))
     : renderDiscovery(await runDiscovery({ size: size === "full" ? "full" : "tiny", gatewayMode }));

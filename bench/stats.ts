@@ -58,3 +58,24 @@ export function table(header: readonly string[], rows: readonly (readonly string
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * `f` of each pair of runs from the same repetition (`rep`) of two cells: the per-repetition
+ * ratios a goal's median and range are taken over, so that background load which hit both
+ * paths of a repetition alike cancels.
+ */
+export function perRep<T extends { rep: number }>(
+  mine: readonly T[],
+  theirs: readonly T[],
+  f: (mine: T, theirs: T) => number,
+): number[] {
+  return mine.flatMap((a) => {
+    const b = theirs.find((r) => r.rep === a.rep);
+    return b ? [f(a, b)] : [];
+  });
+}
+
+/** `[lowest, highest]` of `values`, or `[]` when there are none. */
+export function spread(values: readonly number[]): number[] {
+  return values.length === 0 ? [] : [Math.min(...values), Math.max(...values)];
+}

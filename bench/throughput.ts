@@ -6,37 +6,34 @@
  * the gateway's cost over the floor into the core's and the door's) and through the gateway
  * (HTTP `/mcp` downstream, stdio upstream), these three in each protocol era: 2025-11-25
  * sessions and stateless 2026-07-28 requests — at each session count and payload size,
- * repeated. The targets of a cell run back to back and rotate order each repetition, so
- * background load on a shared machine hits them alike; ratios are the median of per-repetition
- * ratios.
+ * repeated. Two more kinds of cell join the matrix when asked: many concurrent clients on the
+ * floor and the gateway (smallest payload), and the peers (`./peers.ts`) beside the gateway at
+ * chosen session counts. The targets of a cell run back to back and rotate order each
+ * repetition, so background load on a shared machine hits them alike; ratios are the median of
+ * per-repetition ratios. Servers run pinned to one CPU and the load client to another
+ * (`./pinning.ts`) when the machine allows.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { type CellRun, type Era, type LoadSpec, runCell } from "./load.ts";
+import { loadavg } from "node:os";
+import { type CellRun, runCell } from "./load.ts";
+import { type GatewayMode, memBytes } from "./procs.ts";
+import type { Pinning } from "./pinning.ts";
+import { median, perRep, sleep, spread } from "./stats.ts";
 import {
-  BENCH_ECHO,
-  type GatewayMode,
-  memBytes,
-  startFloor,
-  startFloorCore,
-  startGatewayProcess,
-  startHttpUpstream,
-} from "./procs.ts";
-import { median, sleep } from "./stats.ts";
+  CROWD_TARGETS,
+  eraOf,
+  MATRIX_TARGETS,
+  PEER_TARGETS,
+  peerOf,
+  type Servers,
+  specOf,
+  startServers,
+  stopServers,
+  type Target,
+  TARGETS,
+  watchedPid,
+} from "./targets.ts";
 
-/** The ways to reach the upstream. */
-export const TARGETS = [
-  "direct HTTP",
-  "direct stdio",
-  "floor 2025-11-25",
-  "floor 2026-07-28",
-  "core 2025-11-25",
-  "core 2026-07-28",
-  "gateway 2025-11-25",
-  "gateway 2026-07-28",
-] as const;
-/** One of {@link TARGETS}. */
-export type Target = typeof TARGETS[number];
+export { eraOf, type Target, TARGETS };
 
 /** Per-cell bounds: whichever of count or time comes first ends a phase. */
 export interface CellLimits {
@@ -54,18 +51,27 @@ export interface ThroughputOptions {
   limits: (payloadBytes: number) => CellLimits;
   gatewayMode: GatewayMode;
   workDir: string;
-  /** Only these paths (all of {@link TARGETS} by default; direct HTTP and the floor always are). */
+  /** Where the servers and the load client run. */
+  pinning: Pinning;
+  /** Only these matrix paths (all by default; direct HTTP and the floor always are). */
   targets?: readonly Target[];
+  /** Concurrent clients of the crowd cell (floor and gateway, smallest payload); none if absent. */
+  crowd?: number;
+  /** Session counts (of {@link sessions}) at which the peers run beside the gateway, smallest payload. */
+  peerSessions?: readonly number[];
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
+
+/** One repetition's measurement of one target in one cell. */
+export type RepRun = CellRun & { rep: number };
 
 /** Medians over the repetitions of one target in one cell. */
 export interface CellSummary {
   target: Target;
   sessions: number;
   payloadBytes: number;
-  runs: CellRun[];
+  runs: RepRun[];
   callsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -74,7 +80,7 @@ export interface CellSummary {
   upstreamCpuPerCall: number;
   errors: number;
   firstError: string | null;
-  /** Median over repetitions of (this ÷ direct HTTP) calls/s. */
+  /** Median over repetitions of (this ÷ direct HTTP) calls/s; NaN where direct HTTP did not run. */
   vsHttp: number;
   /** Median over repetitions of (this − direct HTTP) p50 latency, in ms. */
   addedP50Ms: number;
@@ -92,9 +98,23 @@ export interface CellSummary {
   floorSpread: { calls: number[]; cpu: number[] };
 }
 
+/** A peer of the run: its version, and why it has no rows when it has none. */
+export interface PeerNote {
+  name: string;
+  version: string;
+  reason: string | null;
+}
+
 /** Everything the throughput part measured. */
 export interface ThroughputReport {
   cells: CellSummary[];
+  /** How the processes were placed on CPUs (or why they were not). */
+  pinning: string;
+  /** Concurrent clients of the crowd cells, or null when there were none. */
+  crowd: number | null;
+  /** The 1-minute load average as each repetition began. */
+  repLoads: number[];
+  peers: PeerNote[];
   /** Highest gateway RSS sampled during the 8-session, smallest-payload cells. */
   loadedRssBytes: number;
   /** Gateway peak RSS (VmHWM) over the whole run, large payloads included. */
@@ -105,169 +125,162 @@ export interface ThroughputReport {
   floorIdleRssBytes: number;
 }
 
-/** Runs the matrix; starts and stops its own HTTP upstream and gateway process. */
+/** One cell of a repetition: its size and the paths that run it, back to back. */
+interface Cell {
+  sessions: number;
+  payloadBytes: number;
+  targets: Target[];
+}
+
+/** Runs the cells; starts and stops its own servers (upstream, floor, core, gateway, peers). */
 export async function benchThroughput(opts: ThroughputOptions): Promise<ThroughputReport> {
-  const configFile = join(opts.workDir, "throughput.yaml");
-  writeFileSync(
-    configFile,
-    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
-  );
-  const http = await startHttpUpstream();
-  const floor = await startFloor().catch(async (err) => {
-    await http.stop();
-    throw err;
-  });
-  const core = await startFloorCore().catch(async (err) => {
-    await floor.stop();
-    await http.stop();
-    throw err;
-  });
-  const gateway = await startGatewayProcess({
-    mode: opts.gatewayMode,
-    configFile,
-    expect: ["bench__"],
-    logFile: join(opts.workDir, "throughput-gateway.log"),
-  }).catch(async (err) => {
-    await core.stop();
-    await floor.stop();
-    await http.stop();
-    throw err;
+  const peerSessions = opts.peerSessions ?? [];
+  const servers = await startServers({
+    pinning: opts.pinning,
+    gatewayMode: opts.gatewayMode,
+    workDir: opts.workDir,
+    peers: peerSessions.length > 0,
   });
   // Idle means idle: read after a second without requests, as the footprint part does, not in
   // the start-up transient the moment the first tools/list is answered.
   await sleep(1000);
-  const idleRssBytes = memBytes(gateway.pid, "VmRSS");
-  const floorIdleRssBytes = memBytes(floor.pid, "VmRSS");
-  let loadedRssBytes = 0;
-  const runs = new Map<string, CellRun[]>();
+  const idleRssBytes = memBytes(servers.gateway.pid, "VmRSS");
+  const floorIdleRssBytes = memBytes(servers.floor.pid, "VmRSS");
+  const sampler = { loadedRssBytes: 0 };
+  const runs = new Map<string, RepRun[]>();
+  const repLoads: number[] = [];
   try {
+    const cells = plan(opts);
     for (let rep = 0; rep < opts.reps; rep++) {
-      for (const sessions of opts.sessions) {
-        for (const payloadBytes of opts.payloads) {
-          const chosen = TARGETS.filter((t) =>
-            !opts.targets || t === "direct HTTP" || t.startsWith("floor") ||
-            opts.targets.includes(t)
+      repLoads.push(loadavg()[0]!);
+      for (const cell of cells) {
+        const chosen = cell.targets.filter((t) => runnable(t, servers));
+        const order = chosen.map((_, i) => chosen[(i + rep) % chosen.length]!);
+        for (const target of order) {
+          opts.onCell?.(
+            `rep ${rep + 1}/${opts.reps} ${target} ${cell.sessions}×${cell.payloadBytes} B`,
           );
-          const order = chosen.map((_, i) => chosen[(i + rep) % chosen.length]!);
-          for (const target of order) {
-            opts.onCell?.(`rep ${rep + 1}/${opts.reps} ${target} ${sessions}×${payloadBytes} B`);
-            const base = { sessions, payloadBytes, verify: true, ...opts.limits(payloadBytes) };
-            const era = eraOf(target);
-            const spec: LoadSpec = era && target.startsWith("floor")
-              ? {
-                ...base,
-                target: { kind: "http", url: floor.url, era },
-                tool: "echo",
-                argName: "text",
-                pidTool: "pid",
-              }
-              : era
-              ? {
-                ...base,
-                target: {
-                  kind: "http",
-                  url: target.startsWith("core") ? core.url : `${gateway.url}/mcp`,
-                  era,
-                },
-                tool: "bench__echo",
-                argName: "text",
-                pidTool: "bench__pid",
-              }
-              : {
-                ...base,
-                target: target === "direct HTTP"
-                  ? { kind: "http", url: http.url }
-                  : { kind: "stdio", command: "node", args: [BENCH_ECHO] },
-                tool: "echo",
-                argName: "text",
-                pidTool: "pid",
-              };
-            const sample = era && target.startsWith("gateway") && sessions > 1 &&
-                payloadBytes === Math.min(...opts.payloads)
-              ? () => (loadedRssBytes = Math.max(loadedRssBytes, memBytes(gateway.pid, "VmRSS")))
-              : undefined;
-            const watched = !era
-              ? null
-              : target.startsWith("floor")
-              ? floor.pid
-              : target.startsWith("core")
-              ? core.pid
-              : gateway.pid;
-            const run = await runCell(spec, watched, sample);
-            const key = `${target}|${sessions}|${payloadBytes}`;
-            runs.set(key, [...(runs.get(key) ?? []), run]);
-          }
+          const run = await measure(target, cell, servers, opts, sampler);
+          if (!run) continue;
+          const key = `${target}|${cell.sessions}|${cell.payloadBytes}`;
+          runs.set(key, [...(runs.get(key) ?? []), { ...run, rep }]);
         }
       }
     }
-    const peakRssBytes = memBytes(gateway.pid, "VmHWM");
     return {
-      cells: summarise(runs, opts),
-      loadedRssBytes,
-      peakRssBytes,
+      cells: summarise(runs),
+      pinning: opts.pinning.note,
+      crowd: opts.crowd ?? null,
+      repLoads,
+      peers: servers.peers.map((p) => ({ name: p.name, version: p.version, reason: p.reason })),
+      loadedRssBytes: sampler.loadedRssBytes,
+      peakRssBytes: memBytes(servers.gateway.pid, "VmHWM"),
       idleRssBytes,
       floorIdleRssBytes,
     };
   } finally {
-    await gateway.stop();
-    await core.stop();
-    await floor.stop();
-    await http.stop();
+    await stopServers(servers);
   }
 }
 
-/** The protocol era a gateway or floor target speaks; undefined for the direct paths. */
-export function eraOf(target: Target): Era | undefined {
-  if (target.endsWith(" 2025-11-25")) return "2025-11-25";
-  if (target.endsWith(" 2026-07-28")) return "2026-07-28";
-  return undefined;
-}
-
-function summarise(runs: Map<string, CellRun[]>, opts: ThroughputOptions): CellSummary[] {
-  const out: CellSummary[] = [];
+/** The cells of one repetition, in order: the matrix (peers beside it), then the crowd. */
+function plan(opts: ThroughputOptions): Cell[] {
+  const smallest = Math.min(...opts.payloads);
+  const cells: Cell[] = [];
   for (const sessions of opts.sessions) {
     for (const payloadBytes of opts.payloads) {
-      const direct = runs.get(`direct HTTP|${sessions}|${payloadBytes}`) ?? [];
-      for (const target of TARGETS) {
-        if (!runs.has(`${target}|${sessions}|${payloadBytes}`)) continue;
-        const own = runs.get(`${target}|${sessions}|${payloadBytes}`) ?? [];
-        const pick = (f: (r: CellRun) => number) => median(own.map(f));
-        const pairs = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
-          own.flatMap((r, i) => other[i] ? [f(r, other[i])] : []);
-        const paired = (f: (mine: CellRun, theirs: CellRun) => number, other = direct) =>
-          median(pairs(f, other));
-        const era = eraOf(target);
-        const floor = (target.startsWith("gateway") || target.startsWith("core")) && era
-          ? runs.get(`floor ${era}|${sessions}|${payloadBytes}`) ?? []
-          : [];
-        const callsVsFloor = pairs((a, b) => a.callsPerSec / b.callsPerSec, floor);
-        const cpuVsFloor = pairs((a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall, floor);
-        out.push({
-          target,
-          sessions,
-          payloadBytes,
-          runs: own,
-          callsPerSec: pick((r) => r.callsPerSec),
-          p50Ms: pick((r) => r.p50Ms),
-          p99Ms: pick((r) => r.p99Ms),
-          gatewayCpuPerCall: pick((r) => r.gatewayCpuPerCall),
-          clientCpuPerCall: pick((r) => r.clientCpuPerCall),
-          upstreamCpuPerCall: pick((r) => r.upstreamCpuPerCall),
-          errors: own.reduce((n, r) => n + r.errors, 0),
-          firstError: own.find((r) => r.firstError)?.firstError ?? null,
-          vsHttp: paired((a, b) => a.callsPerSec / b.callsPerSec),
-          addedP50Ms: paired((a, b) => a.p50Ms - b.p50Ms),
-          vsFloor: median(callsVsFloor),
-          cpuVsFloor: median(cpuVsFloor),
-          floorSpread: { calls: spread(callsVsFloor), cpu: spread(cpuVsFloor) },
-        });
-      }
+      const targets = MATRIX_TARGETS.filter((t) =>
+        !opts.targets || t === "direct HTTP" || t.startsWith("floor") || opts.targets.includes(t)
+      );
+      const peers = payloadBytes === smallest && opts.peerSessions?.includes(sessions);
+      cells.push({ sessions, payloadBytes, targets: [...targets, ...(peers ? PEER_TARGETS : [])] });
+    }
+  }
+  // A crowd the size of a matrix cell would only repeat it (and share its key).
+  if (opts.crowd && !opts.sessions.includes(opts.crowd)) {
+    cells.push({ sessions: opts.crowd, payloadBytes: smallest, targets: [...CROWD_TARGETS] });
+  }
+  return cells;
+}
+
+/** A peer's path runs only while the peer is up and has not failed a cell. */
+function runnable(target: Target, s: Servers): boolean {
+  const peer = peerOf(target);
+  if (!peer) return true;
+  const p = s.peers.find((x) => x.name === peer);
+  return Boolean(p?.server && p.reason === null);
+}
+
+/** Runs one target's cell; a peer's failure becomes its reason (and no run), others throw. */
+async function measure(
+  target: Target,
+  cell: Cell,
+  s: Servers,
+  opts: ThroughputOptions,
+  sampler: { loadedRssBytes: number },
+): Promise<CellRun | null> {
+  const base = {
+    sessions: cell.sessions,
+    payloadBytes: cell.payloadBytes,
+    verify: true,
+    ...opts.limits(cell.payloadBytes),
+  };
+  const gw = s.gateway.pid;
+  const sample = target.startsWith("gateway") && cell.sessions > 1 &&
+      cell.payloadBytes === Math.min(...opts.payloads)
+    ? () => (sampler.loadedRssBytes = Math.max(sampler.loadedRssBytes, memBytes(gw, "VmRSS")))
+    : undefined;
+  const spec = specOf(target, base, s);
+  const peer = s.peers.find((p) => p.name === peerOf(target));
+  try {
+    const run = await runCell(spec, watchedPid(target, s), sample, s.pinning.client);
+    if (peer && run.errors > 0) peer.reason = `failed calls: ${run.firstError?.slice(0, 160)}`;
+    return run;
+  } catch (err) {
+    if (!peer) throw err;
+    peer.reason = `a cell failed: ${
+      String(err instanceof Error ? err.message : err).slice(0, 160)
+    }`;
+    return null;
+  }
+}
+
+function summarise(runs: Map<string, RepRun[]>): CellSummary[] {
+  const out: CellSummary[] = [];
+  const sizes = [...new Set([...runs.keys()].map((k) => k.slice(k.indexOf("|") + 1)))];
+  for (const size of sizes) {
+    const [sessions, payloadBytes] = size.split("|").map(Number) as [number, number];
+    const direct = runs.get(`direct HTTP|${size}`) ?? [];
+    for (const target of TARGETS) {
+      const own = runs.get(`${target}|${size}`);
+      if (!own) continue;
+      const pick = (f: (r: CellRun) => number) => median(own.map(f));
+      const era = eraOf(target);
+      const floor = (target.startsWith("gateway") || target.startsWith("core")) && era
+        ? runs.get(`floor ${era}|${size}`) ?? []
+        : [];
+      const callsVsFloor = perRep(own, floor, (a, b) => a.callsPerSec / b.callsPerSec);
+      const cpuVsFloor = perRep(own, floor, (a, b) => a.gatewayCpuPerCall / b.gatewayCpuPerCall);
+      out.push({
+        target,
+        sessions,
+        payloadBytes,
+        runs: own,
+        callsPerSec: pick((r) => r.callsPerSec),
+        p50Ms: pick((r) => r.p50Ms),
+        p99Ms: pick((r) => r.p99Ms),
+        gatewayCpuPerCall: pick((r) => r.gatewayCpuPerCall),
+        clientCpuPerCall: pick((r) => r.clientCpuPerCall),
+        upstreamCpuPerCall: pick((r) => r.upstreamCpuPerCall),
+        errors: own.reduce((n, r) => n + r.errors, 0),
+        firstError: own.find((r) => r.firstError)?.firstError ?? null,
+        vsHttp: median(perRep(own, direct, (a, b) => a.callsPerSec / b.callsPerSec)),
+        addedP50Ms: median(perRep(own, direct, (a, b) => a.p50Ms - b.p50Ms)),
+        vsFloor: median(callsVsFloor),
+        cpuVsFloor: median(cpuVsFloor),
+        floorSpread: { calls: spread(callsVsFloor), cpu: spread(cpuVsFloor) },
+      });
     }
   }
   return out;
-}
-
-/** `[lowest, highest]` of `values`, or `[]` when there are none. */
-function spread(values: readonly number[]): number[] {
-  return values.length === 0 ? [] : [Math.min(...values), Math.max(...values)];
 }

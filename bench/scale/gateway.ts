@@ -16,6 +16,11 @@ export interface ScaleGateway {
   readonly healthzMs: number;
   rss(): number;
   peak(): number;
+  /**
+   * Starts `peak()` again from the RSS now (Linux `clear_refs` 5), so a peak measured after it
+   * is the work's own and not start-up's; false where the kernel refuses it.
+   */
+  resetPeak(): boolean;
   stop(): Promise<void>;
 }
 
@@ -54,6 +59,14 @@ export async function startScaleGateway(
     healthzMs,
     rss: () => memBytes(pid, "VmRSS"),
     peak: () => memBytes(pid, "VmHWM"),
+    resetPeak: () => {
+      try {
+        writeFileSync(`/proc/${pid}/clear_refs`, "5");
+        return true;
+      } catch {
+        return false;
+      }
+    },
     stop: () => stopChild(child),
   };
 }

@@ -138,6 +138,8 @@ export async function benchTools(
     await ready(search);
     const sid = await openSession(search.url);
     const before = await settledRss(search);
+    // The peak since start would be start-up's (20 servers joining), not the search's.
+    if (!search.resetPeak()) throw new Error("cannot reset the peak RSS (clear_refs)");
     const t0 = performance.now();
     const answer = await post(search.url, sid, {
       jsonrpc: "2.0",

@@ -96,7 +96,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await runCommand(args.config, args.positionals[0]!);
       }
       default: {
-        const { serveCommand } = await import("./serve.ts");
+        const { serveCommand } = await import("./serve-command.ts");
         return await serveCommand(args.config, {
           listen: args.listen,
           stdio: args.stdio,

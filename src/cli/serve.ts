@@ -1,6 +1,7 @@
 /**
- * `mcp-gateway [--listen] [--stdio]`: serve the aggregated endpoint until SIGTERM/SIGINT (drain,
- * then stop); SIGHUP or an edit of the config file reloads it.
+ * Starting a gateway: the port (or the `--stdio` pipe) first, then the upstreams, the doors,
+ * observers and operator routes; `stop` drains and stops them in order. Running it until a
+ * signal is `./serve-command.ts`.
  */
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, type MetaTools, profileConfig } from "../gateway/mod.ts";
@@ -21,7 +22,6 @@ import {
   createReloader,
   Lifecycle,
   Metrics,
-  onSignals,
   ScriptJournal,
   ServerOverrides,
   ToolStats,
@@ -37,7 +37,7 @@ import {
 import { describePortHolders } from "./port-holder.ts";
 import { createModernFront, modernDoor } from "../session/modern/mod.ts";
 import type { Cluster } from "../cluster/mod.ts";
-import { GatewayError, messageOf } from "../shared/errors.ts";
+import { GatewayError } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import type { StreamReport } from "../shared/stream-guard.ts";
 import type { Scripting } from "../tools/mod.ts";
@@ -330,71 +330,6 @@ async function openStdio(): Promise<EarlyStdio> {
 
 function hostPort(http: HttpServer): string {
   return `${http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname}:${http.port}`;
-}
-
-/**
- * The `serve` command: runs until a signal; returns the exit code. Signals are handled from the
- * first moment: a stop or reload asked for during start-up runs once the start completes.
- */
-export async function serveCommand(configFile: string, options: StartOptions): Promise<number> {
-  const config = readConfig(configFile);
-  let running: RunningGateway | undefined;
-  let pending: { stop?: string; reload?: boolean } = {};
-  let resolve!: (code: number) => void;
-  const done = new Promise<number>((r) => (resolve = r));
-  const stop = (signal: string) => {
-    if (!running) {
-      pending.stop ??= signal;
-      return;
-    }
-    log.info("shutting down", { signal });
-    running.stop().then(() => {
-      log.info("stopped");
-      resolve(0);
-    }, (err) => {
-      log.error("shutdown failed", { error: messageOf(err) });
-      resolve(1);
-    });
-  };
-  const off = onSignals({
-    stop,
-    force: (signal) => {
-      log.warn("second signal: not waiting for in-flight calls", { signal });
-      running?.forceStop();
-    },
-    reload: () => {
-      if (running) void running.reload("SIGHUP");
-      else pending.reload = true;
-    },
-  });
-  // A `--stdio` client gone before it was served (an era probe's throwaway process) does not
-  // wait for every upstream's start: nothing was served, so nothing is drained; the process
-  // ends, and the stdio upstreams started so far see their pipes close.
-  const gone = options.stdio
-    ? new Promise<null>((r) => process.stdin.once("end", () => r(null)))
-    : null;
-  try {
-    const started = startGateway(config, options);
-    const first = gone ? await Promise.race([started, gone]) : await started;
-    if (first === null) {
-      started.catch(() => {}); // a start failing now has nobody to tell
-      off();
-      log.info("stdin closed before serving; not waiting for the start");
-      return 0;
-    }
-    running = first;
-  } catch (err) {
-    off();
-    throw err;
-  }
-  const asked = pending;
-  pending = {};
-  if (asked.stop) stop(asked.stop);
-  else if (asked.reload) void running.reload("SIGHUP");
-  if (options.stdio) process.stdin.on("end", () => stop("stdin closed"));
-  const code = await done;
-  off();
-  return code;
 }
 
 /** Binds the port, or fails naming the address and, when it can be seen, the process holding it. */

@@ -9,7 +9,7 @@ import { buildIndexData, lowerBound, termIndex } from "./build.ts";
 import type { IndexData } from "./build.ts";
 import { makePage, topRanked } from "./rank.ts";
 import { nameQuery, RERANK_POOL, rescore } from "./rerank.ts";
-import { fold, queryWords } from "./tokenize.ts";
+import { fold, type QueryWord, queryWords } from "./tokenize.ts";
 import type { SearchOptions, SearchResult, ToolDescriptor } from "./types.ts";
 
 /** Default page size of a search. */
@@ -192,7 +192,8 @@ function score(
   const { touched, slotTouched, altTouched, termTouched } = scratch;
   let touchedCount = 0;
   let weightSum = 0;
-  const words = queryWords(query).slice(0, MAX_QUERY_TERMS);
+  const vocab = data.vocabulary;
+  const words = queryWords(query, (t) => termIndex(vocab, t) >= 0).slice(0, MAX_QUERY_TERMS);
 
   for (const word of words) {
     let slotCount = 0;
@@ -303,9 +304,11 @@ function score(
 /** The ways a query word can match: itself, its camelCase parts, the phrase it abbreviates. */
 function alternativesOf(
   data: IndexData,
-  word: { term: string; parts: readonly string[] },
+  word: QueryWord,
 ): Alternative[] {
   const out: Alternative[] = [{ terms: [word.term], factor: 1 }];
+  // The word written together with its neighbours, as the catalog writes it ("set up" → setup).
+  for (const term of word.joined) out.push({ terms: [term], factor: 1 });
   // A compound the catalog knows means itself ("GitLab"); one it does not know is read as its
   // parts ("readFile" finds `read_file`).
   if (word.parts.length > 1 && termIndex(data.vocabulary, word.term) < 0) {

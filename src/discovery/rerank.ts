@@ -48,6 +48,7 @@ export function nameQuery(data: IndexData, words: readonly QueryWord[]): NameQue
   for (const word of words) {
     const id = add(word.term);
     for (const part of word.parts) add(part);
+    for (const term of word.joined) add(term);
     for (const part of data.acronyms.get(word.term) ?? []) add(part);
     if (previous >= 0 && id >= 0) pairs.add(previous * v + id);
     previous = id;

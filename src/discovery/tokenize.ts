@@ -90,28 +90,83 @@ export interface QueryWord {
   readonly term: string;
   /** The parts of a camelCase compound (`listIssues` → `list`, `issue`); empty otherwise. */
   readonly parts: readonly string[];
+  /**
+   * Terms of this word written together with its neighbours that the catalog holds as one word
+   * ("set up" → `setup`, "to do" → `todo`); empty otherwise.
+   */
+  readonly joined: readonly string[];
 }
+
+/** Adjacent words are tried written together in runs of up to this many. */
+const MAX_JOINED_WORDS = 3;
+/** Only the first this many words of a query are tried together (a query's cost is bounded). */
+const MAX_JOINED_SCAN = 128;
+/**
+ * A run written together must be at least this long: two or three short words glued ("I'm",
+ * "do I") make short strings that a catalog holds by chance as some other word.
+ */
+const MIN_JOINED_LENGTH = 4;
 
 /**
  * The distinct words of a query. Unlike {@link tokenize}, a camelCase word stays one word: a
  * person who types "GitLab" means one thing, not "git" and "lab" as two more words to match.
- * Its parts are kept as an alternative spelling (`readFile` also finds `read_file`).
+ * Its parts are kept as an alternative spelling (`readFile` also finds `read_file`). With
+ * `known` (is a term in the catalog?), runs of adjacent words — stopwords too — that the catalog
+ * writes as one word are kept as another spelling of the run's first meaningful word: "who am
+ * I" finds `whoami`, "roll back" `rollback`. A run of stopwords only becomes a word of its own.
  */
-export function queryWords(text: string): QueryWord[] {
-  const out: QueryWord[] = [];
-  const seen = new Set<string>();
+export function queryWords(text: string, known?: (term: string) => boolean): QueryWord[] {
+  const written: { lower: string; term: string | undefined; parts: string[] }[] = [];
   scanWords(text, (word, mixedCase) => {
     const terms: string[] = [];
     push(terms, word.toLowerCase());
-    const term = terms[0];
-    if (term === undefined || seen.has(term)) return;
-    seen.add(term);
     const parts: string[] = [];
     if (mixedCase && CAMEL.test(word)) {
       for (const part of word.match(CAMEL_SPLIT) ?? []) push(parts, part.toLowerCase());
     }
-    out.push({ term, parts: parts.length > 1 ? parts : [] });
+    written.push({ lower: word.toLowerCase(), term: terms[0], parts });
   });
+  // Index of each written word's query word (-1: a stopword), filled as words are kept.
+  const slotOf: number[] = [];
+  const out: { term: string; parts: readonly string[]; joined: string[] }[] = [];
+  const bySlot = new Map<string, number>();
+  for (const { term, parts } of written) {
+    if (term === undefined) {
+      slotOf.push(-1);
+      continue;
+    }
+    let at = bySlot.get(term);
+    if (at === undefined) {
+      at = out.length;
+      bySlot.set(term, at);
+      out.push({ term, parts: parts.length > 1 ? parts : [], joined: [] });
+    }
+    slotOf.push(at);
+  }
+  if (known === undefined) return out;
+  const runs: { at: number; term: string }[] = [];
+  for (let n = 2; n <= MAX_JOINED_WORDS; n++) {
+    for (let i = 0; i + n <= Math.min(written.length, MAX_JOINED_SCAN); i++) {
+      const run = written.slice(i, i + n);
+      const together = run.map((w) => w.lower).join("");
+      if (together.length < MIN_JOINED_LENGTH) continue;
+      const terms: string[] = [];
+      push(terms, together);
+      const term = terms[0];
+      // A run that is one of the query's words already ("task list" → `tasklist`) adds nothing.
+      if (term === undefined || bySlot.has(term) || !known(term)) continue;
+      const first = slotOf.slice(i, i + n).find((s) => s >= 0);
+      if (first === undefined) runs.push({ at: i, term });
+      else if (!out[first]!.joined.includes(term)) out[first]!.joined.push(term);
+    }
+  }
+  // A run of stopwords alone is a word of its own, in its place among the others.
+  for (const { at, term } of runs.sort((a, b) => b.at - a.at)) {
+    if (bySlot.has(term)) continue;
+    bySlot.set(term, -1);
+    const next = slotOf.slice(at).find((s) => s >= 0);
+    out.splice(next ?? out.length, 0, { term, parts: [], joined: [] });
+  }
   return out;
 }
 

@@ -97,13 +97,8 @@ export function buildCatalog(
   const promptsByName = new Map<string, PromptEntry>();
   for (const u of upstreams) {
     const cfg = u.config;
-    const once = firstCopies(cfg.name, log);
-    for (const tool of u.catalog.tools) {
-      if (!once("tool", tool.name)) continue;
-      if (cfg.allow.length > 0 && !matchesAny(tool.name, cfg.allow)) continue;
-      if (matchesAny(tool.name, cfg.deny)) continue;
-      const o = own(cfg.overrides, tool.name) ?? {};
-      let name = exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix);
+    for (const { tool, name: wanted, exposure } of candidatesOf(u, sep, log)) {
+      let name = wanted;
       if (taken.has(name)) {
         const other = toolsByName.get(name);
         const as = disambiguate(name, `${cfg.name}/${tool.name}`, taken);
@@ -115,14 +110,11 @@ export function buildCatalog(
         renamed.push({ server: cfg.name, tool: tool.name, name, as, kept });
         name = as;
       }
-      const entry = entryOf(tool, name, cfg.name, {
-        description: o.description,
-        hidden: o.hidden ?? false,
-        discoverable: o.discoverable ?? cfg.discoverable,
-      });
+      const entry = entryOf(tool, name, cfg.name, exposure);
       tools.push(entry);
       toolsByName.set(name, entry);
     }
+    const once = firstCopies(cfg.name, log);
     for (const prompt of u.catalog.prompts) {
       if (!once("prompt", prompt.name)) continue;
       let name = exposedName(cfg.name, prompt.name, sep, cfg.prefix);
@@ -140,6 +132,51 @@ export function buildCatalog(
     }
   }
   return { tools, toolsByName, prompts, promptsByName, renamed };
+}
+
+/** One upstream tool as its server's config exposes it, before other servers' names count. */
+interface Candidate {
+  readonly tool: Tool;
+  /** Its exposed name, unless another server's tool (or the gateway's) already holds it. */
+  readonly name: string;
+  readonly exposure: Exposure;
+}
+
+/**
+ * Candidates already worked out, per list the upstream returned (a list stays the same array
+ * until it is read again) with the config and separator they were made under: a rebuild after
+ * one server changes works out only that server's names.
+ */
+const candidates = new WeakMap<
+  readonly Tool[],
+  { config: Upstream["config"]; sep: string; list: readonly Candidate[] }
+>();
+
+/** `u`'s tools its config exposes (allow/deny, overrides), first copy of each name only. */
+function candidatesOf(u: Upstream, sep: string, log: Logger): readonly Candidate[] {
+  const cfg = u.config;
+  const listed = u.catalog.tools;
+  const known = candidates.get(listed);
+  if (known && known.config === cfg && known.sep === sep) return known.list;
+  const once = firstCopies(cfg.name, log);
+  const list: Candidate[] = [];
+  for (const tool of listed) {
+    if (!once("tool", tool.name)) continue;
+    if (cfg.allow.length > 0 && !matchesAny(tool.name, cfg.allow)) continue;
+    if (matchesAny(tool.name, cfg.deny)) continue;
+    const o = own(cfg.overrides, tool.name) ?? {};
+    list.push({
+      tool,
+      name: exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix),
+      exposure: {
+        description: o.description,
+        hidden: o.hidden ?? false,
+        discoverable: o.discoverable ?? cfg.discoverable,
+      },
+    });
+  }
+  candidates.set(listed, { config: cfg, sep, list });
+  return list;
 }
 
 /** How the config exposes one upstream tool, besides its name and server. */

@@ -63,6 +63,11 @@ export interface UpstreamStatus {
    * (2025, a session); `null` before it ever connected.
    */
   protocol: "legacy" | "modern" | null;
+  /**
+   * The state of its second, 2025-11-25 connection (a 2026-07-28 server that also speaks 2025
+   * serves 2025 sessions over it); `null` while it has none.
+   */
+  legacyConnection: string | null;
   /** Tools clients can see and call (listed or discoverable; not `hidden`, not denied). */
   toolsExposed: number;
   /** Tools the upstream itself lists (its last-known list while down). */
@@ -197,6 +202,7 @@ export function upstreamStatuses(gateway: Gateway, overrides?: ServerOverrides):
       state: u.state,
       transport: u.kind ?? u.config.kind,
       protocol: u.era,
+      legacyConnection: u.legacySide?.state ?? null,
       toolsExposed: exposed.get(u.name) ?? 0,
       toolsUpstream: u.catalog.tools.length,
       restarts: u.restarts,

@@ -54,7 +54,7 @@ export interface UpstreamCaller {
   readonly kind: string;
   /**
    * Sends `method` and resolves with its result. Rejects only with the errors of
-   * `failure.ts`: a `GatewayError` carrying `data.reason` (`timeout`, `unavailable`, `closed`,
+   * `call-errors.ts`: a `GatewayError` carrying `data.reason` (`timeout`, `unavailable`, `closed`,
    * `protocol`, `cancelled`), or an `UpstreamRpcError` (the upstream's own JSON-RPC error,
    * code and data kept).
    */
@@ -95,7 +95,7 @@ export interface LegOptions {
 
 /**
  * The wire half of a caller: moves one request and its progress over one connection. It
- * resolves with the raw `result`, or rejects with an error of `failure.ts` naming why
+ * resolves with the raw `result`, or rejects with an error of `call-errors.ts` naming why
  * (`closed`, `unavailable`, an `UpstreamRpcError`). A new kind of connection (another
  * client, another protocol revision) implements this and is wrapped by `framed()` in
  * `frame.ts`, so its calls time out, cancel and fail exactly like every other caller's.

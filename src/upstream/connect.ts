@@ -17,7 +17,7 @@ import { NAME, VERSION } from "../version.ts";
 import { childEnv } from "./child-env.ts";
 import type { UpstreamCaller } from "./caller.ts";
 import type { ProtocolEra, UpstreamClient } from "./client.ts";
-import { unavailable } from "./failure.ts";
+import { unavailable } from "./call-errors.ts";
 import { framed } from "./frame.ts";
 import { LeanLeg } from "./lean-leg.ts";
 import { notModern } from "./modern/era.ts";

@@ -3,7 +3,7 @@
  * to stderr. They explain a failure in the process's own words (`exited with code 1: Error:
  * GITHUB_TOKEN is not set`) and stay readable after the process is gone.
  */
-import { downReason } from "./reason.ts";
+import { downReason } from "./down-reason.ts";
 import type { ProcessExit, StdioTransport } from "./stdio.ts";
 
 /** The stdio process of the latest connect attempt, and what the last failed one left. */

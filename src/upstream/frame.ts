@@ -20,7 +20,7 @@ import {
   timedOut,
   timeoutNotice,
   unavailable,
-} from "./failure.ts";
+} from "./call-errors.ts";
 import { messageOf } from "../shared/errors.ts";
 
 /**

@@ -9,7 +9,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
 import { rawResultOf, withRawJson } from "../shared/raw-json.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
-import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "./call-errors.ts";
 
 /** Messages a caller takes off a stdio line before the SDK client sees them. */
 export interface LineTap {

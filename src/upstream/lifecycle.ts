@@ -7,9 +7,9 @@
  */
 import { messageOf } from "../shared/errors.ts";
 import { type Connection, connectUpstream } from "./connect.ts";
-import { describeStartError, watchEnd } from "./failures.ts";
+import { watchEnd } from "./watch-end.ts";
 import { readCatalog } from "./lists.ts";
-import { meaningful } from "./reason.ts";
+import { describeStartError, meaningful } from "./down-reason.ts";
 import type { Line } from "./resend.ts";
 import type { UpstreamCatalog, UpstreamState } from "./types.ts";
 import type { UpstreamCore } from "./upstream-core.ts";
@@ -88,7 +88,8 @@ export class Lifecycle {
         if (core.state === "starting") closedEarly = true;
         else this.#onClosed(generation, why);
       });
-      core.catalog = await this.#read(conn);
+      // A 2025 side (legacy-side.ts) serves calls only: its server's catalog is the main one's.
+      if (core.owner.primary === core.owner) core.catalog = await this.#read(conn);
       // A server that dies while its catalog is read is not up, even if every list was empty.
       if (closedEarly) throw new Error("the server exited during start-up");
       core.upSince = Date.now();

@@ -19,8 +19,8 @@ export type {
   ResultCheck,
   UpstreamCaller,
 } from "./caller.ts";
-export { reasonOf, UPSTREAM_REASONS, UpstreamRpcError } from "./failure.ts";
-export type { UpstreamReason } from "./failure.ts";
+export { reasonOf, UPSTREAM_REASONS, UpstreamRpcError } from "./call-errors.ts";
+export type { UpstreamReason } from "./call-errors.ts";
 export { framed } from "./frame.ts";
 
 export { Upstream } from "./upstream.ts";

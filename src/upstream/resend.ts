@@ -9,7 +9,7 @@ import { messageOf } from "../shared/errors.ts";
 import type { CallContext } from "../shared/call-context.ts";
 import type { RequestTerms } from "./caller.ts";
 import type { Connection } from "./connect.ts";
-import { reasonOf } from "./failure.ts";
+import { reasonOf } from "./call-errors.ts";
 
 /** What the rule needs from the upstream that owns the connection. */
 export interface Line {

@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { messageOf } from "../shared/errors.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
-import { closed, notConnected, unavailable, UpstreamRpcError } from "./failure.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "./call-errors.ts";
 
 /** Any result: the frame checks its shape, so the SDK need not parse it a second time. */
 export const ANY_RESULT = z.custom<unknown>(() => true);

@@ -17,8 +17,8 @@ import type { UpstreamCredential } from "./oauth/mod.ts";
 import { Backoff } from "./backoff.ts";
 import type { Connection } from "./connect.ts";
 import { ExitRecord } from "./exit-record.ts";
-import { unavailable } from "./failure.ts";
-import { lastWords } from "./reason.ts";
+import { unavailable } from "./call-errors.ts";
+import { lastWords } from "./down-reason.ts";
 import { statusText } from "./status.ts";
 import type { Upstream } from "./upstream.ts";
 import {

@@ -3,7 +3,9 @@
  * the shared state of upstream-core.ts; connect, restart with capped exponential backoff and
  * stop are its `Lifecycle` (lifecycle.ts); calls go out here, through the caller its
  * connection chose, under the resend rule of resend.ts. On a crash in-flight calls fail at
- * once; an HTTP upstream whose connection is lost is reconnected on the next call.
+ * once; an HTTP upstream whose connection is lost is reconnected on the next call. A 2025
+ * caller's request to a 2026-07-28 server that also speaks 2025 goes over its 2025 side
+ * (legacy-side.ts).
  */
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,6 +16,8 @@ import type { GatewayError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import type { UpstreamClient } from "./client.ts";
 import type { Connection } from "./connect.ts";
+import { pinnedLegacy } from "./config-copies.ts";
+import { LegacySide, mayHaveSide } from "./legacy-side.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { schemaCheck } from "./result-check.ts";
 import { type Line, send } from "./resend.ts";
@@ -33,20 +37,38 @@ export class Upstream {
   /** The lifecycle's resend line, kept here so a call reads it in one step. */
   readonly #line: Line;
   #inFlight = 0;
+  /** The 2025-11-25 side of a server that may speak both eras (legacy-side.ts). */
+  readonly #side: LegacySide | undefined;
+  /** The upstream whose 2025 side this is, or this one itself. */
+  readonly primary: Upstream;
 
-  constructor(config: ServerConfig, log: Logger, hooks: UpstreamHooks) {
+  /** `primary`: this is that upstream's 2025 side, sharing its hooks and credential. */
+  constructor(config: ServerConfig, log: Logger, hooks: UpstreamHooks, primary?: Upstream) {
     this.config = config;
-    this.log = log.child(config.name);
+    this.primary = primary ?? this;
+    this.log = primary ? primary.log.child("2025") : log.child(config.name);
     this.#terms = { timeoutMs: config.timeoutMs };
-    const credential = hooks.credential?.(config);
+    const credential = primary ? primary.#core.credential : hooks.credential?.(config);
     this.#core = new UpstreamCore(this, config, this.log, hooks, credential);
     const life = new Lifecycle(this.#core);
     this.#life = life;
     this.#line = life.line;
-    if (credential) {
+    this.#side = !primary && mayHaveSide(config)
+      ? new LegacySide(config, () => this.#sideUpstream(hooks))
+      : undefined;
+    if (credential && !primary) {
       credential.onLogin = () => void this.start();
       credential.onNeedsLogin = () => life.toNeedsLogin();
     }
+  }
+
+  /** The side's upstream: the pool's handlers; its changes are told as this one's (and renewed). */
+  #sideUpstream(hooks: UpstreamHooks): Upstream {
+    return new Upstream(pinnedLegacy(this.config), this.log, {
+      onCatalog: () => hooks.onCatalog(this),
+      onState: () => hooks.onState(this),
+      ...(hooks.setup ? { setup: hooks.setup } : {}),
+    }, this);
   }
 
   /** Its configured name (`servers.<name>`). */
@@ -105,9 +127,21 @@ export class Upstream {
   get kind(): Connection["kind"] | null {
     return this.#core.kind;
   }
+  /** Whether it holds a 2025 session (`Mcp-Session-Id`): a stateless 2025 server can ask nothing. */
+  get holdsSession(): boolean {
+    const transport = this.#core.conn?.transport as { sessionId?: unknown } | undefined;
+    return typeof transport?.sessionId === "string";
+  }
   /** Requests sent upstream and not yet answered (graceful drain waits for these). */
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#inFlight + (this.#side?.open?.inFlight ?? 0);
+  }
+  /**
+   * Its 2025-11-25 side (legacy-side.ts) once open; none while never needed, not offered by the
+   * server, or for a server that may have none.
+   */
+  get legacySide(): Upstream | undefined {
+    return this.#side?.open;
   }
   /** When the current (or last) start attempt began (epoch ms; 0 before the first). */
   get startedAt(): number {
@@ -149,8 +183,8 @@ export class Upstream {
    * Stops the upstream for good (reload removal, shutdown) in whatever state it is — up,
    * connecting, backing off — and resolves once its process tree is killed.
    */
-  stop(): Promise<void> {
-    return this.#life.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.#life.stop(), this.#side?.stop()]);
   }
 
   /** Re-reads the whole catalog (after `list_changed`). */
@@ -180,7 +214,7 @@ export class Upstream {
    * Sends any request upstream through this connection's caller, in the call's context, with
    * this server's timeout unless the context sets one; `schema` checks the result (without one
    * any object passes). `input` answers a 2026-07-28 upstream's input rounds (`prompts/get`,
-   * `resources/read`). Failures reject with the errors of failure.ts.
+   * `resources/read`). Failures reject with the errors of call-errors.ts.
    */
   request(
     method: string,
@@ -201,12 +235,39 @@ export class Upstream {
     return this.#send(method, params, call, terms);
   }
 
+  /**
+   * The connection that serves a caller of `era`: this one, or for a 2025 caller of a
+   * 2026-07-28 server that also speaks 2025, its 2025 side (opened on this first need).
+   */
+  async forEra(era: "legacy" | "modern" | undefined): Promise<Upstream> {
+    return (await this.#sideFor(era)?.serving()) ?? this;
+  }
+
+  /**
+   * Like {@link forEra} without opening anything: the side when it is open; `undefined` when a
+   * 2025 caller would open one whose answer is not known yet.
+   */
+  peekEra(era: "legacy" | "modern"): Upstream | undefined {
+    const side = this.#sideFor(era);
+    return side ? side.open : this;
+  }
+
+  /** The 2025 side a caller of `era` may be served on (a 2025 one, on a modern connection). */
+  #sideFor(era: "legacy" | "modern" | undefined): LegacySide | undefined {
+    if (era !== "legacy" || this.#core.era !== "modern") return undefined;
+    return this.#side?.possible ? this.#side : undefined;
+  }
+
   async #send(
     method: string,
     params: Record<string, unknown> | undefined,
     call: CallContext,
     terms: RequestTerms,
   ): Promise<unknown> {
+    // A 2025 session's request to a server that speaks both eras goes in 2025.
+    const side = this.#sideFor(call.client?.era);
+    const via = side && await side.serving();
+    if (via) return await via.#send(method, params, call, terms);
     this.#inFlight++;
     try {
       return await send(this.#line, method, params, call, terms);

@@ -1,6 +1,6 @@
 /**
  * What both OAuth test suites share (test/security's resource-server tests and
- * test/upstream-oauth's upstream credentials): a node child process — an authorization server
+ * test/upstream/oauth's upstream credentials): a node child process — an authorization server
  * or a protected MCP server — that says where it listens on its first stdout line, stopped by its
  * PID; and a client_credentials access token from an authorization server's token endpoint.
  */

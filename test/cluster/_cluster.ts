@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { join } from "node:path";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { ROOT } from "../_helpers/gateway.ts";
-import { alive, descendants } from "../operations/_ops.ts";
+import { alive, descendants } from "../ops/_ops.ts";
 
 /** Why the cluster tests cannot run here, or false when they can. */
 export function missingTools(): string | false {

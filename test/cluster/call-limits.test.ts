@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nodeServer } from "../_helpers/gateway.ts";
-import { execute } from "../execute/_setup.ts";
+import { execute } from "../tools/execute/_setup.ts";
 import {
   authedHttpClient,
   batchOf,

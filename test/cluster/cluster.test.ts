@@ -17,7 +17,7 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
-import { EVERYTHING } from "../passthrough/_helpers.ts";
+import { EVERYTHING } from "../gateway/passthrough/_helpers.ts";
 import {
   alive,
   callsBetween,

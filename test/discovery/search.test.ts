@@ -4,6 +4,7 @@ import { buildSearchIndex } from "../../src/discovery/mod.ts";
 import type { ToolDescriptor } from "../../src/discovery/mod.ts";
 import { CATALOG, names } from "./_catalog.ts";
 import captured from "./fixtures/name-structure.json" with { type: "json" };
+import joinedFixture from "./fixtures/joined-words.json" with { type: "json" };
 
 const index = buildSearchIndex(CATALOG);
 
@@ -217,6 +218,32 @@ describe("the names' structure reranks the best candidates", () => {
       tool("github__list_issues", "List issues"),
     ]);
     assert.equal(names(small.search("create an issue"))[0], "linear__linear_create_issue");
+  });
+});
+
+describe("words a request writes apart and the catalog writes together", () => {
+  // Real definitions (GitLab, Microsoft 365, MongoDB, Linear) as their servers list them,
+  // parameters trimmed to names and types, named as the gateway names them.
+  const joined = buildSearchIndex(
+    (joinedFixture as { server: string; name: string }[]).map((t) => ({
+      ...t,
+      name: `${t.server}__${t.name}`,
+      localName: t.name,
+    })) as ToolDescriptor[],
+  );
+
+  test("a run of stopwords the catalog holds as one word is a word of the request", () => {
+    // "who am I" is three stopwords; `whoami` is one word of the catalog.
+    assert.equal(names(joined.search("who am I logged in as?"))[0], "gitlab__whoami");
+  });
+
+  test("a word with its neighbours, written together, is another spelling of it", () => {
+    // "to-do" is `todo` in every To Do tool's name: read as one word, the request's other words
+    // ("create a task") decide between creating a task and creating a task list.
+    assert.equal(
+      names(joined.search("create a task on my to-do list"))[0],
+      "ms365__create-todo-task",
+    );
   });
 });
 

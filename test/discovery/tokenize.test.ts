@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { stem, tokenize } from "../../src/discovery/mod.ts";
+import { queryWords } from "../../src/discovery/tokenize.ts";
 
 describe("search tokenizer", () => {
   test("snake, kebab and double-underscore names split into words", () => {
@@ -55,5 +56,30 @@ describe("search tokenizer", () => {
     for (const word of ["status", "analysis", "class", "alias", "string", "thing", "bus", "gas"]) {
       assert.equal(stem(word), word);
     }
+  });
+});
+
+describe("query words written together", () => {
+  const known = (...terms: string[]) => (t: string) => terms.includes(t);
+
+  test("a run the catalog holds as one word is another spelling of its first word", () => {
+    const words = queryWords("roll back the release", known("rollback"));
+    assert.deepEqual(words.map((w) => [w.term, w.joined]), [
+      ["roll", ["rollback"]],
+      ["back", []],
+      ["release", []],
+    ]);
+  });
+
+  test("a run of stopwords only becomes a word in its place", () => {
+    const words = queryWords("so who am I logged in as", known("whoami"));
+    assert.deepEqual(words.map((w) => w.term), ["whoami", "logged"]);
+  });
+
+  test("runs the catalog does not hold, or that are too short, are left apart", () => {
+    assert.deepEqual(queryWords("who am I", known()), []);
+    // Short glued runs are words of a catalog by chance ("doi", "mon", "im").
+    assert.deepEqual(queryWords("do I", known("doi")), []);
+    assert.deepEqual(queryWords("roll back").map((w) => w.joined), [[], []]);
   });
 });

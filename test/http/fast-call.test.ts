@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { HEADERS, openSession } from "./_raw.ts";
+import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 
 function call(url: string, sid: string, id: number, name: string, args: object, meta?: object) {
   return fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { ...HEADERS, "mcp-session-id": sid },
+    headers: { ...MCP_HEADERS, "mcp-session-id": sid },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,
@@ -60,7 +60,7 @@ describe("the tools/call fast path", () => {
     await new Promise((r) => setTimeout(r, 200));
     const cancel = await fetch(`${gw.url}/mcp`, {
       method: "POST",
-      headers: { ...HEADERS, "mcp-session-id": sid },
+      headers: { ...MCP_HEADERS, "mcp-session-id": sid },
       body: JSON.stringify({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
@@ -85,7 +85,7 @@ describe("the tools/call fast path", () => {
   it("leaves requests it cannot take to the SDK transport (unsupported protocol version)", async () => {
     const res = await fetch(`${gw.url}/mcp`, {
       method: "POST",
-      headers: { ...HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "1999-01-01" },
+      headers: { ...MCP_HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "1999-01-01" },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 5,

@@ -10,21 +10,21 @@ import { after, before, describe, it } from "node:test";
 import type { Caller } from "../../src/gateway/mod.ts";
 import { PreparedList } from "../../src/gateway/prepared-lists.ts";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
-import { HEADERS, openSession } from "./_raw.ts";
+import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 
 const WIDE = "wide-token-0123456789abcdef";
 const NARROW = "narrow-token-0123456789abcdef";
 
 /** Opens a 2025 session as `token` (`capabilities`: the client's); its id. */
 function session(url: string, token: string, capabilities: object = {}): Promise<string> {
-  return openSession(url, "2025-06-18", { token, capabilities });
+  return openSession(url, token ? { authorization: `Bearer ${token}` } : {}, { capabilities });
 }
 
 /** The JSON-RPC messages of one POST's answer, as sent. */
 async function post(url: string, token: string, sid: string, body: unknown): Promise<string[]> {
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { ...HEADERS, authorization: `Bearer ${token}`, "mcp-session-id": sid },
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, "mcp-session-id": sid },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -63,7 +63,7 @@ servers:
     const sid = await session(gw.url, WIDE);
     const plain = await fetch(`${gw.url}/mcp`, {
       method: "POST",
-      headers: { ...HEADERS, authorization: `Bearer ${WIDE}`, "mcp-session-id": sid },
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${WIDE}`, "mcp-session-id": sid },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     await plain.body?.cancel();

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { LOCAL_CALLER } from "../../src/gateway/mod.ts";
 import { rawJsonOf } from "../../src/shared/raw-json.ts";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { HEADERS, openSession } from "./_raw.ts";
+import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 
 /** The JSON-RPC messages of an answer as the text they were sent as, in order. */
 async function messagesOf(res: Response): Promise<string[]> {
@@ -30,7 +30,7 @@ async function both(gw: TestGateway, sid: string, id: number, params: object): P
   const post = (body: unknown) =>
     fetch(`${gw.url}/mcp`, {
       method: "POST",
-      headers: { ...HEADERS, "mcp-session-id": sid },
+      headers: { ...MCP_HEADERS, "mcp-session-id": sid },
       body: JSON.stringify(body),
     });
   const fastRes = await post(request);
@@ -45,7 +45,7 @@ describe("the fast path answers tools/call exactly as the SDK session server doe
   let sid: string;
   before(async () => {
     gw = await startTestGateway(`servers:\n  echo: ${nodeServer("echo.mjs")}\n`);
-    sid = await openSession(gw.url, "2025-03-26");
+    sid = await openSession(gw.url, {}, { protocolVersion: "2025-03-26" });
   });
   after(() => gw?.stop());
 

@@ -14,7 +14,7 @@ import { selfCommand } from "../../src/runtime/mod.ts";
 import { memBytes } from "../../bench/procs.ts";
 import { nodeServer, ROOT, waitFor } from "../_helpers/gateway.ts";
 import { type GatewayProcess, startGatewayProcess, stopProcess } from "../_helpers/process.ts";
-import { HEADERS, openSession } from "./_raw.ts";
+import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 import { getStreamBytes, listenBytes, type RawStream, rawStream } from "./_streams.ts";
 
 const MiB = 1024 * 1024;
@@ -32,7 +32,7 @@ const FLOOD_MIB = (COUNT * BYTES) / MiB;
 async function call(url: string, sid: string, name: string, args: unknown): Promise<string> {
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { ...HEADERS, "mcp-session-id": sid },
+    headers: { ...MCP_HEADERS, "mcp-session-id": sid },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: Math.floor(Math.random() * 1e9),

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fixture, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { HEADERS, openSession } from "./_raw.ts";
+import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 import { listenBody } from "./_streams.ts";
 
 /** Milliseconds until `fetch(url, init)` resolves with a response head (at most 5 s). */
@@ -53,7 +53,7 @@ describe("event streams send their head at once", () => {
     const ms = await headWithin(`${gw.url}/mcp`, {
       method: "POST",
       headers: {
-        ...HEADERS,
+        ...MCP_HEADERS,
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": "subscriptions/listen",
       },

@@ -54,7 +54,7 @@ describe("the SDK v2 packages load only for 2026-07-28 traffic", () => {
   });
 
   it("nothing the serve command imports statically reaches either", () => {
-    const reached = packagesReached(join(SRC, "cli/serve.ts"));
+    const reached = packagesReached(join(SRC, "cli/serve-command.ts"));
     // The walk goes deep: the 2025 door's SDK 1.x server is reached.
     assert.ok(reached.has("@modelcontextprotocol/sdk/server/index.js"), [...reached].join(", "));
     assert.equal(reached.has("@modelcontextprotocol/server"), false, "the v2 server");
@@ -69,7 +69,7 @@ describe("what one stdio upstream does not need is not imported at start", () =>
   });
 
   it("nothing the serve command imports statically reaches node:crypto or the SDK's OAuth client", () => {
-    const reached = packagesReached(join(SRC, "cli/serve.ts"));
+    const reached = packagesReached(join(SRC, "cli/serve-command.ts"));
     // The walk does see the upstream clients: the SDK 1.x client is reached.
     assert.ok(reached.has("@modelcontextprotocol/sdk/client/index.js"), [...reached].join(", "));
     for (
@@ -98,7 +98,7 @@ describe("node:child_process is not imported at start (Bun spawns on its own pip
     assert.ok(reached.has("node:child_process"), [...reached].join(", "));
   });
 
-  for (const entry of ["main.ts", "cli/mod.ts", "cli/serve.ts", "scripting/host/host.ts"]) {
+  for (const entry of ["main.ts", "cli/mod.ts", "cli/serve-command.ts", "scripting/host/host.ts"]) {
     it(`nothing ${entry} imports statically reaches it`, () => {
       const reached = packagesReached(join(SRC, entry));
       for (const lazy of ["node:child_process", "child_process"]) {

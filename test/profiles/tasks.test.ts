@@ -13,7 +13,7 @@ import {
   ListTasksResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { EVERYTHING, untilTool } from "../passthrough/_helpers.ts";
+import { EVERYTHING, untilTool } from "../gateway/passthrough/_helpers.ts";
 import { FULL, legacyClient } from "./_profiles.ts";
 
 const TOOL = "everything__simulate-research-query";

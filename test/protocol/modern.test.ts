@@ -13,7 +13,7 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { nodeServer, startTestGateway, type TestGateway, textOf } from "../_helpers/gateway.ts";
-import { EVERYTHING, untilTool } from "../passthrough/_helpers.ts";
+import { EVERYTHING, untilTool } from "../gateway/passthrough/_helpers.ts";
 import { answerOf, MODERN, postModern } from "./_modern.ts";
 
 const TOKEN_A = "token-a-0123456789abcdef";

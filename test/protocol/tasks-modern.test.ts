@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { EVERYTHING } from "../passthrough/_helpers.ts";
+import { EVERYTHING } from "../gateway/passthrough/_helpers.ts";
 import { startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { answerOf, postModern } from "./_modern.ts";
 

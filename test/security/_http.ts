@@ -29,41 +29,8 @@ export async function authedSseClient(base: string, token: string): Promise<Clie
   return client;
 }
 
-/** Headers of a streamable HTTP POST. */
-export const MCP_HEADERS: Record<string, string> = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
-/** An initialize request body. */
-export const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "1.0.0" },
-  },
-});
-
-/** Opens a streamable HTTP session with plain fetch; returns its id. */
-export async function openSession(base: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: { ...MCP_HEADERS, ...headers },
-    body: INITIALIZE,
-  });
-  await res.body?.cancel();
-  const sid = res.headers.get("mcp-session-id");
-  if (res.status !== 200 || !sid) throw new Error(`initialize answered ${res.status}`);
-  await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: { ...MCP_HEADERS, ...headers, "mcp-session-id": sid },
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-  }).then((r) => r.body?.cancel());
-  return sid;
-}
+export { INITIALIZE, MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
+import { MCP_HEADERS } from "../_helpers/raw-session.ts";
 
 /** Sends a JSON-RPC ping on a session; resolves with the HTTP status. */
 export async function ping(

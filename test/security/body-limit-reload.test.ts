@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway, waitFor } from "../_helpers/gateway.ts";
-import { captureLogs } from "../operations/_ops.ts";
+import { captureLogs } from "../ops/_ops.ts";
 import { envelope, MODERN } from "../protocol/_modern.ts";
 import { httpBytes, MCP_HEADERS, rawRequest } from "./_http.ts";
 

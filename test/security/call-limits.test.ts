@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
-import { type Entry, execute } from "../execute/_setup.ts";
+import { type Entry, execute } from "../tools/execute/_setup.ts";
 import {
   authedHttpClient,
   batchOf,

@@ -8,7 +8,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { LOCAL_CALLER } from "../../src/gateway/types.ts";
 import type { Progress } from "../../src/shared/call-context.ts";
-import { reasonOf } from "../../src/upstream/failure.ts";
+import { reasonOf } from "../../src/upstream/call-errors.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { nodeServer, textOf } from "../_helpers/gateway.ts";
 

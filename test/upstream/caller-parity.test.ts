@@ -14,7 +14,7 @@ import { toJsonRpcError } from "../../src/shared/errors.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import type { Progress, UpstreamCaller } from "../../src/upstream/caller.ts";
 import { type Connection, connectUpstream, sdkCaller } from "../../src/upstream/connect.ts";
-import { reasonOf } from "../../src/upstream/failure.ts";
+import { reasonOf } from "../../src/upstream/call-errors.ts";
 import { schemaCheck } from "../../src/upstream/result-check.ts";
 import { Upstream } from "../../src/upstream/upstream.ts";
 import { nodeServer, waitFor } from "../_helpers/gateway.ts";

@@ -13,7 +13,7 @@ import { toJsonRpcError } from "../../src/shared/errors.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { type Connection, connectUpstream } from "../../src/upstream/connect.ts";
 import { Deadline, Deadlines } from "../../src/upstream/deadlines.ts";
-import { reasonOf } from "../../src/upstream/failure.ts";
+import { reasonOf } from "../../src/upstream/call-errors.ts";
 import { nodeServer, ROOT, waitFor } from "../_helpers/gateway.ts";
 
 /** A deadline that notes when it fired, measured from when it was (last) added. */

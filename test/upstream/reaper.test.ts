@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { ROOT, waitFor } from "../_helpers/gateway.ts";
-import { alive } from "../operations/_ops.ts";
+import { alive } from "../ops/_ops.ts";
 
 /** This runtime, running a script file. */
 function runScript(file: string): string[] {

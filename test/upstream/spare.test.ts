@@ -25,7 +25,7 @@ import {
   textOf,
   waitFor,
 } from "../_helpers/gateway.ts";
-import { alive, recordedPids } from "../operations/_ops.ts";
+import { alive, recordedPids } from "../ops/_ops.ts";
 import { problemsOf } from "../config/_problems.ts";
 
 const token = (name: string) => `${name}-spare-token-0123456789abcdef`;

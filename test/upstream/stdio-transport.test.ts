@@ -11,7 +11,7 @@ import { createLogger } from "../../src/shared/log.ts";
 import { StdioTransport } from "../../src/upstream/stdio.ts";
 import { trackedGroups } from "../../src/upstream/reaper.ts";
 import { fixture, ROOT, waitFor } from "../_helpers/gateway.ts";
-import { alive } from "../operations/_ops.ts";
+import { alive } from "../ops/_ops.ts";
 
 type Message = JSONRPCMessage & { method?: string; params?: Record<string, unknown> };
 

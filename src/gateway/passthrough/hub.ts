@@ -32,6 +32,17 @@ import type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
 import { ResourceSubscriptions } from "./subscriptions.ts";
 
+/** The key of a server's 2025 side among the clients the hub brought up to date. */
+const SIDE_KEY = "2025";
+
+/**
+ * Whether `call` is served on `via`: a 2025 side (upstream/legacy-side.ts) serves only 2025
+ * sessions' calls, so another client's call on the server asks nothing there.
+ */
+function servedOn(via: Upstream, call: CallContext): boolean {
+  return via.primary === via || call.client?.era === "legacy";
+}
+
 /** A log message's params as its server's filters leave them. */
 export type LogScreen = (
   server: string,
@@ -130,20 +141,21 @@ export class PassthroughHub {
    * sends to `follower`.
    */
   followTask(process: Upstream, upstreamTaskId: string, follower: RequestAnswerer): void {
-    let followers = this.#taskFollowers.get(process);
-    if (!followers) this.#taskFollowers.set(process, followers = new Map());
+    let followers = this.#taskFollowers.get(process.primary);
+    if (!followers) this.#taskFollowers.set(process.primary, followers = new Map());
     followers.set(upstreamTaskId, follower);
   }
 
   /** Forgets a task's follower. */
   unfollowTask(process: Upstream, upstreamTaskId: string): void {
-    this.#taskFollowers.get(process)?.delete(upstreamTaskId);
+    this.#taskFollowers.get(process.primary)?.delete(upstreamTaskId);
   }
 
   /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
   taskFollower(process: Upstream, upstreamTaskId: unknown): RequestAnswerer | undefined {
     if (typeof upstreamTaskId !== "string") return undefined;
-    return this.#taskFollowers.get(process)?.get(upstreamTaskId);
+    // A 2025 side's task is its server connection's: one table for both (upstream/legacy-side.ts).
+    return this.#taskFollowers.get(process.primary)?.get(upstreamTaskId);
   }
 
   /**
@@ -151,8 +163,9 @@ export class PassthroughHub {
    * client's parked call — oldest first; cancelled ones and those of closed sessions included,
    * since the upstream may still be working on them.
    */
-  callsOn(server: string): CallContext[] {
-    return (this.#inflight.get(server) ?? []).filter((c) => c.client !== undefined);
+  callsOn(server: string, via?: Upstream): CallContext[] {
+    const calls = this.#inflight.get(server) ?? [];
+    return calls.filter((c) => c.client !== undefined && (!via || servedOn(via, c)));
   }
 
   /**
@@ -160,7 +173,8 @@ export class PassthroughHub {
    * may answer what that connection asks (a per-user server's requests are its user's alone).
    */
   callsOnConnection(connection: Upstream): CallContext[] {
-    return (this.#onConnection.get(connection) ?? []).filter((c) => c.client !== undefined);
+    const calls = this.#onConnection.get(connection.primary) ?? [];
+    return calls.filter((c) => c.client !== undefined && servedOn(connection, c));
   }
 
   /** The most recent live call of `client` in flight on `server`. */
@@ -289,7 +303,7 @@ export class PassthroughHub {
       // identity's view is built from. Its log messages are not relayed: no session is known
       // to be the one they are for.
       registerServerRequests(this, upstream, client, owner);
-      const refresh = () => this.#refresh(upstream);
+      const refresh = () => this.#refresh(upstream.primary);
       client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
       client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
       return;
@@ -311,26 +325,34 @@ export class PassthroughHub {
       relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      this.#subscriptions.deliver(upstream.name, n.params);
+      this.#subscriptions.deliver(upstream, n.params);
     });
-    const refresh = () => this.#refresh(upstream);
+    // A 2025 side's list change is its server's: the catalog is read on the main connection.
+    const refresh = () => this.#refresh(upstream.primary);
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
   }
 
-  /** After a catalog rebuild: brings newly connected clients up to date. */
+  /** After a catalog rebuild: brings newly connected clients (and 2025 sides) up to date. */
   onRebuild(upstreams: readonly Upstream[]): void {
     for (const u of upstreams) {
       const client = u.client;
       if (client && this.#pending.delete(u)) this.#refresh(u);
-      if (!client || this.#clients.get(u.name) === client) continue;
-      this.#clients.set(u.name, client);
-      if (this.#level && client.getServerCapabilities()?.logging) {
-        void this.#setUpstreamLevel(u, this.#level);
-      }
-      this.#subscriptions.renew(u);
+      this.#renew(u, u.name);
+      if (u.legacySide) this.#renew(u.legacySide, `${u.name}\0${SIDE_KEY}`);
     }
+  }
+
+  /** Sends `u`'s new client (if it has one) the logging level and the subscriptions held. */
+  #renew(u: Upstream, key: string): void {
+    const client = u.client;
+    if (!client || this.#clients.get(key) === client) return;
+    this.#clients.set(key, client);
+    if (this.#level && client.getServerCapabilities()?.logging) {
+      void this.#setUpstreamLevel(u, this.#level);
+    }
+    this.#subscriptions.renew(u);
   }
 
   /** Sends the most verbose level any session asked for to every upstream that logs. */
@@ -338,8 +360,9 @@ export class PassthroughHub {
     const level = mostVerbose(this.#sessions);
     if (level === undefined || level === this.#level) return;
     this.#level = level;
+    const all = this.#pool.all().flatMap((u) => u.legacySide ? [u, u.legacySide] : [u]);
     await Promise.all(
-      this.#pool.all().filter((u) => u.client?.getServerCapabilities()?.logging).map((u) =>
+      all.filter((u) => u.client?.getServerCapabilities()?.logging).map((u) =>
         this.#setUpstreamLevel(u, level)
       ),
     );
@@ -351,8 +374,8 @@ export class PassthroughHub {
   }
 
   /** See {@link ResourceSubscriptions.subscribable}. */
-  subscribable(): boolean {
-    return this.#subscriptions.subscribable();
+  subscribable(era: "legacy" | "modern"): boolean {
+    return this.#subscriptions.subscribable(era);
   }
 
   /** Subscribes a session to an upstream resource (one upstream subscription per URI). */
@@ -363,6 +386,11 @@ export class PassthroughHub {
   /** Ends a session's subscription; the last one out unsubscribes upstream. */
   unsubscribe(link: ResourceSubscriber, target: ResourceTarget): Promise<void> {
     return this.#subscriptions.unsubscribe(link, target);
+  }
+
+  /** Ends the subscription `sub` holds under `key` (one of its `subscriptions`). */
+  leave(sub: ResourceSubscriber, key: string): Promise<void> {
+    return this.#subscriptions.leave(sub, key);
   }
 
   async #setUpstreamLevel(u: Upstream, level: LoggingLevel): Promise<void> {

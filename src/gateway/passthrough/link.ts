@@ -24,7 +24,9 @@ import { missingCapability } from "./capabilities.ts";
  * door's `subscriptions/listen` streams as one.
  */
 export interface ResourceSubscriber {
-  /** Upstream subscription key (`server\0uri`) → the URI the client subscribed with. */
+  /** The era it speaks: a 2025 session's subscriptions go to a server's 2025 side if it has one. */
+  readonly era: "legacy" | "modern";
+  /** Upstream subscription key (opaque to it) → the URI the client subscribed with. */
   readonly subscriptions: Map<string, string>;
   /** Delivers `notifications/resources/updated` (`uri` already the one the client knows). */
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void;
@@ -62,7 +64,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   active = 0;
   /** Level the client set with `logging/setLevel`; unset = every message. */
   level: LoggingLevel | undefined;
-  /** Upstream subscription key (`server\0uri`) → the URI the client subscribed with. */
+  /** Upstream subscription key (opaque to it) → the URI the client subscribed with. */
   readonly subscriptions = new Map<string, string>();
   /**
    * Whether the session's token reaches `server` (its resources, completions and log messages);

@@ -124,7 +124,7 @@ function sharedCalls(hub: PassthroughHub, upstream: Upstream, req: Request): Cal
         "no session",
     );
   }
-  return hub.callsOn(upstream.name);
+  return hub.callsOn(upstream.name, upstream);
 }
 
 /**

@@ -10,35 +10,24 @@
  * connection holds back that user's definition only, and approves nobody else's.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
-import { byName } from "../../shared/by-name.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
-import type { Upstream } from "../../upstream/mod.ts";
+import type { Upstream, UpstreamCatalog } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
 import { type Approval, approvePins } from "./approve.ts";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import { HeldResources } from "./held-resources.ts";
+import { pinsOnRecord } from "./on-record.ts";
 import {
   declaredOf,
-  kindLabel,
+  logChange,
   type PinChange,
   refusalMessage,
   type Removed,
   removedNames,
   reviewDeclared,
 } from "./review.ts";
-import {
-  type Declared,
-  KIND_FIELDS,
-  KINDS,
-  type Pin,
-  type PinFile,
-  PINS_FOLDER,
-  readPins,
-  type SeenFile,
-  writePins,
-  writeSeen,
-} from "./store.ts";
+import { KIND_FIELDS, KINDS, PINS_FOLDER, pinsStamp, writeSeen } from "./store.ts";
 import { join } from "node:path";
 
 /** A tool or prompt taken out of the catalog until approved. */
@@ -49,16 +38,6 @@ export interface Held {
   readonly message: string;
 }
 
-/** A resource or resource template quarantine holds back from the resource list. */
-interface HeldResource {
-  readonly kind: "resource" | "template";
-  /** The URI (or URI template) the server declares. */
-  readonly uri: string;
-  readonly message: string;
-  /** A held template's matcher: URIs expanded from it are held too. */
-  readonly template?: UriTemplate;
-}
-
 /** One server's definitions that differ from its pins (status page, `/status.json`). */
 export interface ServerPins {
   readonly server: string;
@@ -67,6 +46,16 @@ export interface ServerPins {
   readonly mode: "warn" | "quarantine";
   readonly changes: readonly PinChange[];
   readonly removed: readonly Removed[];
+}
+
+/** One server's review and what it was made from (see `Pins.#reviews`). */
+interface LastReview {
+  readonly catalog: UpstreamCatalog;
+  readonly mode: string;
+  readonly recording: boolean;
+  readonly dir: string;
+  readonly stamp: string | undefined;
+  readonly result: ServerPins | undefined;
 }
 
 /** Pins of one gateway (see the module comment). */
@@ -87,7 +76,13 @@ export class Pins {
    * Resources and templates quarantine holds back, per server. Only the shared servers': the
    * resource list is built from them alone (a per-user server's shared entry lists none).
    */
-  #heldResources = new Map<string, HeldResource[]>();
+  #heldResources = new HeldResources([]);
+  /**
+   * Each server's (or user connection's) last review, with what it depended on: a rebuild
+   * where its catalog object, pin file, mode and recording are all the same reuses it, so a
+   * server joining does not cost a review of every other server's definitions.
+   */
+  #reviews = new Map<string, LastReview>();
 
   constructor(config: () => GatewayConfig, log: Logger) {
     this.#config = config;
@@ -122,30 +117,59 @@ export class Pins {
     users: ReadonlyMap<string, readonly Upstream[]> = new Map(),
   ): void {
     const servers = new Map<string, ServerPins>();
+    const reviews = new Map<string, LastReview>();
     const reviewAll = (list: readonly Upstream[], user?: string) => {
       for (const u of list) {
-        const review = this.#reviewSafely(u, user);
-        if (review) servers.set(user === undefined ? u.name : `${u.name}/${user}`, review);
+        const key = user === undefined ? u.name : `${u.name}/${user}`;
+        const review = this.#reviewCached(key, u, user);
+        reviews.set(key, review);
+        if (review.result) servers.set(key, review.result);
       }
     };
     reviewAll(upstreams);
     for (const [user, own] of users) reviewAll(own, user);
     this.#servers = servers;
+    this.#reviews = reviews;
     // Held entries are found again as each catalog is applied.
     this.#held = new Map();
-    this.#heldResources = heldResources(servers.values());
+    this.#heldResources = new HeldResources(servers.values());
   }
 
-  #reviewSafely(u: Upstream, user: string | undefined): ServerPins | undefined {
+  #reviewCached(key: string, u: Upstream, user: string | undefined): LastReview {
+    const dir = this.#config().gateway.state;
     const mode = u.config.pin;
-    if (mode === "off") return undefined;
+    const recording = this.#onChange !== null && u.state === "up";
+    const stamp = () => {
+      try {
+        return pinsStamp(dir, u.name, user);
+      } catch {
+        return undefined; // a name the store refuses: the review itself reports it
+      }
+    };
+    const last = this.#reviews.get(key);
+    if (
+      last && last.catalog === u.catalog && last.mode === mode && last.recording === recording &&
+      last.dir === dir && last.stamp === stamp()
+    ) return last;
+    const { result, failed } = this.#reviewSafely(u, user);
+    // A failed review (say, a read-only state folder) is tried again at the next rebuild. The
+    // stamp is taken after the review, which may have written first-sight pins.
+    return { catalog: u.catalog, mode, recording, dir, stamp: failed ? "" : stamp(), result };
+  }
+
+  #reviewSafely(
+    u: Upstream,
+    user: string | undefined,
+  ): { result: ServerPins | undefined; failed: boolean } {
+    const mode = u.config.pin;
+    if (mode === "off") return { result: undefined, failed: false };
     // A server still starting has declared nothing yet: an empty list is not a declaration.
     const c = u.catalog;
     const declared = c.tools.length + c.prompts.length + c.resources.length +
       c.resourceTemplates.length;
-    if (u.state !== "up" && declared === 0) return undefined;
+    if (u.state !== "up" && declared === 0) return { result: undefined, failed: false };
     try {
-      return this.#reviewOne(u, mode, user);
+      return { result: this.#reviewOne(u, mode, user), failed: false };
     } catch (err) {
       // Once per server and problem: a read-only state folder must not log on every rebuild.
       const error = messageOf(err);
@@ -153,7 +177,7 @@ export class Pins {
         this.#logged.add(`${u.name}!${error}`);
         this.#log.error("cannot read or write pins", { server: u.name, error });
       }
-      return undefined;
+      return { result: undefined, failed: true };
     }
   }
 
@@ -165,44 +189,9 @@ export class Pins {
     const dir = this.#config().gateway.state;
     const whose = user === undefined ? { server: u.name } : { server: u.name, user };
     const seen = declaredOf(u.name, u.catalog);
-    let pins: PinFile | undefined;
-    try {
-      pins = readPins(dir, u.name, user);
-    } catch (err) {
-      // Fail closed: unreadable pins approve nothing.
-      this.#log.error("pins unreadable; treating every definition as new", {
-        ...whose,
-        error: messageOf(err),
-      });
-      pins = {
-        server: u.name,
-        approvedAt: "(unreadable)",
-        tools: byName(),
-        prompts: byName(),
-        resources: byName(),
-        templates: byName(),
-      };
-    }
     const recording = this.#onChange !== null && u.state === "up";
-    if (!pins) {
-      if (!recording) return undefined;
-      const first = firstSight(u.name, seen, seen.seenAt);
-      // Another instance may have pinned it first: its pins count.
-      if (writePins(dir, first, true, user)) {
-        this.#log.info("pinned definitions on first sight", { ...whose, ...counts(first) });
-      }
-      pins = readPins(dir, u.name, user) ?? first;
-    } else if (recording && (!pins.resources || !pins.templates)) {
-      // Pins from before resources were pinned: what the server lists now is their first sight.
-      const first = firstSight(u.name, seen, seen.seenAt);
-      pins = {
-        ...pins,
-        resources: pins.resources ?? first.resources,
-        templates: pins.templates ?? first.templates,
-      };
-      writePins(dir, pins, false, user);
-      this.#log.info("pinned resources on first sight", { ...whose, ...counts(pins) });
-    }
+    const pins = pinsOnRecord(dir, whose, seen, recording, this.#log);
+    if (!pins) return undefined;
     if (recording) {
       const sig = KINDS.map((k) => seen[KIND_FIELDS[k]] ?? {}).map((m) =>
         Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
@@ -215,33 +204,9 @@ export class Pins {
     }
     const changes = reviewDeclared(pins, seen);
     const removed = removedNames(pins, seen);
-    for (const c of changes) this.#logChange(whose, mode, c);
+    for (const c of changes) logChange(this.#log, this.#logged, whose, mode, c);
     if (changes.length === 0 && removed.length === 0) return undefined;
     return { ...whose, mode, changes, removed };
-  }
-
-  #logChange(whose: { server: string; user?: string }, mode: string, c: PinChange): void {
-    const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}/${c.copies}`;
-    if (this.#logged.has(key)) return;
-    this.#logged.add(key);
-    if (c.status === "repeated") {
-      this.#log.warn(`${kindLabel(c.kind)} declared more than once`, {
-        ...whose,
-        [c.kind]: c.name,
-        copies: c.copies,
-        mode,
-        approvedAt: c.approvedAt,
-      });
-      return;
-    }
-    this.#log.warn(`${kindLabel(c.kind)} definition ${c.status === "new" ? "is new" : "changed"}`, {
-      ...whose,
-      [c.kind]: c.name,
-      mode,
-      approvedAt: c.approvedAt,
-      fields: c.fields,
-      diff: c.diff,
-    });
   }
 
   /**
@@ -319,7 +284,7 @@ export class Pins {
    * the resource list leaves it out.
    */
   keepsResource(server: string, kind: "resource" | "template", uri: string): boolean {
-    return !this.#heldResources.get(server)?.some((h) => h.kind === kind && h.uri === uri);
+    return this.#heldResources.keeps(server, kind, uri);
   }
 
   /**
@@ -329,16 +294,7 @@ export class Pins {
    * — a held template the URI expands from.
    */
   refuseHeldResource(uri: string, on: (server: string) => boolean, listed = true): void {
-    for (const [server, held] of this.#heldResources) {
-      if (!on(server)) continue;
-      const found = held.find((h) =>
-        h.uri === uri || (h.kind === "template" && !listed && h.template?.match(uri) != null)
-      );
-      if (!found) continue;
-      throw new GatewayError("FORBIDDEN", found.message, {
-        data: { uri, server, reason: "quarantined" },
-      });
-    }
+    this.#heldResources.refuse(uri, on, listed);
   }
 
   /** Servers whose declarations differ from their pins. */
@@ -374,58 +330,4 @@ export class Pins {
     this.#onChange?.();
     return approval;
   }
-}
-
-/** The pins of a server first seen declaring `seen`. */
-function firstSight(server: string, seen: SeenFile, at: string): PinFile {
-  return {
-    server,
-    approvedAt: at,
-    tools: pinsOf(seen.tools, at),
-    prompts: pinsOf(seen.prompts, at),
-    resources: pinsOf(seen.resources ?? {}, at),
-    templates: pinsOf(seen.templates ?? {}, at),
-  };
-}
-
-/** How many definitions of each kind a pin file holds (for the log). */
-function counts(pins: PinFile): Record<string, number> {
-  return Object.fromEntries(
-    KINDS.map((k) => [KIND_FIELDS[k], Object.keys(pins[KIND_FIELDS[k]] ?? {}).length]),
-  );
-}
-
-/** What quarantine holds back of the shared servers' resources and templates. */
-function heldResources(servers: Iterable<ServerPins>): Map<string, HeldResource[]> {
-  const out = new Map<string, HeldResource[]>();
-  for (const s of servers) {
-    if (s.mode !== "quarantine" || s.user !== undefined) continue;
-    const held: HeldResource[] = [];
-    for (const c of s.changes) {
-      if (c.kind !== "resource" && c.kind !== "template") continue;
-      let template: UriTemplate | undefined;
-      try {
-        if (c.kind === "template") template = new UriTemplate(c.name);
-      } catch { /* a template the SDK cannot parse matches nothing, and is still held */ }
-      held.push({
-        kind: c.kind,
-        uri: c.name,
-        message: refusalMessage(c, `${c.name} of ${s.server}`, s.server),
-        ...(template ? { template } : {}),
-      });
-    }
-    if (held.length > 0) out.set(s.server, held);
-  }
-  return out;
-}
-
-/** First-sight pins: every definition declared once (a repeated name is never pinned). */
-function pinsOf(declared: Readonly<Record<string, Declared>>, at: string): Record<string, Pin> {
-  const out = byName<Pin>();
-  for (const [name, d] of Object.entries(declared)) {
-    if ((d.copies ?? 1) === 1) {
-      out[name] = { hash: d.hash, approvedAt: at, definition: d.definition };
-    }
-  }
-  return out;
 }

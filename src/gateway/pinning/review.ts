@@ -9,6 +9,7 @@
  * name like any other.
  */
 import { byName, own } from "../../shared/by-name.ts";
+import type { Logger } from "../../shared/log.ts";
 import { canonicalHash, diffDefinitions, type FieldDiff, fieldsOf } from "./canonical.ts";
 import type { UpstreamCatalog } from "../../upstream/mod.ts";
 import {
@@ -160,4 +161,37 @@ export function refusalMessage(
     ? `${fields[0] ?? "its definition"} differs`
     : `${fields.slice(0, -1).join(", ")} and ${fields.at(-1)} differ`;
   return `${kind} ${exposed} changed since it was approved on ${day}: ${list}; ${how}`;
+}
+/**
+ * Logs a change once per server, user, definition and hash (`logged` remembers), so a change
+ * still unapproved does not log on every rebuild.
+ */
+export function logChange(
+  log: Logger,
+  logged: Set<string>,
+  whose: { server: string; user?: string },
+  mode: string,
+  c: PinChange,
+): void {
+  const key = `${whose.server}/${whose.user ?? ""}/${c.kind}/${c.name}/${c.hash}/${c.copies}`;
+  if (logged.has(key)) return;
+  logged.add(key);
+  if (c.status === "repeated") {
+    log.warn(`${kindLabel(c.kind)} declared more than once`, {
+      ...whose,
+      [c.kind]: c.name,
+      copies: c.copies,
+      mode,
+      approvedAt: c.approvedAt,
+    });
+    return;
+  }
+  log.warn(`${kindLabel(c.kind)} definition ${c.status === "new" ? "is new" : "changed"}`, {
+    ...whose,
+    [c.kind]: c.name,
+    mode,
+    approvedAt: c.approvedAt,
+    fields: c.fields,
+    diff: c.diff,
+  });
 }

@@ -92,6 +92,19 @@ function fileOf(stateDir: string, server: string, suffix: string, user?: string)
   return statePath(stateDir, join(PINS_FOLDER, `${name}${suffix}`));
 }
 
+/**
+ * The identity of `server`'s pin file (`user`'s, for a per-user server) as it is now — inode,
+ * size and time, which every write changes — or `undefined` while there is none.
+ */
+export function pinsStamp(stateDir: string, server: string, user?: string): string | undefined {
+  try {
+    const s = statSync(fileOf(stateDir, server, ".json", user));
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Pin files as last read, with the identity of the file they came from. */
 const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
 
@@ -103,11 +116,8 @@ const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
  */
 export function readPins(stateDir: string, server: string, user?: string): PinFile | undefined {
   const path = fileOf(stateDir, server, ".json", user);
-  let stamp: string;
-  try {
-    const s = statSync(path);
-    stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
+  const stamp = pinsStamp(stateDir, server, user);
+  if (stamp === undefined) {
     pinCache.delete(path);
     return undefined;
   }

@@ -51,7 +51,7 @@ export function sessionCapabilities(
     tools: { listChanged: true },
     prompts: { listChanged: true },
     resources: {
-      ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+      ...(gateway.passthrough.subscribable("legacy") ? { subscribe: true } : {}),
       listChanged: true,
     },
     logging: {},

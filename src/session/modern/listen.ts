@@ -28,6 +28,7 @@ export function listenedUris(request: Request, body: unknown): string[] {
 
 /** The listen streams of one door, as one subscriber of the hub. */
 export class ListenFeed implements ResourceSubscriber {
+  readonly era = "modern";
   readonly subscriptions = new Map<string, string>();
   #gateway: Gateway;
   #publish: (uri: string) => void;
@@ -74,10 +75,7 @@ export class ListenFeed implements ResourceSubscriber {
     }
     this.#streams.delete(uri);
     for (const [key, exposed] of this.subscriptions) {
-      if (exposed !== uri) continue;
-      const i = key.indexOf("\0");
-      const target = { server: key.slice(0, i), uri: key.slice(i + 1) };
-      void this.#gateway.passthrough.unsubscribe(this, target).catch(() => {});
+      if (exposed === uri) void this.#gateway.passthrough.leave(this, key).catch(() => {});
     }
   }
 }

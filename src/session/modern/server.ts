@@ -51,7 +51,7 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: {
-        ...(gateway.passthrough.subscribable() ? { subscribe: true } : {}),
+        ...(gateway.passthrough.subscribable("modern") ? { subscribe: true } : {}),
         listChanged: true,
       },
       completions: {},

@@ -18,7 +18,7 @@ import {
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../shared/errors.ts";
 import type { CallLeg, InputRelay, LegOptions, Progress } from "../caller.ts";
-import { closed, notConnected, unavailable, UpstreamRpcError } from "../failure.ts";
+import { closed, notConnected, unavailable, UpstreamRpcError } from "../call-errors.ts";
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
 import type { StatefulMethods } from "./stateful.ts";
 

@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import { UpstreamRpcError } from "../failure.ts";
+import { UpstreamRpcError } from "../call-errors.ts";
 import { RELISTEN_MS } from "./listen.ts";
 
 /** The 2025 methods this room answers in place of the upstream. */
