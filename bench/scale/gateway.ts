@@ -77,30 +77,40 @@ export const POST_HEADERS = {
   accept: "application/json, text/event-stream",
 };
 
-/** Opens a 2025 session with raw requests; its id. */
-export async function openSession(url: string): Promise<string> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: POST_HEADERS,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "scale", version: "1" },
-      },
+/**
+ * Opens a 2025 session with raw requests; its id. `send`: how a request reaches the gateway
+ * (over HTTP by default; `bench/scale/heap.ts` hands them to the 2025 door in process).
+ */
+export async function openSession(
+  url: string,
+  send: (req: Request) => Promise<Response> = fetch,
+): Promise<string> {
+  const res = await send(
+    new Request(`${url}/mcp`, {
+      method: "POST",
+      headers: POST_HEADERS,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "scale", version: "1" },
+        },
+      }),
     }),
-  });
+  );
   await res.text();
   const sid = res.headers.get("mcp-session-id");
   if (!sid) throw new Error(`initialize answered ${res.status} without a session`);
-  const note = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: { ...POST_HEADERS, "mcp-session-id": sid },
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-  });
+  const note = await send(
+    new Request(`${url}/mcp`, {
+      method: "POST",
+      headers: { ...POST_HEADERS, "mcp-session-id": sid },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    }),
+  );
   await note.text();
   return sid;
 }

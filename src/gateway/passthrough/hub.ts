@@ -4,7 +4,6 @@
  * across sessions (`./subscriptions.ts`), the logging level sent upstream, and the handlers every
  * upstream client gets.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   EmptyResultSchema,
   type LoggingLevel,
@@ -95,9 +94,9 @@ export class PassthroughHub {
     return this.#sessions;
   }
 
-  /** Registers a new downstream session. */
-  attach(server: Server, caller: () => Caller): SessionLink {
-    const link = new SessionLink(server, caller, (l) => this.touch(l));
+  /** Registers a new downstream session; its server is bound to the link it returns. */
+  attach(caller: () => Caller): SessionLink {
+    const link = new SessionLink(caller, this.#touchLink);
     this.touch(link);
     this.#sessions.add(link);
     return link;
@@ -114,6 +113,9 @@ export class PassthroughHub {
     this.release(link);
     if (link.level !== undefined) void this.applyLevel();
   }
+
+  /** {@link touch} as one function every link shares. */
+  readonly #touchLink = (link: SessionLink) => this.touch(link);
 
   /** Marks a session as the most recently active one. */
   touch(link: SessionLink): void {

@@ -2,10 +2,14 @@
  * One downstream session as pass-through sees it: the SDK server that talks to its client, what
  * the client declared, its logging level, its resource subscriptions and when it last did
  * something. It is also the key of the session's own processes of session-isolated servers.
+ * Everything a session owns lives here, not in its SDK server: a lean 2025 session has no server
+ * at all (`src/session/legacy/streamable-session.ts`) and builds one when it needs it.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type ClientCapabilities,
+  type Implementation,
+  type JSONRPCMessage,
   type LoggingLevel,
   type Request,
   ResultSchema,
@@ -31,6 +35,20 @@ export interface ResourceSubscriber {
 }
 
 /**
+ * A session that can be lean: without an SDK server while it is idle (the 2025 door's streamable
+ * HTTP sessions, `src/session/legacy/streamable-session.ts`). Its link asks it for a server when
+ * a request to its client needs one.
+ */
+export interface LeanSession {
+  /** Builds the session's server (bound to its link) if it has none; throws once it closed. */
+  wakeServer(): Server;
+  /** Writes `message` into the answer of fast-path request `id`; false when there is none. */
+  routeRelated(id: string | number, message: JSONRPCMessage): boolean;
+  /** Its link has no request to the client left unanswered: the server may not be needed. */
+  settled(): void;
+}
+
+/**
  * The session side of pass-through; the hub holds one per open downstream session. It is the
  * channel of every call the session makes: what an upstream asks during one goes out through
  * the session's SDK server, on the stream of the request it belongs to.
@@ -40,8 +58,6 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   readonly askable = true;
   /** It outlives its calls: its own processes stay until it closes. */
   readonly lasting = true;
-  /** The session's SDK server: server-to-client requests and notifications go through it. */
-  readonly server: Server;
   /** Who the session is (read per use: the HTTP session id arrives after the server exists). */
   readonly caller: () => Caller;
   /** Activity tick from the hub: larger is more recent. */
@@ -52,17 +68,54 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   readonly subscriptions = new Map<string, string>();
   /**
    * Whether the session's token reaches `server` (its resources, completions and log messages);
-   * the session server sets it from the token's current globs. Unset: every server.
+   * the session's door sets it from the token's current globs. Unset: every server.
    */
-  sees: (server: string) => boolean = () => true;
+  sees: (server: string) => boolean = SEES_ALL;
   #closed = false;
   #touch: (link: SessionLink) => void;
+  #server: Server | undefined;
+  #client: { capabilities: ClientCapabilities; clientInfo: Implementation } | undefined;
+  #asking = 0;
+  /** Set by a session that can be lean: see {@link SessionLink.leanAs}. */
+  #lean: LeanSession | undefined;
 
   /** `touch`: marks the session the most recently active one (it is asked something). */
-  constructor(server: Server, caller: () => Caller, touch: (link: SessionLink) => void = () => {}) {
-    this.server = server;
+  constructor(caller: () => Caller, touch: (link: SessionLink) => void = () => {}) {
     this.caller = caller;
     this.#touch = touch;
+  }
+
+  /**
+   * The session's SDK server when it has one: server-to-client requests and notifications go
+   * through it. A lean session has none.
+   */
+  get server(): Server | undefined {
+    return this.#server;
+  }
+
+  /** Binds the session's server (`undefined`: the session let it go and is lean again). */
+  bind(server: Server | undefined): void {
+    this.#server = server;
+  }
+
+  /** Makes this the link of a session that can be lean (see {@link LeanSession}). */
+  leanAs(session: LeanSession): void {
+    this.#lean = session;
+  }
+
+  /** Records what the client declared at `initialize` (a lean session has no server to ask). */
+  introduce(capabilities: ClientCapabilities, clientInfo: Implementation): void {
+    this.#client = { capabilities, clientInfo };
+  }
+
+  /** What the client said of itself at `initialize`, when {@link introduce}d. */
+  get clientInfo(): Implementation | undefined {
+    return this.#client?.clientInfo ?? this.#server?.getClientVersion();
+  }
+
+  /** Requests to the client still unanswered: a session asking something cannot be lean. */
+  get asking(): number {
+    return this.#asking;
   }
 
   /**
@@ -85,18 +138,33 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
       );
     }
     this.#touch(this);
-    return await this.server.request(
-      // Any of the three server-to-client requests; the client's answer is checked by the SDK.
-      { method, params: sessionParams(req) } as ServerRequest,
-      ResultSchema,
-      {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-        ...(options.relatedRequestId === undefined
-          ? {}
-          : { relatedRequestId: options.relatedRequestId }),
-      },
-    );
+    // A closed session has no server to ask; a lean one builds its own.
+    const server = this.#server ?? (this.#closed ? undefined : this.#lean?.wakeServer());
+    if (!server) {
+      throw new GatewayError(
+        "UNSUPPORTED",
+        `the calling session has closed, so it cannot answer ${method} from server ` +
+          `"${options.server}"`,
+        { data: { server: options.server, method } },
+      );
+    }
+    this.#asking++;
+    try {
+      return await server.request(
+        // Any of the three server-to-client requests; the client's answer is checked by the SDK.
+        { method, params: sessionParams(req) } as ServerRequest,
+        ResultSchema,
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+          ...(options.relatedRequestId === undefined
+            ? {}
+            : { relatedRequestId: options.relatedRequestId }),
+        },
+      );
+    } finally {
+      if (--this.#asking === 0) this.#lean?.settled();
+    }
   }
 
   notify(
@@ -105,15 +173,25 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     relatedRequestId?: string | number,
   ): void {
     if (this.#closed) return;
-    void this.server.notification(
-      { method, params },
-      relatedRequestId === undefined ? undefined : { relatedRequestId },
-    ).catch(() => {});
+    const server = this.#server;
+    if (server) {
+      void server.notification(
+        { method, params },
+        relatedRequestId === undefined ? undefined : { relatedRequestId },
+      ).catch(() => {});
+      return;
+    }
+    // Lean: no stream of the session is open but the answers of its fast-path calls, so a
+    // message related to one of them goes there (laid out as the server writes it), and any
+    // other has nowhere to go — as a server would leave it, unsent with no stream.
+    if (relatedRequestId !== undefined) {
+      this.#lean?.routeRelated(relatedRequestId, { method, params, jsonrpc: "2.0" });
+    }
   }
 
   /** What the client declared at `initialize` (empty before it). */
   get capabilities(): ClientCapabilities {
-    return this.server.getClientCapabilities() ?? {};
+    return this.#client?.capabilities ?? this.#server?.getClientCapabilities() ?? {};
   }
 
   /** True once the session has closed. */
@@ -122,7 +200,8 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   }
 
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void {
-    void this.server.sendResourceUpdated(params).catch(() => {});
+    // A subscription keeps its session's server (a lean session holds none).
+    void this.#server?.sendResourceUpdated(params).catch(() => {});
   }
 
   /** Marks the session closed; the hub stops routing to it. */
@@ -130,6 +209,9 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     this.#closed = true;
   }
 }
+
+/** Every server: one function for every link that is not told otherwise. */
+const SEES_ALL = () => true;
 
 /**
  * `req`'s params as a 2025 session reads them. A 2026-07-28 URL elicitation names no

@@ -44,7 +44,6 @@ export function relayLog(
   for (const s of sessions) {
     if (s.closed || (s.level !== undefined && rank < severity(s.level))) continue;
     if (!s.sees(server)) continue;
-    void s.server.notification({ method: "notifications/message", params: tagged })
-      .catch(() => {});
+    s.notify("notifications/message", tagged);
   }
 }

@@ -12,6 +12,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  type ServerCapabilities,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
@@ -35,46 +36,75 @@ import { registerTasks, tasksCapability } from "./tasks.ts";
  */
 const SESSION_BYTES = 32 * 1024;
 
+/** What a 2025 session's server says it is. */
+export const SERVER_INFO = { name: NAME, version: VERSION } as const;
+
+/**
+ * What a 2025 session's server offers, as it is now: resource subscriptions while some upstream
+ * takes them, tasks while some upstream runs them (`tasks`: that capability, when known).
+ */
+export function sessionCapabilities(
+  gateway: Gateway,
+  tasks = tasksCapability(gateway),
+): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    prompts: { listChanged: true },
+    resources: {
+      ...(gateway.passthrough.subscribable("legacy") ? { subscribe: true } : {}),
+      listChanged: true,
+    },
+    logging: {},
+    completions: {},
+    ...(tasks ? { tasks } : {}),
+  };
+}
+
 /** Options for {@link createSessionServer}. */
 export interface SessionOptions {
   /** Items per page of the gateway's own lists. */
   pageSize?: number;
 }
 
-/** One session's server, and its attachment to the core's pass-through state. */
+/** One session's server, and how to let it go while the session stays open. */
 export interface SessionServer {
   readonly server: Server;
-  /** Routes the session's calls, log levels and subscriptions (the HTTP fast path uses it). */
-  readonly link: SessionLink;
+  /**
+   * Stops what the server listens to in the gateway (list changes, reloads) and unbinds it from
+   * its link, without closing the session: a lean session lets its server go this way.
+   */
+  readonly release: () => void;
 }
 
 /**
- * A server for one session. `caller()` is the session's standing caller — what its stream is
- * judged by (list changes, log messages, resource updates) and what a request without its own
- * caller is judged as (see ./request-caller.ts); it is read per use (the session id arrives
- * late), and its globs should be the token's current ones (see `callerOf` in ../door.ts), so a reload
- * re-scopes it.
+ * Registers a new session with the core's pass-through state; its link is what the session owns
+ * (client capabilities, log level, subscriptions, its own processes) whether or not it has a
+ * server. `caller()` is the session's standing caller — what its stream is judged by (list
+ * changes, log messages, resource updates) and what a request without its own caller is judged
+ * as (see ./request-caller.ts); it is read per use (the session id arrives late), and its globs
+ * should be the token's current ones (see `callerOf` in ../door.ts), so a reload re-scopes it.
+ */
+export function attachSession(gateway: Gateway, caller: () => Caller): SessionLink {
+  const link = gateway.passthrough.attach(caller);
+  // Resources, completions and log messages follow the servers the token reaches now.
+  link.sees = (name) => gateway.sees(caller(), name);
+  return link;
+}
+
+/**
+ * A server for the session of `link` (see {@link attachSession}), bound to it. Its close ends
+ * the session's pass-through state; its {@link SessionServer.release} does not.
  */
 export function createSessionServer(
   gateway: Gateway,
-  caller: () => Caller,
+  link: SessionLink,
   options: SessionOptions = {},
 ): SessionServer {
   const tasks = tasksCapability(gateway);
   const server = new Server(
-    { name: NAME, version: VERSION },
+    SERVER_INFO,
     {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: {
-          ...(gateway.passthrough.subscribable("legacy") ? { subscribe: true } : {}),
-          listChanged: true,
-        },
-        logging: {},
-        completions: {},
-        ...(tasks ? { tasks } : {}),
-      },
+      capabilities: sessionCapabilities(gateway, tasks),
       // Not an Ajv instance per session (the SDK's default, ~8 ms of CPU per `initialize`):
       // the shared one, compiling the schema of an elicitation answer when one is checked.
       jsonSchemaValidator: new LazySchemaValidator(),
@@ -82,9 +112,8 @@ export function createSessionServer(
   );
 
   const hub = gateway.passthrough;
-  const link = hub.attach(server, caller);
-  // Resources, completions and log messages follow the servers the token reaches now.
-  link.sees = (name) => gateway.sees(caller(), name);
+  const caller = link.caller;
+  link.bind(server);
   server.oninitialized = () => hub.touch(link);
 
   // Each request is judged by the token that presented it (./request-caller.ts).
@@ -162,13 +191,20 @@ export function createSessionServer(
     resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
   }));
   const unwatch = watchScope(server, gateway, link, caller);
-  const prevClose = server.onclose;
-  server.onclose = () => {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
     unsubscribe();
     unwatch();
+    if (link.server === server) link.bind(undefined);
+  };
+  const prevClose = server.onclose;
+  server.onclose = () => {
+    release();
     hub.detach(link);
     prevClose?.();
     noteReleased(SESSION_BYTES);
   };
-  return { server, link };
+  return { server, release };
 }

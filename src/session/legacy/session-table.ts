@@ -4,17 +4,15 @@
  * request allocates nothing to reach it. The handlers are `./streamable.ts` and
  * `./sse-sessions.ts`; the registry (`./sessions.ts`) owns the table's lifecycle.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 import { callerOf, type RequestIdentity } from "../door.ts";
 import type { Activity } from "./activity.ts";
 import type { MemoryEventStore } from "./event-store.ts";
-import type { FastCalls } from "./fast-call.ts";
 import { idleRelease } from "./idle.ts";
 import type { SessionShares } from "./session-share.ts";
-import { createSessionServer, type SessionOptions, type SessionServer } from "./server.ts";
+import { attachSession } from "./server.ts";
+import type { StreamableSession } from "./streamable-session.ts";
 import { jsonError, type SseSessionTransport } from "./sse.ts";
 import {
   guardOptions,
@@ -23,13 +21,10 @@ import {
   type StreamReport,
 } from "../../shared/stream-guard.ts";
 
-/** One open session. */
-export interface Session {
+/** What every open session is, whatever its transport. */
+interface OpenSession {
   readonly id: string;
-  readonly kind: "streamable-http" | "sse";
-  readonly server: Server;
   readonly link: SessionLink;
-  readonly transport: WebStandardStreamableHTTPServerTransport | SseSessionTransport;
   readonly tokenName: string | null;
   /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
   readonly profile: string | null;
@@ -41,9 +36,18 @@ export interface Session {
   readonly standing: { who: RequestIdentity };
   /** Requests in flight and open streams; a session is never idle while any remain. */
   readonly activity: Activity;
-  /** `tools/call` requests answered on the fast path (streamable HTTP only). */
-  readonly fast: FastCalls | null;
+  /** Ends it: its server closes (and its streams with it). */
+  close(): Promise<void>;
 }
+
+/** A legacy SSE session: its server is built when it opens and lives as long as it. */
+export interface SseSession extends OpenSession {
+  readonly kind: "sse";
+  readonly transport: SseSessionTransport;
+}
+
+/** One open session. */
+export type Session = StreamableSession | SseSession;
 
 /** Options for the session registry (`./sessions.ts`). */
 export interface SessionRegistryOptions {
@@ -108,15 +112,15 @@ export function shareRefusal(
 }
 
 /**
- * The server of a new session: its standing caller is the one who last presented a request on
- * it (`standing.who`), on the session `sessionId()` names once it has an id.
+ * The link of a new session `sessionId`: its standing caller is the one who last presented a
+ * request on it (`standing.who`).
  */
-export function sessionServer(
+export function sessionLink(
   table: SessionTable,
-  sessionId: () => string | null,
+  sessionId: string,
   standing: { readonly who: RequestIdentity },
-  options?: SessionOptions,
-): SessionServer {
+): SessionLink {
   const gateway = table.gateway;
-  return createSessionServer(gateway, () => callerOf(gateway, standing.who, sessionId), options);
+  const id = () => sessionId;
+  return attachSession(gateway, () => callerOf(gateway, standing.who, id));
 }

@@ -28,6 +28,8 @@ export class SessionTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** After an answer was sent and none is left pending (a lean session may let its server go). */
+  onanswered?: () => void;
   readonly #inner: Transport;
   readonly #activity: Activity;
   readonly #route: RelatedRoute | undefined;
@@ -61,8 +63,13 @@ export class SessionTransport implements Transport {
     const related = options?.relatedRequestId;
     if (related !== undefined && this.#route?.(related, message)) return Promise.resolve();
     if (("result" in message || "error" in message) && message.id !== undefined) {
-      this.#activity.pending.delete(message.id);
-      this.#activity.lastSeen = Date.now();
+      const a = this.#activity;
+      a.pending.delete(message.id);
+      a.lastSeen = Date.now();
+      const answered = this.onanswered;
+      if (answered && a.pending.size === 0) {
+        return this.#inner.send(message, options).finally(answered);
+      }
     }
     return this.#inner.send(message, options);
   }

@@ -14,7 +14,7 @@ import { callerOf, type Door, type RequestIdentity } from "../door.ts";
 import { sessionHandle } from "../../shared/session-handle.ts";
 import { MemoryEventStore } from "./event-store.ts";
 import { expiredSessions, idleLimits } from "./idle.ts";
-import { createSessionServer } from "./server.ts";
+import { attachSession, createSessionServer } from "./server.ts";
 import { SessionShares } from "./session-share.ts";
 import {
   type Session,
@@ -95,7 +95,7 @@ export class SessionRegistry implements Door<true> {
     for (const s of sessions.values()) {
       if (sessionHandle(s.id) !== handle) continue;
       sessions.delete(s.id);
-      void s.server.close().catch(() => {});
+      void s.close().catch(() => {});
       return infoOf(s, handle);
     }
     return null;
@@ -142,7 +142,7 @@ export class SessionRegistry implements Door<true> {
     const gateway = this.#table.gateway;
     // The parent process, unauthenticated: no token, every tool the profile offers.
     const caller = callerOf(gateway, { tokenName: null, toolGlobs: null, profile });
-    const { server } = createSessionServer(gateway, () => caller);
+    const { server } = createSessionServer(gateway, attachSession(gateway, () => caller));
     this.#stdio = server;
     await server.connect(transport);
   }
@@ -154,7 +154,7 @@ export class SessionRegistry implements Door<true> {
   expireIdle(now = Date.now()): number {
     const expired = expiredSessions(this.#table, now);
     for (const s of expired) {
-      void s.server.close().catch(() => {});
+      void s.close().catch(() => {});
       this.#table.sessions.delete(s.id);
     }
     return expired.length;
@@ -173,7 +173,7 @@ export class SessionRegistry implements Door<true> {
       const why = closeReason(prev, next, s);
       if (why === null) continue;
       sessions.delete(s.id);
-      void s.server.close().catch(() => {});
+      void s.close().catch(() => {});
       gateway.log.info(`${why}; session closed`, {
         kind: s.kind,
         tokenName: s.tokenName,
@@ -189,9 +189,9 @@ export class SessionRegistry implements Door<true> {
     const sessions = this.#table.sessions;
     const all = [...sessions.values()];
     sessions.clear();
-    const servers = all.map((s) => s.server);
-    if (this.#stdio) servers.push(this.#stdio);
-    await Promise.all(servers.map((server) => server.close().catch(() => {})));
+    const closing = all.map((s) => s.close().catch(() => {}));
+    if (this.#stdio) closing.push(this.#stdio.close().catch(() => {}));
+    await Promise.all(closing);
   }
 }
 

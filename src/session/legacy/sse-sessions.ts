@@ -6,11 +6,12 @@ import { callerOf, type RequestIdentity } from "../door.ts";
 import { newActivity } from "./activity.ts";
 import { authInfoOf } from "../caller-auth.ts";
 import { SessionTransport } from "./session-transport.ts";
+import { createSessionServer } from "./server.ts";
 import {
-  type Session,
-  sessionServer,
+  sessionLink,
   type SessionTable,
   shareRefusal,
+  type SseSession,
   streamGuard,
 } from "./session-table.ts";
 import { jsonError, SseSessionTransport } from "./sse.ts";
@@ -27,13 +28,14 @@ export async function openSse(
   if (share) return share;
   const transport = new SseSessionTransport(messagePath);
   const standing = { who };
-  const { server, link } = sessionServer(table, () => transport.sessionId, standing);
-  const session: Session = {
+  const link = sessionLink(table, transport.sessionId, standing);
+  const { server } = createSessionServer(gateway, link);
+  const session: SseSession = {
     id: transport.sessionId,
     kind: "sse",
-    server,
     link,
     transport,
+    close: () => server.close(),
     tokenName: who.tokenName,
     profile: who.profile ?? null,
     standing,
@@ -41,7 +43,6 @@ export async function openSse(
     // session's whole life): it idles out like a streamable one, counting messages posted
     // and answers sent; a request in flight keeps it.
     activity: newActivity(),
-    fast: null,
   };
   table.sessions.set(session.id, session);
   gateway.log.debug("session opened", { kind: "sse", tokenName: who.tokenName });
@@ -62,7 +63,7 @@ export function handleSseMessage(
 ): Promise<Response> | Response {
   const { gateway } = table;
   const s = sessionId ? table.sessions.get(sessionId) : undefined;
-  if (!s || s.kind !== "sse") return jsonError(404, -32001, "Session not found");
+  if (s?.kind !== "sse") return jsonError(404, -32001, "Session not found");
   if (s.tokenName !== who.tokenName) {
     return jsonError(403, -32003, "Session belongs to another token");
   }
@@ -71,7 +72,7 @@ export function handleSseMessage(
   // narrows every request posted to it.
   const asSession = { ...who, profile: s.profile };
   s.standing.who = asSession;
-  return (s.transport as SseSessionTransport).handlePost(
+  return s.transport.handlePost(
     req,
     gateway.config.gateway.maxBatch,
     authInfoOf(callerOf(gateway, asSession, () => s.id)),

@@ -1,26 +1,21 @@
 /**
  * `POST|GET|DELETE /mcp` for 2025 sessions (streamable HTTP): a request on an open session goes
- * to its transport — a plain `tools/call` or `tools/list` POST to its fast path (`./fast-call.ts`,
- * `./fast-list.ts`) — and an `initialize` without a session opens one, connected to its own
- * session server.
+ * to its fast path when it is a plain `tools/call` or `tools/list` POST (`./fast-call.ts`,
+ * `./fast-list.ts`) — or `notifications/initialized` (`./fast-open.ts`), else to the session's SDK transport and server, built for it if the session
+ * is lean (`./streamable-session.ts`); an `initialize` without a session opens one.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerOf, type RequestIdentity } from "../door.ts";
-import { newActivity, trackStream } from "./activity.ts";
+import { trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
-import { cancelledId, FastCalls, isFastCall } from "./fast-call.ts";
+import { cancelledId, isFastCall } from "./fast-call.ts";
 import { fastList, isFastList } from "./fast-list.ts";
+import { isFastInitialized, isFastOpen, openAnswer } from "./fast-open.ts";
+import { sessionCapabilities } from "./server.ts";
 import { authInfoOf } from "../caller-auth.ts";
-import { SessionTransport } from "./session-transport.ts";
-import {
-  type Session,
-  sessionServer,
-  type SessionTable,
-  shareRefusal,
-  streamGuard,
-} from "./session-table.ts";
+import { type SessionTable, shareRefusal, streamGuard } from "./session-table.ts";
+import { isStreamable, StreamableSession } from "./streamable-session.ts";
 import { jsonError } from "./sse.ts";
 
 /** Handles `POST|GET|DELETE /mcp` as `who`. */
@@ -30,10 +25,11 @@ export async function handleMcp(
   who: RequestIdentity,
 ): Promise<Response> {
   const sid = req.headers.get("mcp-session-id");
-  let s: Session | undefined;
+  let s: StreamableSession | undefined;
   if (sid) {
-    s = table.sessions.get(sid);
-    if (!s || s.kind !== "streamable-http") return jsonError(404, -32001, "Session not found");
+    const found = table.sessions.get(sid);
+    if (!isStreamable(found)) return jsonError(404, -32001, "Session not found");
+    s = found;
     if (s.tokenName !== who.tokenName) {
       return jsonError(403, -32003, "Session belongs to another token");
     }
@@ -42,7 +38,7 @@ export async function handleMcp(
     }
     s.activity.lastSeen = Date.now();
     s.standing.who = who;
-    if (req.method !== "POST" || !s.fast) return await onSession(table, s, req, who);
+    if (req.method !== "POST") return await onSession(table, s, req, who);
   } else if (req.method !== "POST") {
     return jsonError(400, -32000, "Bad Request: missing Mcp-Session-Id header");
   }
@@ -61,13 +57,12 @@ export async function handleMcp(
 /** A GET (event stream) or DELETE on session `s`: the SDK transport's. */
 async function onSession(
   table: SessionTable,
-  s: Session,
+  s: StreamableSession,
   req: Request,
   who: RequestIdentity,
 ): Promise<Response> {
   const authInfo = authInfoOf(callerOf(table.gateway, who, () => s.id));
-  const transport = s.transport as WebStandardStreamableHTTPServerTransport;
-  const response = await transport.handleRequest(req, { authInfo });
+  const response = await s.handle(req, { authInfo });
   // A GET is a stream held open for server messages; POST answers are counted per request.
   if (req.method !== "GET") return response;
   // A resumed stream starts with its whole replay, written at once (the SDK does not wait
@@ -79,13 +74,13 @@ async function onSession(
 /** A POST on session `s`, its `body` read: the fast path's when it can take it. */
 function postOnSession(
   table: SessionTable,
-  s: Session,
+  s: StreamableSession,
   req: Request,
   body: unknown,
   who: RequestIdentity,
 ): Promise<Response> {
   const gateway = table.gateway;
-  const fast = s.fast!;
+  const fast = s.fast;
   const caller = callerOf(gateway, who, () => s.id);
   if (isFastCall(req, body)) {
     const link = s.link;
@@ -100,6 +95,10 @@ function postOnSession(
     });
   }
   if (fast.cancel(cancelledId(body))) return Promise.resolve(new Response(null, { status: 202 }));
+  if (isFastInitialized(req, body)) {
+    gateway.passthrough.touch(s.link);
+    return Promise.resolve(new Response(null, { status: 202 }));
+  }
   if (isFastList(req, body)) {
     const { pageSize } = table.opts;
     const capabilities = s.link.capabilities;
@@ -107,11 +106,13 @@ function postOnSession(
       fastList(body, { gateway, caller, capabilities, sessionId: s.id, pageSize }),
     );
   }
-  const transport = s.transport as WebStandardStreamableHTTPServerTransport;
-  return transport.handleRequest(req, { parsedBody: body, authInfo: authInfoOf(caller) });
+  return s.handle(req, { parsedBody: body, authInfo: authInfoOf(caller) });
 }
 
-/** A POST without a session: an `initialize` opens one, anything else is refused. */
+/**
+ * A POST without a session: an `initialize` opens one — lean when the fast path takes it
+ * (`./fast-open.ts`), else through the SDK transport — and anything else is refused.
+ */
 async function initialize(
   table: SessionTable,
   req: Request,
@@ -128,62 +129,18 @@ async function initialize(
   }
   const share = shareRefusal(table, who);
   if (share) return share;
-  const { server, transport, wire } = newSession(table, who);
-  await server.connect(wire);
-  const sessionId = () => transport.sessionId ?? null;
-  const authInfo = authInfoOf(callerOf(table.gateway, who, sessionId));
-  return await transport.handleRequest(req, { parsedBody: body, authInfo });
-}
-
-/**
- * A new session's server, transport and the decorator between them, not yet connected. Built
- * outside the async handler on purpose: the closures a session keeps for its whole life would
- * otherwise hold the handler's scope — its `initialize` request and body — as long as it lives.
- */
-function newSession(table: SessionTable, who: RequestIdentity) {
-  const { gateway, opts } = table;
-  const activity = newActivity();
-  const fast = new FastCalls();
-  const standing = { who };
-  const owner = crypto.randomUUID();
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => crypto.randomUUID(),
-    // Replay stays within this session: its events are stored under an owner of its own.
-    eventStore: table.events.scoped(owner),
-    maxRequestBodySize: opts.maxBodyBytes,
-    onsessioninitialized: (id) => {
-      table.sessions.set(id, {
-        id,
-        kind: "streamable-http",
-        server,
-        link,
-        transport,
-        tokenName: who.tokenName,
-        profile: who.profile ?? null,
-        standing,
-        activity,
-        fast,
-      });
-      gateway.log.debug("session opened", {
-        kind: "streamable-http",
-        tokenName: who.tokenName,
-        profile: who.profile ?? null,
-      });
-    },
-    onsessionclosed: (id) => void table.sessions.delete(id),
-  });
-  const sessionId = () => transport.sessionId ?? null;
-  const { server, link } = sessionServer(
-    table,
-    sessionId,
-    standing,
-    opts.pageSize === undefined ? {} : { pageSize: opts.pageSize },
-  );
-  const wire = new SessionTransport(transport, activity, fast.route);
-  wire.onclose = () => {
-    fast.abortAll();
-    table.events.forget(owner);
-    if (transport.sessionId) table.sessions.delete(transport.sessionId);
-  };
-  return { server, transport, wire };
+  const s = new StreamableSession(table, who);
+  // What a server built later is told the client declared (validated by isInitializeRequest).
+  s.introduce(first.params);
+  if (isFastOpen(req, body)) {
+    s.openLean();
+    return new Response(openAnswer(body, sessionCapabilities(table.gateway)), {
+      headers: { "mcp-session-id": s.id, "content-type": "application/json" },
+    });
+  }
+  const authInfo = authInfoOf(callerOf(table.gateway, who, () => s.id));
+  const response = await s.handle(req, { parsedBody: body, authInfo });
+  // Refused by the transport (headers, a second message): nothing was opened, nothing is kept.
+  if (!s.opened) void s.close().catch(() => {});
+  return response;
 }

@@ -1,0 +1,217 @@
+/**
+ * One streamable HTTP session, lean while it is idle. An SDK `Server` with its handler table,
+ * its transport and their maps and closures is most of what an open session used to hold, yet
+ * an idle session needs none of it: `tools/call` and `tools/list` are answered without them
+ * (`./fast-call.ts`, `./fast-list.ts`), and what the session owns — the client's capabilities,
+ * its log level, subscriptions and processes — lives on its link. So the SDK side is built when
+ * a request needs it (anything the fast paths do not answer, a GET stream, a DELETE, a request
+ * to the client; never to open it: `./fast-open.ts`) and let go again once it holds nothing:
+ * - no request in flight on it and no request to the client unanswered;
+ * - no resource subscription and no task of the session's running;
+ * - no GET stream ever opened: while the server lives, what it sends with no stream open is kept
+ *   for a resumed GET stream (`./event-store.ts`), which a lean session could not keep.
+ * A lean session has no stream the server could write to but its fast calls' answers, so what
+ * it would send unrelated to those went nowhere before either (see `SessionLink.notify`).
+ * A rebuilt server and transport take up the session where `initialize` left it: the same id,
+ * initialized, with the client's capabilities and info as it declared them.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type HandleRequestOptions,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import { noteReleased } from "../../runtime/mod.ts";
+import type { LeanSession, SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { RequestIdentity } from "../door.ts";
+import { type Activity, newActivity } from "./activity.ts";
+import { FastCalls } from "./fast-call.ts";
+import { createSessionServer, type SessionServer } from "./server.ts";
+import { sessionLink, type SessionTable } from "./session-table.ts";
+import { SessionTransport } from "./session-transport.ts";
+
+/** About what a lean session's close gives the heap back (`runtime/memory.ts`). */
+const LEAN_SESSION_BYTES = 2 * 1024;
+
+/** The SDK side of a session while it is built. */
+interface Built extends SessionServer {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+}
+
+/**
+ * What the SDK's transport and server keep of an `initialize` they answered, set on a rebuilt
+ * pair that answers none. The SDK has no public way to take up a session it did not open; these
+ * fields are what its `initialize` handling sets (the transport's session check reads the first
+ * two, the server's capability checks and `getClientVersion` the last two).
+ */
+interface TakenUp {
+  transport: { sessionId?: string; _initialized: boolean };
+  server: { _clientCapabilities?: ClientCapabilities; _clientVersion?: Implementation };
+}
+
+/** See the module comment. */
+export class StreamableSession implements LeanSession {
+  readonly kind = "streamable-http";
+  readonly id: string = crypto.randomUUID();
+  readonly link: SessionLink;
+  readonly tokenName: string | null;
+  /** The profile whose endpoint opened it; its requests must come to the same endpoint. */
+  readonly profile: string | null;
+  /** Who last presented a request on the session: its standing caller follows it. */
+  readonly standing: { who: RequestIdentity };
+  /** Requests in flight and open streams; a session is never idle while any remain. */
+  readonly activity: Activity = newActivity();
+  /** `tools/call` requests answered on the fast path. */
+  readonly fast: FastCalls = new FastCalls();
+  readonly #table: SessionTable;
+  /** The owner its events are stored under (`./event-store.ts`). */
+  readonly #owner: string = crypto.randomUUID();
+  #built: Built | undefined;
+  /** SDK requests (`handleRequest`) under way. */
+  #entering = 0;
+  #streamed = false;
+  #opened = false;
+  #ended = false;
+
+  constructor(table: SessionTable, who: RequestIdentity) {
+    this.#table = table;
+    this.tokenName = who.tokenName;
+    this.profile = who.profile ?? null;
+    this.standing = { who };
+    this.link = sessionLink(table, this.id, this.standing);
+    this.link.leanAs(this);
+  }
+
+  /** Whether the SDK transport took its `initialize` and gave it its id. */
+  get opened(): boolean {
+    return this.#opened;
+  }
+
+  /** Whether the SDK side is built now (tests, the bench). */
+  get built(): boolean {
+    return this.#built !== undefined;
+  }
+
+  /**
+   * Hands `req` to the session's SDK transport (built if the session is lean): an `initialize`
+   * that opens the session, or a request on it the fast paths do not answer.
+   */
+  async handle(req: Request, options: HandleRequestOptions): Promise<Response> {
+    if (req.method === "GET") this.#streamed = true;
+    const { transport } = this.#wake();
+    this.#entering++;
+    try {
+      return await transport.handleRequest(req, options);
+    } finally {
+      this.#entering--;
+      this.#settle();
+    }
+  }
+
+  wakeServer(): Server {
+    return this.#wake().server;
+  }
+
+  routeRelated(id: string | number, message: JSONRPCMessage): boolean {
+    return this.fast.route(id, message);
+  }
+
+  settled(): void {
+    this.#settle();
+  }
+
+  /** Records the client's `initialize` params: what a rebuilt server is told it declared. */
+  introduce(params: { capabilities: ClientCapabilities; clientInfo: Implementation }): void {
+    this.link.introduce(params.capabilities, params.clientInfo);
+  }
+
+  /** Opens the session without a server: its `initialize` was answered on the fast path. */
+  openLean(): void {
+    if (!this.#opened && !this.#built) this.#open();
+  }
+
+  /** Ends the session: its server closes if it is built, else its lean state is let go. */
+  async close(): Promise<void> {
+    const built = this.#built;
+    if (built) await built.server.close();
+    else this.#end();
+  }
+
+  #wake(): Built {
+    if (this.#built) return this.#built;
+    if (this.#ended) throw new Error("Not connected: the session has closed");
+    const table = this.#table;
+    const { opts } = table;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => this.id,
+      // Replay stays within this session: its events are stored under an owner of its own.
+      eventStore: table.events.scoped(this.#owner),
+      maxRequestBodySize: opts.maxBodyBytes,
+      onsessioninitialized: () => this.#open(),
+      onsessionclosed: () => void table.sessions.delete(this.id),
+    });
+    const pageSize = opts.pageSize;
+    const made = createSessionServer(
+      table.gateway,
+      this.link,
+      pageSize === undefined ? {} : { pageSize },
+    );
+    const wire = new SessionTransport(transport, this.activity, this.fast.route);
+    wire.onclose = () => this.#end();
+    wire.onanswered = () => this.#settle();
+    if (this.#opened) {
+      const taken = { transport, server: made.server } as unknown as TakenUp;
+      taken.transport.sessionId = this.id;
+      taken.transport._initialized = true;
+      taken.server._clientCapabilities = this.link.capabilities;
+      taken.server._clientVersion = this.link.clientInfo;
+    }
+    // Connected at once: the SDK wires the transport before its (immediate) start resolves.
+    void made.server.connect(wire).catch(() => {});
+    this.#built = { ...made, transport };
+    return this.#built;
+  }
+
+  /** Lets the SDK side go when the session holds nothing of it (see the module comment). */
+  #settle(): void {
+    const built = this.#built;
+    if (!built || !this.#opened || this.#ended || this.#streamed || this.#entering > 0) return;
+    const link = this.link;
+    if (this.activity.pending.size > 0 || this.activity.streams > 0 || link.asking > 0) return;
+    if (link.subscriptions.size > 0 || this.#table.gateway.tasks.runsFor(link)) return;
+    this.#built = undefined;
+    built.release();
+  }
+
+  #open(): void {
+    this.#opened = true;
+    const { gateway, sessions } = this.#table;
+    sessions.set(this.id, this);
+    gateway.log.debug("session opened", {
+      kind: "streamable-http",
+      tokenName: this.tokenName,
+      profile: this.profile,
+    });
+  }
+
+  /** The session ended (its server closed, or it was closed lean): everything it held goes. */
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.fast.abortAll();
+    this.#table.events.forget(this.#owner);
+    if (this.#table.sessions.get(this.id) === this) this.#table.sessions.delete(this.id);
+    if (this.#built) return; // the server's own close detaches the link
+    this.#table.gateway.passthrough.detach(this.link);
+    noteReleased(LEAN_SESSION_BYTES);
+  }
+}
+
+/** The streamable session `s`, if it is one. */
+export function isStreamable(s: unknown): s is StreamableSession {
+  return s instanceof StreamableSession;
+}
