@@ -58,3 +58,20 @@ export function table(header: readonly string[], rows: readonly (readonly string
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Median milliseconds of `fn` over at most `count` runs or `maxMs`, after a short warm-up. */
+export async function timeMedian(
+  fn: () => unknown,
+  count: number,
+  maxMs: number,
+): Promise<number> {
+  for (let i = 0; i < Math.min(5, count); i++) await fn();
+  const samples: number[] = [];
+  const end = performance.now() + maxMs;
+  while (samples.length < count && performance.now() < end) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return median(samples);
+}
