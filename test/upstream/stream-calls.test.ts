@@ -1,7 +1,8 @@
 /**
  * Which call's stream carried a 2025 streamable HTTP server's request
- * (src/upstream/stream-calls.ts), in process: the POST of the call's own request claims it, nothing else sent in its async
- * context does, and an id two calls' streams carried belongs to neither.
+ * (src/upstream/stream-calls.ts), in process: the POST of the call's own request claims it,
+ * nothing else sent in its async context does, and an id two calls' streams carried belongs to
+ * neither.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
