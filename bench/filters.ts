@@ -17,7 +17,7 @@ import type { FilterContext, JsonObject } from "../src/gateway/filters/mod.ts";
 import { ScriptHost } from "../src/scripting/mod.ts";
 import { LuaFilter } from "../src/tools/filters/lua-filter.ts";
 import { loadNow } from "./machine.ts";
-import { fmt, median, table } from "./stats.ts";
+import { fmt, table, timeMedian as time } from "./stats.ts";
 
 const CTX: FilterContext = {
   kind: "tool",
@@ -38,19 +38,6 @@ function result(bytes: number, leaky: boolean): JsonObject {
     text += text.length % 2048 < PROSE.length && leaky ? LEAKS + PROSE : PROSE;
   }
   return { content: [{ type: "text", text: text.slice(0, bytes) }] };
-}
-
-/** Median milliseconds of `fn` over at most `count` runs or `maxMs`. */
-async function time(fn: () => unknown, count: number, maxMs: number): Promise<number> {
-  for (let i = 0; i < Math.min(5, count); i++) await fn(); // warm-up
-  const samples: number[] = [];
-  const end = performance.now() + maxMs;
-  while (samples.length < count && performance.now() < end) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-  }
-  return median(samples);
 }
 
 const rows: string[][] = [];

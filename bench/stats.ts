@@ -79,3 +79,20 @@ export function perRep<T extends { rep: number }>(
 export function spread(values: readonly number[]): number[] {
   return values.length === 0 ? [] : [Math.min(...values), Math.max(...values)];
 }
+
+/** Median milliseconds of `fn` over at most `count` runs or `maxMs`, after a short warm-up. */
+export async function timeMedian(
+  fn: () => unknown,
+  count: number,
+  maxMs: number,
+): Promise<number> {
+  for (let i = 0; i < Math.min(5, count); i++) await fn();
+  const samples: number[] = [];
+  const end = performance.now() + maxMs;
+  while (samples.length < count && performance.now() < end) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return median(samples);
+}

@@ -27,6 +27,7 @@ import { forget, knownEra, remember } from "./modern/verdicts.ts";
 import { spawnSpec } from "./sandbox/mod.ts";
 import { SdkLeg } from "./sdk-leg.ts";
 import { StdioTransport } from "./stdio.ts";
+import type { StreamCalls } from "./stream-calls.ts";
 
 /**
  * What the gateway tells upstreams it can do: it relays these to the calling client, and refuses
@@ -83,6 +84,8 @@ export interface ConnectAttempt {
   onTransport?(transport: StdioTransport): void;
   /** The fetch of every HTTP request (an OAuth upstream's: it adds the access token). */
   fetch?: FetchLike;
+  /** Told which call's stream carried each request of a 2025 streamable HTTP connection. */
+  streams?: StreamCalls;
 }
 
 type Setup = (client: UpstreamClient) => void;
@@ -234,9 +237,10 @@ async function connectHttp(
       const { StreamableHTTPClientTransport } = await import(
         "@modelcontextprotocol/sdk/client/streamableHttp.js"
       );
+      const viaFetch = attempt.streams?.fetch(attempt.fetch ?? fetch) ?? attempt.fetch;
       const transport = new StreamableHTTPClientTransport(
         new URL(server.url),
-        httpOptions(server, attempt.fetch),
+        httpOptions(server, viaFetch),
       );
       const connected = await handshake(server, transport, setup, opened);
       return {

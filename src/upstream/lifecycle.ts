@@ -77,6 +77,7 @@ export class Lifecycle {
           signal: attempt.signal,
           onTransport: (t) => (core.exits.proc = t),
           ...(credential ? { fetch: credential.fetch } : {}),
+          ...(core.streams ? { streams: core.streams } : {}),
         },
       );
       if (generation !== this.#generation) {

@@ -20,6 +20,7 @@ import { ExitRecord } from "./exit-record.ts";
 import { unavailable } from "./call-errors.ts";
 import { lastWords } from "./down-reason.ts";
 import { statusText } from "./status.ts";
+import { StreamCalls } from "./stream-calls.ts";
 import type { Upstream } from "./upstream.ts";
 import {
   EMPTY_CATALOG,
@@ -50,6 +51,8 @@ export class UpstreamCore {
   era: Connection["era"] | null = null;
   /** The stdio process of the latest attempt: its stderr and exit explain a failure. */
   readonly exits = new ExitRecord();
+  /** Which call's stream carried each server request, on a 2025 streamable HTTP connection. */
+  readonly streams: StreamCalls | undefined;
 
   constructor(
     owner: Upstream,
@@ -65,6 +68,10 @@ export class UpstreamCore {
     this.credential = credential;
     this.state = config.enabled ? "starting" : "disabled";
     this.backoff = new Backoff(config.restart);
+    this.streams = config.kind === "http" && config.transport !== "sse" &&
+        config.protocol !== "modern"
+      ? new StreamCalls()
+      : undefined;
   }
 
   /** The error a call gets while this upstream is not up. */

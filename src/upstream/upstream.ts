@@ -1,11 +1,10 @@
 /**
  * @module One upstream server: its public face and its request path. The status getters read
  * the shared state of upstream-core.ts; connect, restart with capped exponential backoff and
- * stop are its `Lifecycle` (lifecycle.ts); calls go out here, through the caller its
- * connection chose, under the resend rule of resend.ts. On a crash in-flight calls fail at
- * once; an HTTP upstream whose connection is lost is reconnected on the next call. A 2025
- * caller's request to a 2026-07-28 server that also speaks 2025 goes over its 2025 side
- * (legacy-side.ts).
+ * stop are its `Lifecycle` (lifecycle.ts); calls go out here, through the caller its connection
+ * chose, under the resend rule of resend.ts. On a crash in-flight calls fail at once; a lost
+ * HTTP connection is reconnected on the next call. A 2025 caller's request to a 2026-07-28
+ * server that also speaks 2025 goes over its 2025 side (legacy-side.ts).
  */
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -22,6 +21,7 @@ import { Lifecycle } from "./lifecycle.ts";
 import { schemaCheck } from "./result-check.ts";
 import { type Line, send } from "./resend.ts";
 import type { ProcessExit } from "./stdio.ts";
+import { sendingFor, type StreamCalls } from "./stream-calls.ts";
 import type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./types.ts";
 import { UpstreamCore } from "./upstream-core.ts";
 
@@ -223,14 +223,8 @@ export class Upstream {
     call: CallContext = NO_CONTEXT,
     input?: InputRelay,
   ): Promise<unknown> {
-    const terms = schema
-      ? {
-        timeoutMs: this.config.timeoutMs,
-        check: schemaCheck(schema),
-        ...(input ? { input } : {}),
-      }
-      : input
-      ? { timeoutMs: this.config.timeoutMs, input }
+    const terms = schema || input
+      ? { timeoutMs: this.config.timeoutMs, check: schema && schemaCheck(schema), input }
       : this.#terms;
     return this.#send(method, params, call, terms);
   }
@@ -270,6 +264,10 @@ export class Upstream {
     if (via) return await via.#send(method, params, call, terms);
     this.#inFlight++;
     try {
+      // What a 2025 HTTP server asks on this call's own stream is this call's (stream-calls.ts).
+      if (call.client && this.#core.streams) {
+        return await sendingFor(call, method, () => send(this.#line, method, params, call, terms));
+      }
       return await send(this.#line, method, params, call, terms);
     } catch (err) {
       // The credential failed under this call (a refused refresh, a 401): say how to log in.
@@ -279,6 +277,11 @@ export class Upstream {
     } finally {
       this.#inFlight--;
     }
+  }
+
+  /** Which call's stream carried each of its requests, on a 2025 streamable HTTP connection. */
+  get streams(): StreamCalls | undefined {
+    return this.#core.streams;
   }
 
   /** The error a call gets while this upstream is not up. */

@@ -51,6 +51,54 @@ function httpFixture(
   });
 }
 
+/**
+ * Two 2025 sessions each have a call in flight on one shared connection when the server asks:
+ * each gets its own sampling and elicitation, never the other's, and only the subscribed one
+ * hears `resources/updated`.
+ */
+async function twoAtOnce(
+  session: (capabilities: object) => Promise<Client>,
+  server: string,
+): Promise<void> {
+  const heard = { a: [] as string[], b: [] as string[] };
+  const updates = { a: 0, b: 0 };
+  const answering = async (who: "a" | "b") => {
+    const c = await session({ sampling: {}, elicitation: { form: {} } });
+    c.setRequestHandler(CreateMessageRequestSchema, () => {
+      heard[who].push("sampling");
+      return { role: "assistant", model: "test", content: { type: "text", text: who } };
+    });
+    c.setRequestHandler(ElicitRequestSchema, () => {
+      heard[who].push("elicitation");
+      return { action: "accept", content: { name: who } };
+    });
+    c.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void updates[who]++);
+    return c;
+  };
+  const a = await answering("a");
+  const b = await answering("b");
+  await a.subscribeResource({ uri: "note://watched" });
+  // The server asks only once both calls are running: the two questions arrive on one 2025
+  // connection while calls of both sessions are in flight on it.
+  const both = (tool: string) =>
+    Promise.all(
+      [a, b].map((c) => c.callTool({ name: `${server}__${tool}`, arguments: { together: 2 } })),
+    );
+  const [sa, sb] = await both("sample");
+  assert.equal(textOf(sa!), "model said a");
+  assert.equal(textOf(sb!), "model said b");
+  const [ea, eb] = await both("ask");
+  assert.equal(textOf(ea!), "hello a");
+  assert.equal(textOf(eb!), "hello b");
+  // Neither session was asked the other's question, nor told of the other's subscription.
+  await Promise.all([a, b].map((c) => c.callTool({ name: `${server}__touch`, arguments: {} })));
+  await waitFor(() => updates.a === 2, 5000, "resources/updated for the subscribed session");
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(heard, { a: ["sampling", "elicitation"], b: ["sampling", "elicitation"] });
+  assert.equal(updates.b, 0);
+  await a.unsubscribeResource({ uri: "note://watched" });
+}
+
 describe("a 2025 session behind an upstream of both eras", () => {
   let gw: TestGateway;
   let server: ChildProcess | undefined;
@@ -104,6 +152,9 @@ servers:
     }));
     assert.equal(textOf(await c.callTool({ name: "dual__ask", arguments: {} })), "hello Ada");
   });
+
+  it("two sessions' calls in flight at once: each gets its own sampling and elicitation", () =>
+    twoAtOnce(session, "dual"));
 
   it("subscribe → updated → unsubscribe, to the subscribed session only", async () => {
     const a = await session();
@@ -163,6 +214,32 @@ servers:
     const r = await v2.callTool({ name: "dual__era", arguments: {} });
     assert.equal(textOf(r), "2026-07-28");
   });
+});
+
+describe("2025 sessions sharing a 2025 streamable HTTP upstream", () => {
+  let gw: TestGateway;
+  let server: ChildProcess | undefined;
+  const open: { close(): Promise<void> }[] = [];
+  before(async () => {
+    const started = await httpFixture();
+    server = started.child;
+    gw = await startTestGateway(`
+servers:
+  old: { url: "http://127.0.0.1:${started.port}/mcp", protocol: legacy }
+`);
+  });
+  after(async () => {
+    for (const c of open) await c.close().catch(() => {});
+    await gw?.stop();
+    if (server?.pid) process.kill(server.pid, "SIGKILL");
+  });
+
+  it("two sessions' calls in flight at once: each gets its own sampling and elicitation", () =>
+    twoAtOnce(async (capabilities) => {
+      const c = await httpClient(gw.url, capabilities);
+      open.push(c);
+      return c;
+    }, "old"));
 });
 
 // `stateless`: the server answers `initialize` but holds no 2025 session (the SDK v2 server's

@@ -4,11 +4,13 @@
  * once with a JSON-RPC error; it is never guessed. A request about a task a client follows
  * (the 2025 related-task `_meta`, e.g. what a task queues for its `tasks/result`) goes to that
  * task's follower, whichever process sent it. A session-isolated process belongs to one
- * session, so its requests go there. A shared process serves many sessions: its sampling and
- * elicitation go to the session whose call is in flight on it, and are refused when calls of
- * several sessions are (stdio carries no request relation, so the request is ambiguous). A
- * user's own connection of a per-user server is attributed the same way, among that user's
- * calls on that connection only.
+ * session, so its requests go there. On a 2025 streamable HTTP connection (a shared server's, a
+ * user's own, a dual-era server's 2025 side) a request that came on a call's own POST stream is
+ * that call's, however many sessions share the connection (upstream/stream-calls.ts). Otherwise
+ * a shared process's sampling and elicitation go to the session whose call is in flight on it,
+ * and are refused when calls of several sessions are (stdio carries no request relation, so the
+ * request is ambiguous); a user's own connection is attributed the same way, among that user's
+ * calls on it only.
  * `roots/list` from a shared process is answered from the config (`roots:`), never by a client:
  * a client's roots would otherwise decide what the process grants every other session.
  */
@@ -98,7 +100,7 @@ function relay(
     }
     // A client's own process asks its client, on the stream of its latest call there.
     const channel = owner instanceof UserKey ? undefined : owner;
-    const call = chosen ??
+    const call = chosen ?? streamCall(upstream, req, extra) ??
       (channel ? hub.latestCallOf(upstream.name, channel) : attributedCall(
         upstream,
         req,
@@ -112,6 +114,23 @@ function relay(
       relatedRequestId: call?.requestId,
     });
   });
+}
+
+/**
+ * The call whose own stream carried the request, on a 2025 streamable HTTP connection
+ * (upstream/stream-calls.ts): exactly that call's, however many sessions share the connection.
+ */
+function streamCall(upstream: Upstream, req: Request, extra: Extra): CallContext | undefined {
+  const call = upstream.streams?.take(extra.requestId);
+  if (call === "ambiguous") {
+    throw refusal(upstream, req, "the streams of two calls carried the same request id", {
+      reason: "ambiguous",
+    });
+  }
+  if (call && (call.client?.closed || call.signal?.aborted)) {
+    throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
+  }
+  return call;
 }
 
 /** The calls in flight on a shared process (one of an isolated server's serves no session). */
