@@ -1,23 +1,27 @@
 /**
  * The request path's own CPU, in process: `bun bench/door.ts [--calls=N] [--reps=N]
- * [--era=2025-11-25|2026-07-28]` starts a gateway with no upstreams (`gateway.exposure: search`,
- * so its own `tool_search` exists) and serves `tools/call tool_search` requests through
- * `RunningGateway.fetch` — the front door, lifecycle, security chain, router, the era's door and
- * the core, exactly as the HTTP server hands them over, without a socket, a client process or an
- * upstream pipe. It prints the CPU per call (µs, this process: the request's construction and
- * the answer's read included) as the median of the repetitions and their range.
+ * [--era=2025-11-25|2026-07-28] [--against=DIR]` starts a gateway with no upstreams
+ * (`gateway.exposure: search`, so its own `tool_search` exists) and serves `tools/call
+ * tool_search` requests through `RunningGateway.fetch` — the front door, lifecycle, security
+ * chain, router, the era's door and the core, exactly as the HTTP server hands them over, without
+ * a socket, a client process or an upstream pipe. It prints the CPU per call (µs, this process:
+ * the request's construction and the answer's read included) as the median of the repetitions
+ * and their range.
  *
  * Across processes, one repetition of the same build moves by 20–40% on a shared 2-core machine
- * (`npm run bench`); here, with nothing crossing a process, it moves by about 10%, so a change of
- * a few per cent to the door is visible in two builds run one after the other. It measures the
- * door and the core, not the upstream leg, and not the runtime's HTTP server.
+ * (`npm run bench`); here, with nothing crossing a process, it moves by about 10% on a quiet
+ * machine, so a change of a few per cent to the door is visible in two builds run one after the
+ * other. On a busy machine two runs differ by more than that: `--against=DIR` (another checkout
+ * of this repository, its dependencies installed) starts that tree's gateway in this same process
+ * too and serves the two alternately, `--reps` blocks of `--calls` calls each (the order swapped
+ * every block), so the load hits both alike; it prints each one's CPU per call and the median of
+ * the per-block ratios (this tree ÷ the other). Running it with `--against` naming this very tree
+ * shows what the method itself reads as a difference. It measures the door and the core, not the
+ * upstream leg, and not the runtime's HTTP server.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startGateway } from "../src/cli/serve.ts";
-import { parseConfig } from "../src/config/mod.ts";
-import { setLogLevel } from "../src/shared/log.ts";
+import { join, resolve } from "node:path";
 import { median } from "./stats.ts";
 
 const arg = (name: string, fallback: string) =>
@@ -25,98 +29,139 @@ const arg = (name: string, fallback: string) =>
 const calls = Number(arg("calls", "20000"));
 const reps = Number(arg("reps", "5"));
 const era = arg("era", "2025-11-25");
+const against = arg("against", "");
 
-setLogLevel("error");
-const dir = mkdtempSync(join(tmpdir(), "mcpgw-door-"));
-const yaml = "gateway: { exposure: search }\nservers: {}\n";
-writeFileSync(join(dir, "gateway.yaml"), yaml);
-const running = await startGateway(parseConfig(yaml, { file: join(dir, "gateway.yaml") }), {
-  listen: "127.0.0.1:0",
-  watch: false,
-});
-await running.settled;
-const serve = running.fetch!;
-const url = `http://127.0.0.1:${running.http!.port}/mcp`;
-const base: Record<string, string> = {
-  host: new URL(url).host,
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": era,
-};
-
-/** Posts `body` (with its length stated, as clients do) and reads the answer whole. */
-function post(body: unknown, headers: Record<string, string>): Promise<Response> {
-  const text = JSON.stringify(body);
-  return serve(
-    new Request(url, {
-      method: "POST",
-      headers: { ...headers, "content-length": String(text.length) },
-      body: text,
-    }),
-  );
+/** A gateway of the tree at `root`, served in process, and how to send it `n` calls. */
+interface Door {
+  run(n: number): Promise<void>;
+  stop(): Promise<void>;
 }
 
-const headers = { ...base };
-let callOf: (id: number) => unknown;
-if (era === "2025-11-25") {
-  const opened = await post({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: era, capabilities: {}, clientInfo: { name: "door", version: "1" } },
-  }, base);
-  await opened.text();
-  headers["mcp-session-id"] = opened.headers.get("mcp-session-id")!;
-  await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers)).text();
-  callOf = (id) => ({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "tool_search", arguments: { query: "x" } },
+async function openDoor(root: string): Promise<Door> {
+  const { startGateway } = await import(join(root, "src/cli/serve.ts"));
+  const { parseConfig } = await import(join(root, "src/config/mod.ts"));
+  const { setLogLevel } = await import(join(root, "src/shared/log.ts"));
+  setLogLevel("error");
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-door-"));
+  const yaml = "gateway: { exposure: search }\nservers: {}\n";
+  writeFileSync(join(dir, "gateway.yaml"), yaml);
+  const running = await startGateway(parseConfig(yaml, { file: join(dir, "gateway.yaml") }), {
+    listen: "127.0.0.1:0",
+    watch: false,
   });
-} else {
-  headers["mcp-method"] = "tools/call";
-  headers["mcp-name"] = "tool_search";
-  callOf = (id) => ({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: {
-      name: "tool_search",
-      arguments: { query: "x" },
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": era,
-        "io.modelcontextprotocol/clientInfo": { name: "door", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": {},
+  await running.settled;
+  const serve: (request: Request) => Promise<Response> = running.fetch!;
+  const url = `http://127.0.0.1:${running.http!.port}/mcp`;
+  const headers: Record<string, string> = {
+    host: new URL(url).host,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": era,
+  };
+  /** Posts `body` (with its length stated, as clients do). */
+  const post = (body: unknown): Promise<Response> => {
+    const text = JSON.stringify(body);
+    return serve(
+      new Request(url, {
+        method: "POST",
+        headers: { ...headers, "content-length": String(text.length) },
+        body: text,
+      }),
+    );
+  };
+  let callOf: (id: number) => unknown;
+  if (era === "2025-11-25") {
+    const opened = await post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: era,
+        capabilities: {},
+        clientInfo: { name: "door", version: "1" },
       },
+    });
+    await opened.text();
+    headers["mcp-session-id"] = opened.headers.get("mcp-session-id")!;
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
+    callOf = (id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "tool_search", arguments: { query: "x" } },
+    });
+  } else {
+    headers["mcp-method"] = "tools/call";
+    headers["mcp-name"] = "tool_search";
+    callOf = (id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "tool_search",
+        arguments: { query: "x" },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": era,
+          "io.modelcontextprotocol/clientInfo": { name: "door", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+  }
+  return {
+    async run(n) {
+      for (let i = 1; i <= n; i++) {
+        const text = await (await post(callOf(i))).text();
+        if (i === 1 && !text.includes('"result"')) throw new Error(`not a result: ${text}`);
+      }
     },
-  });
+    async stop() {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-async function run(n: number): Promise<void> {
-  for (let i = 1; i <= n; i++) {
-    const text = await (await post(callOf(i), headers)).text();
-    if (i === 1 && !text.includes('"result"')) throw new Error(`not a result: ${text}`);
-  }
+/** CPU of this process per call while `door` serves `n` calls, in µs. */
+async function cpuPerCall(door: Door, n: number): Promise<number> {
+  const before = process.cpuUsage();
+  await door.run(n);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / n;
 }
 
+const spread = (values: number[]) =>
+  `${median(values).toFixed(1)} (range ${Math.min(...values).toFixed(1)}–` +
+  `${Math.max(...values).toFixed(1)})`;
+
+const doors = [await openDoor(resolve(import.meta.dirname!, ".."))];
 try {
-  await run(calls); // warm-up: every function of the path reaches its top tier
-  const perCall: number[] = [];
+  if (against) doors.push(await openDoor(resolve(against)));
+  // Warm-up: every function of the path reaches its top tier.
+  for (const door of doors) await door.run(calls);
+  const perCall: number[][] = doors.map(() => []);
   for (let r = 0; r < reps; r++) {
-    const before = process.cpuUsage();
-    await run(calls);
-    const used = process.cpuUsage(before);
-    perCall.push((used.user + used.system) / calls);
+    const order = r % 2 === 0 ? doors.keys() : [...doors.keys()].reverse();
+    for (const i of order) perCall[i]!.push(await cpuPerCall(doors[i]!, calls));
   }
-  const low = Math.min(...perCall).toFixed(1);
-  const high = Math.max(...perCall).toFixed(1);
-  console.log(
-    `${era}: ${median(perCall).toFixed(1)} µs of CPU per call (${reps} × ${calls} calls, ` +
-      `range ${low}–${high})`,
-  );
+  const [own, other] = perCall as [number[], number[] | undefined];
+  if (!other) {
+    const low = Math.min(...own).toFixed(1);
+    const high = Math.max(...own).toFixed(1);
+    console.log(
+      `${era}: ${median(own).toFixed(1)} µs of CPU per call (${reps} × ${calls} calls, ` +
+        `range ${low}–${high})`,
+    );
+  } else {
+    const ratios = own.map((v, k) => v / other[k]!);
+    console.log(
+      `${era}: this tree ${spread(own)} µs, ${against} ${spread(other)} µs of CPU per call; ` +
+        `this ÷ that per block ${median(ratios).toFixed(3)} (range ` +
+        `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), ${reps} blocks × ` +
+        `${calls} calls`,
+    );
+  }
 } finally {
-  await running.stop();
-  rmSync(dir, { recursive: true, force: true });
+  for (const door of doors) await door.stop();
 }
 process.exit(0);

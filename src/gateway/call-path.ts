@@ -99,7 +99,7 @@ export class CallPath {
       caller,
       options,
       args,
-      (inner, notes) => this.#route(name, args, caller, inner, notes),
+      (notes, inner) => this.#route(name, args, caller, inner, notes),
     );
   }
 
@@ -118,7 +118,7 @@ export class CallPath {
       caller,
       options,
       params.arguments,
-      (inner, notes) => this.#gateway.tasks.create(params, caller, inner, notes),
+      (notes, inner) => this.#gateway.tasks.create(params, caller, inner, notes),
     );
   }
 
@@ -131,7 +131,7 @@ export class CallPath {
     caller: Caller,
     options: CallContext,
     args: unknown,
-    run: (inner: CallContext, notes: CallNotes) => Promise<T>,
+    run: (notes: CallNotes, inner: CallContext) => Promise<T>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     let release: (() => void) | undefined;
@@ -148,8 +148,6 @@ export class CallPath {
         throw err;
       });
     }
-    const observed = (inner: CallContext) =>
-      this.#observers.observe("tool", name, caller, inner, args, (notes) => run(inner, notes));
     try {
       if (this.#tracer) {
         const attributes = {
@@ -163,10 +161,10 @@ export class CallPath {
           `tools/call ${name}`,
           attributes,
           options,
-          observed,
+          (inner) => this.#observers.observe("tool", name, caller, inner, args, run),
         );
       }
-      return await observed(options);
+      return await this.#observers.observe("tool", name, caller, options, args, run);
     } finally {
       release?.();
     }
@@ -197,7 +195,11 @@ export class CallPath {
     }
   }
 
-  async #route(
+  /**
+   * Not async: its caller (`CallObservers.observe`) awaits it, so a refusal thrown here rejects
+   * that call like any other, and a call pays no promise of its own for this step.
+   */
+  #route(
     name: string,
     args: Record<string, unknown> | undefined,
     caller: Caller,
@@ -207,8 +209,8 @@ export class CallPath {
     const view = viewServerOf(options.meta);
     const target = this.#gateway.resolveTool(name, caller, options.internal, view);
     if ("call" in target) {
-      if (!this.#tracer || !target.script) return await target.call(args ?? {}, caller, options);
-      return await traced(
+      if (!this.#tracer || !target.script) return target.call(args ?? {}, caller, options);
+      return traced(
         this.#tracer,
         "script",
         `script ${name}`,
@@ -220,7 +222,7 @@ export class CallPath {
     notes.server = target.server;
     if (this.#tracer) {
       const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
-      return await traced(
+      return traced(
         this.#tracer,
         "upstream",
         `${target.server} tools/call`,
@@ -229,7 +231,7 @@ export class CallPath {
         (inner) => this.#callUpstream(target, args, caller, inner, notes),
       );
     }
-    return await this.#callUpstream(target, args, caller, options, notes);
+    return this.#callUpstream(target, args, caller, options, notes);
   }
 
   async #callUpstream(

@@ -82,8 +82,9 @@ export class CallObservers {
   }
 
   /**
-   * Runs one operation and tells the observers how it ended; `run` reports the server it routed
-   * to and the filters that acted through the notes it is given.
+   * Runs one operation in context `options` and tells the observers how it ended; `run` is
+   * handed that context and reports the server it routed to and the filters that acted through
+   * the notes it is given.
    */
   async observe<R>(
     kind: OperationKind,
@@ -91,15 +92,15 @@ export class CallObservers {
     caller: Caller,
     options: CallContext,
     args: unknown,
-    run: (notes: CallNotes) => Promise<R>,
+    run: (notes: CallNotes, context: CallContext) => Promise<R>,
   ): Promise<R> {
     const notes: CallNotes = { server: null, filters: [] };
     if (this.#all.length === 0 && (kind !== "tool" || this.#tools.length === 0)) {
-      return await run(notes);
+      return await run(notes, options);
     }
     const op: Operation = { kind, name, caller, options, args, notes, started: performance.now() };
     try {
-      const result = await run(notes);
+      const result = await run(notes, options);
       const failed = kind === "tool" && isErrorAnswer(result as CallAnswer);
       const error = failed ? errorText(result as CallToolResult) : undefined;
       const outcome = failed ? "tool_error" : "ok";

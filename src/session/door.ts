@@ -85,16 +85,62 @@ export function callerOf(
   who: RequestIdentity,
   sessionId: () => string | null = NO_SESSION,
 ): Caller {
-  return {
-    get sessionId() {
-      return sessionId();
-    },
-    tokenName: who.tokenName,
-    profile: who.profile ?? null,
-    ...(who.subjectToken !== undefined ? { subjectToken: who.subjectToken } : {}),
-    get toolGlobs() {
-      const token = configuredToken(gateway.config, who.tokenName);
-      return token ? token.tools : who.toolGlobs;
-    },
-  };
+  return new IdentityCaller(gateway, who, sessionId);
+}
+
+/**
+ * True when `caller` (one {@link callerOf} made) is what `callerOf` would make of `who` for the
+ * same gateway and session: a door may keep it for the next request instead of making another.
+ */
+export function callerServes(caller: Caller, who: RequestIdentity): boolean {
+  return caller instanceof IdentityCaller && caller.serves(who);
+}
+
+/**
+ * The caller {@link callerOf} makes: a class, so its two live fields are getters on the
+ * prototype and a request's caller is one small object, not a literal with getters and a spread.
+ */
+class IdentityCaller implements Caller {
+  readonly tokenName: string | null;
+  readonly profile: string | null;
+  declare readonly subjectToken?: string;
+  readonly #gateway: { readonly config: GatewayConfig };
+  readonly #who: RequestIdentity;
+  readonly #sessionId: () => string | null;
+
+  constructor(
+    gateway: { readonly config: GatewayConfig },
+    who: RequestIdentity,
+    sessionId: () => string | null,
+  ) {
+    this.tokenName = who.tokenName;
+    this.profile = who.profile ?? null;
+    if (who.subjectToken !== undefined) {
+      (this as { subjectToken?: string }).subjectToken = who.subjectToken;
+    }
+    this.#gateway = gateway;
+    this.#who = who;
+    this.#sessionId = sessionId;
+  }
+
+  get sessionId(): string | null {
+    return this.#sessionId();
+  }
+
+  get toolGlobs(): readonly string[] | null {
+    const token = configuredToken(this.#gateway.config, this.#who.tokenName);
+    return token ? token.tools : this.#who.toolGlobs;
+  }
+
+  /**
+   * True when a caller of `who` would be this one: same token, profile, subject token and
+   * globs it falls back on (a 2025 session keeps its caller while its requests present these).
+   */
+  serves(who: RequestIdentity): boolean {
+    const own = this.#who;
+    return who === own || (
+      who.tokenName === own.tokenName && (who.profile ?? null) === this.profile &&
+      who.subjectToken === own.subjectToken && who.toolGlobs === own.toolGlobs
+    );
+  }
 }

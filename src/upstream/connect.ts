@@ -274,7 +274,7 @@ async function connectHttp(
 
 /** The lean caller of a stdio child: its answers are taken off the line before the SDK's. */
 export function leanCaller(server: string, transport: StdioTransport): UpstreamCaller {
-  const leg = new LeanLeg(server, (m) => transport.send(m));
+  const leg = new LeanLeg(server, (m) => transport.write(m));
   transport.tap = leg;
   return framed(leg, server);
 }

@@ -57,7 +57,8 @@ function frame(
   const framed = new FramedCall(server, method, timeoutMs, deadlines, resolve, reject);
   framed.signalled = signal;
   framed.terms = terms;
-  signal?.addEventListener("abort", framed, { once: true });
+  // No `once`: the call removes its listener when it settles, and ending twice is a no-op.
+  signal?.addEventListener("abort", framed);
   deadlines.add(framed, framed.timeoutMs);
   const wanted = call.onprogress;
   if (wanted) {

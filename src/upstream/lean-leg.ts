@@ -48,9 +48,10 @@ export class LeanLeg implements CallLeg, LineTap {
   #next = 0;
   #ended = false;
   readonly #server: string;
-  readonly #write: (message: JSONRPCMessage) => Promise<void>;
+  /** Writes a message: a promise only when it may fail or must wait (see `StdioTransport.write`). */
+  readonly #write: (message: JSONRPCMessage) => Promise<void> | undefined;
 
-  constructor(server: string, write: (message: JSONRPCMessage) => Promise<void>) {
+  constructor(server: string, write: (message: JSONRPCMessage) => Promise<void> | undefined) {
     this.#server = server;
     this.#write = write;
   }
@@ -77,7 +78,7 @@ export class LeanLeg implements CallLeg, LineTap {
       const sent = onprogress
         ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
         : params;
-      this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage).catch((err) => {
+      this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage)?.catch((err) => {
         // A write to a dead pipe (EPIPE, a closed stdin): the connection is gone.
         if (!this.#pending.delete(id)) return;
         reject(unavailable(this.#server, `could not be reached (${messageOf(err)})`));
@@ -123,6 +124,6 @@ export class LeanLeg implements CallLeg, LineTap {
   }
 
   #notify(message: JSONRPCMessage): void {
-    this.#write(message).catch(() => {});
+    this.#write(message)?.catch(() => {});
   }
 }

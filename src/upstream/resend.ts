@@ -26,7 +26,7 @@ export interface Line {
 }
 
 /** Sends one request over `line`, resending it once when the rule above allows. */
-export async function send(
+export function send(
   line: Line,
   method: string,
   params: Record<string, unknown> | undefined,
@@ -34,11 +34,24 @@ export async function send(
   terms: RequestTerms,
 ): Promise<unknown> {
   const conn = line.current();
-  if (!conn) throw line.down();
+  if (!conn) return Promise.reject(line.down());
+  // Only HTTP is resent: any other request is its connection's call alone, with no wait here.
+  if (!line.http()) return conn.caller.call(method, params, call, terms);
+  return sendResending(line, conn, method, params, call, terms);
+}
+
+async function sendResending(
+  line: Line,
+  conn: Connection,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  call: CallContext,
+  terms: RequestTerms,
+): Promise<unknown> {
   try {
     return await conn.caller.call(method, params, call, terms);
   } catch (err) {
-    if (!line.http() || reasonOf(err) !== "unavailable") throw err;
+    if (reasonOf(err) !== "unavailable") throw err;
     if ((err as GatewayError).data?.delivered !== false) {
       line.lose(conn, `connection lost: ${messageOf(err)}`);
       throw line.down();

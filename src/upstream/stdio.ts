@@ -194,10 +194,18 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    return this.write(message) ?? WRITTEN;
+  }
+
+  /**
+   * As {@link send}, but `undefined` where `send` answers a settled promise (the message is
+   * queued and the pipe is not full): the lean leg's hot path then attaches no reaction.
+   */
+  write(message: JSONRPCMessage): Promise<void> | undefined {
     const child = this.#child;
     if (!child || this.#closed) return Promise.reject(new Error("server process is not running"));
     // Written with the rest of this tick's messages; a promise only while the pipe is full.
-    return child.write(JSON.stringify(message) + "\n") ?? WRITTEN;
+    return child.write(JSON.stringify(message) + "\n");
   }
 
   /** Ends the process group: SIGTERM, then SIGKILL after a grace period. */

@@ -7,6 +7,8 @@ import { describe, it } from "node:test";
 import { type GatewayConfig, parseConfig } from "../../src/config/mod.ts";
 import { callerAllows, configuredToken, sameGlobs } from "../../src/gateway/mod.ts";
 import { callerOf } from "../../src/session/door.ts";
+import { FastCalls } from "../../src/session/legacy/fast-call.ts";
+import type { Gateway } from "../../src/gateway/mod.ts";
 
 const withGlobs = (globs: string) =>
   parseConfig(`
@@ -49,6 +51,46 @@ describe("live callers", () => {
     assert.equal(anonymous.sessionId, null);
     const other = callerOf({ config }, { tokenName: "elsewhere", toolGlobs: ["a"] });
     assert.deepEqual(other.toolGlobs, ["a"]);
+  });
+});
+
+describe("a 2025 session's caller, kept between its requests", () => {
+  const config = withGlobs(`["echo__*"]`);
+  const gateway = { config } as unknown as Gateway;
+  const session = { id: "s1" };
+  const globs = ["a__*"];
+
+  it("is the same object while requests present the same token, profile and globs", () => {
+    const fast = new FastCalls();
+    const first = fast.callerOf(gateway, { tokenName: "oauth", toolGlobs: globs }, session);
+    // A new identity object per request (the auth check makes one), with the same content.
+    const again = fast.callerOf(gateway, { tokenName: "oauth", toolGlobs: globs }, session);
+    assert.equal(again, first);
+    assert.equal(first.sessionId, "s1");
+    assert.deepEqual(first.toolGlobs, ["a__*"]);
+  });
+
+  it("is made anew for a request that presents other globs, profile or subject token", () => {
+    const fast = new FastCalls();
+    const wide = fast.callerOf(gateway, { tokenName: "oauth", toolGlobs: globs }, session);
+    const narrow = fast.callerOf(gateway, { tokenName: "oauth", toolGlobs: ["a__x"] }, session);
+    assert.notEqual(narrow, wide);
+    assert.deepEqual(narrow.toolGlobs, ["a__x"]);
+    const profiled = fast.callerOf(
+      gateway,
+      { tokenName: "oauth", toolGlobs: ["a__x"], profile: "p" },
+      session,
+    );
+    assert.notEqual(profiled, narrow);
+    assert.equal(profiled.profile, "p");
+    const subject = fast.callerOf(
+      gateway,
+      { tokenName: "oauth", toolGlobs: ["a__x"], profile: "p", subjectToken: "t2" },
+      session,
+    );
+    assert.notEqual(subject, profiled);
+    assert.equal(subject.subjectToken, "t2");
+    assert.equal(profiled.subjectToken, undefined);
   });
 });
 

@@ -42,4 +42,18 @@ describe("serving a request in process", () => {
       assert.match(run.stdout, new RegExp(`^${era}: \\d+\\.\\d µs of CPU per call`));
     }
   });
+
+  it("serves two trees' gateways alternately in one process with --against", () => {
+    // This very tree against itself: the method's own reading of no difference.
+    const run = spawnSync(
+      BUN,
+      [join(ROOT, "bench/door.ts"), "--calls=100", "--reps=2", `--against=${ROOT}`],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^2025-11-25: this tree \d+\.\d \(range [\d.–]+\) µs, .+ of CPU per call; this ÷ that per block \d\.\d{3} /,
+    );
+  });
 });

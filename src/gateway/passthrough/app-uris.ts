@@ -132,6 +132,13 @@ export function exposeResultUris(
 ): CallToolResult {
   const content = result.content;
   if (!Array.isArray(content)) return result;
+  // Most results carry no link: they are handed on without a copy of their content.
+  let links = false;
+  for (let i = 0; i < content.length && !links; i++) {
+    const type = content[i]?.type;
+    links = type === "resource_link" || type === "resource";
+  }
+  if (!links) return result;
   let changed = false;
   const next = content.map((c) => {
     if (c.type === "resource_link") {

@@ -19,7 +19,7 @@ import { answerRound } from "./server-requests.ts";
  * Runs `attempt`; when it fails for want of this identity's login and the client behind `call`
  * can open a URL, asks it to, waits for the login, and runs `attempt` once more.
  */
-export async function withConnectRound<T>(
+export function withConnectRound<T>(
   hub: PassthroughHub,
   upstream: Upstream,
   call: CallContext,
@@ -27,11 +27,26 @@ export async function withConnectRound<T>(
   credential: (identity: string) => UpstreamCredential | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
+  // Only an OAuth upstream's credential names a connect link, and only for a named identity:
+  // every other call is the attempt alone.
+  const config = upstream.config;
+  if (identity === null || config.kind !== "http" || config.oauth === null) return attempt();
+  return connectRound(hub, upstream, call, identity, credential, attempt);
+}
+
+async function connectRound<T>(
+  hub: PassthroughHub,
+  upstream: Upstream,
+  call: CallContext,
+  identity: string,
+  credential: (identity: string) => UpstreamCredential | undefined,
+  attempt: () => Promise<T>,
+): Promise<T> {
   try {
     return await attempt();
   } catch (err) {
     const url = err instanceof GatewayError ? err.data?.connectUrl : undefined;
-    if (typeof url !== "string" || identity === null) throw err;
+    if (typeof url !== "string") throw err;
     const client = call.client;
     if (!client || client.closed || !client.askable) throw err;
     const params = {

@@ -212,6 +212,12 @@ export class PassthroughHub {
     let done: (() => void) | undefined;
     let own: CallContext[] | undefined;
     try {
+      // A server every caller shares (no session isolation, no per-user connection: see
+      // `#serving`) is served on its own process, with no wait here.
+      const config = shared.config;
+      if (config.isolation !== "session" && (config.kind !== "http" || config.oauth === null)) {
+        return await fn(shared);
+      }
       const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
       if (track && serving.user) {

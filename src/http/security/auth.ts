@@ -88,12 +88,14 @@ export function matchToken(
 
 /**
  * Who presented the request's `Authorization` header, or a thrown `UNAUTHORIZED`: the chain's
- * auth check (`chain.ts`), OAuth access tokens included through `verify`.
+ * auth check (`chain.ts`), OAuth access tokens included through `verify`. Answered without a
+ * promise unless `verify` is asked (auth off, a configured token, no token): the chain waits
+ * only for what must be waited for.
  */
 export function authenticator(
   options: BearerAuthOptions,
-): (authorization: string | null, path: string) => Promise<RequestIdentity> {
-  return async function authenticate(authorization, path) {
+): (authorization: string | null, path: string) => RequestIdentity | Promise<RequestIdentity> {
+  return function authenticate(authorization, path) {
     const tokens = options.tokens();
     if (tokens === null) {
       if (options.required) {
@@ -105,31 +107,45 @@ export function authenticator(
       return ANONYMOUS;
     }
     const presented = bearerToken(authorization ?? undefined);
-    const match = presented === null
-      ? null
-      : matchToken(tokens, presented) ?? await options.verify?.(presented) ?? null;
-    if (!match) {
-      options.log.debug("unauthenticated request refused", {
-        path,
-        reason: presented === null ? "no bearer token" : "unknown token",
-      });
-      const what = presented === null ? "a bearer token is required" : "invalid bearer token";
-      throw new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
-    }
-    // OAuth identities are never admin (the status routes stay with configured tokens); they are
-    // limited to profiles only by `gateway.auth.oauth.profiles` (their scopes' globs apply too).
-    const who: RequestIdentity = {
-      tokenName: match.name,
-      toolGlobs: match.globs,
-      admin: match.admin === true,
-      profiles: match.profiles ?? null,
-    };
-    if ("expiresAt" in match && typeof match.expiresAt === "number") {
-      who.expiresAt = match.expiresAt;
-      if (presented !== null) who.subjectToken = presented; // exchanged, never forwarded
-    }
-    return who;
+    if (presented === null) throw refused(options, presented, path);
+    const match = matchToken(tokens, presented);
+    if (match) return identityOf(match, presented);
+    const verify = options.verify;
+    if (!verify) throw refused(options, presented, path);
+    return verify(presented).then((verified) => {
+      if (!verified) throw refused(options, presented, path);
+      return identityOf(verified, presented);
+    });
   };
+}
+
+type Matched = NonNullable<Awaited<ReturnType<NonNullable<BearerAuthOptions["verify"]>>>>;
+
+/** The refusal of a request that presented no token (`null`) or an unknown one. */
+function refused(options: BearerAuthOptions, presented: string | null, path: string): GatewayError {
+  options.log.debug("unauthenticated request refused", {
+    path,
+    reason: presented === null ? "no bearer token" : "unknown token",
+  });
+  const what = presented === null ? "a bearer token is required" : "invalid bearer token";
+  return new GatewayError("UNAUTHORIZED", `${what}: ${wayIn(options.oauth?.() === true)}`);
+}
+
+/** The identity of a token that matched (a configured one, or an OAuth access token). */
+function identityOf(match: Matched, presented: string): RequestIdentity {
+  // OAuth identities are never admin (the status routes stay with configured tokens); they are
+  // limited to profiles only by `gateway.auth.oauth.profiles` (their scopes' globs apply too).
+  const who: RequestIdentity = {
+    tokenName: match.name,
+    toolGlobs: match.globs,
+    admin: match.admin === true,
+    profiles: match.profiles ?? null,
+  };
+  if ("expiresAt" in match && typeof match.expiresAt === "number") {
+    who.expiresAt = match.expiresAt;
+    who.subjectToken = presented; // exchanged, never forwarded
+  }
+  return who;
 }
 
 /** How a refused client gets in, for the 401's message (the challenge header says it too). */

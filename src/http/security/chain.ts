@@ -90,6 +90,9 @@ export class RequestChain {
 
   /** Puts the auth challenge on an answer that refuses the request (401, OAuth's 403). */
   challenge(response: Response, err: unknown, request: Request): void {
+    // Only a 401 or a 403 may get one: every other answer pays no closure for the header read.
+    const status = response.status;
+    if (status !== 401 && status !== 403) return;
     addChallenge(this.#oauth(), response, err, () => request.headers.get("authorization"));
   }
 }

@@ -46,7 +46,10 @@ export interface StatusAccessOptions {
   tokens: () => readonly TokenConfig[] | null;
   sessions: StatusSessions;
   /** Bearer auth, used whenever a request carries `Authorization`. */
-  bearer: (authorization: string | null, path: string) => Promise<RequestIdentity>;
+  bearer: (
+    authorization: string | null,
+    path: string,
+  ) => RequestIdentity | Promise<RequestIdentity>;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface StatusAccessOptions {
  */
 export function statusAccess(
   options: StatusAccessOptions,
-): (request: Request, path: string) => Promise<RequestIdentity> {
+): (request: Request, path: string) => RequestIdentity | Promise<RequestIdentity> {
   return function statusAccess(request, path) {
     const tokens = options.tokens();
     const authorization = request.headers.get("authorization");

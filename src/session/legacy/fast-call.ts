@@ -13,6 +13,7 @@ import {
 import { type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
+import { callerOf, callerServes, type RequestIdentity } from "../door.ts";
 import type { Activity } from "./activity.ts";
 import { errorAnswer, resultAnswer } from "../answers.ts";
 
@@ -31,6 +32,23 @@ export class FastCalls {
   #calls = new Map<RequestId, FastCall>();
   /** The answer headers of this session, made once (a `Response` copies them). */
   #headers: { sessionId: string; json: Headers; sse: Headers } | undefined;
+  /** The caller of this session's last request (see {@link FastCalls.callerOf}). */
+  #caller: Caller | undefined;
+
+  /**
+   * The caller of a request of `who` on `session`: the one made for the session's last request
+   * while `who` presents the same token, profile and globs (every request of a session does,
+   * unless an OAuth client refreshes its token), else a new one, kept for the next request.
+   */
+  callerOf(
+    gateway: Gateway,
+    who: RequestIdentity,
+    session: { readonly id: string },
+  ): Caller {
+    const last = this.#caller;
+    if (last !== undefined && callerServes(last, who)) return last;
+    return this.#caller = callerOf(gateway, who, () => session.id);
+  }
 
   /**
    * Writes a server message related to request `id` into that fast call's answer; false when
@@ -71,7 +89,9 @@ export class FastCalls {
     const { id } = msg;
     const call = new FastCall(id, ctx.activity, ctx.signal, this.#headersOf(ctx.sessionId));
     // The call object is the listener: the client went away, the call is cancelled.
-    ctx.signal.addEventListener("abort", call, { once: true });
+    // No `once` (it costs as much as the listener): the call removes it as it ends, and a
+    // second abort is a no-op.
+    ctx.signal.addEventListener("abort", call);
     ctx.activity.pending.add(id);
     this.#calls.set(id, call);
     const meta = msg.params._meta;

@@ -81,7 +81,7 @@ function postOnSession(
 ): Promise<Response> {
   const gateway = table.gateway;
   const fast = s.fast;
-  const caller = callerOf(gateway, who, () => s.id);
+  const caller = fast.callerOf(gateway, who, s);
   if (isFastCall(req, body)) {
     const link = s.link;
     gateway.passthrough.touch(link);

@@ -54,13 +54,13 @@ export async function classify(request: Request, maxBodyBytes: number): Promise<
     : undefined;
   const read = text !== undefined;
   const body = read ? parsed(text) : await jsonOf(request);
-  const legacy = (): Classification =>
-    read ? { modern: false, request: copyOf(request, text) } : { modern: false };
-  if (body !== undefined && plainlyLegacy(body, version)) return legacy();
+  if (body !== undefined && plainlyLegacy(body, version)) return legacyOf(request, text);
   const { classifyInboundRequest, isLegacyRequest } = loaded ?? await serverSdk();
   if (body === undefined) {
     const judged = read ? copyOf(request, text) : request;
-    if (await isLegacyRequest(judged, body, { maxRequestBodySize: maxBodyBytes })) return legacy();
+    if (await isLegacyRequest(judged, body, { maxRequestBodySize: maxBodyBytes })) {
+      return legacyOf(request, text);
+    }
     return { modern: true };
   }
   // Built field by field (an absent header is an absent field, as the SDK reads it): no spreads.
@@ -72,7 +72,12 @@ export async function classify(request: Request, maxBodyBytes: number): Promise<
   if (name !== null) inbound.mcpNameHeader = name;
   const route = envelopeRoute(classifyInboundRequest, inbound, body) ??
     classifyInboundRequest({ ...inbound, body });
-  return route.kind === "legacy" ? legacy() : { modern: true, body, route };
+  return route.kind === "legacy" ? legacyOf(request, text) : { modern: true, body, route };
+}
+
+/** Not modern: the 2025 door gets a readable copy when the body was read here (`text`). */
+function legacyOf(request: Request, text: string | undefined): Classification {
+  return text !== undefined ? { modern: false, request: copyOf(request, text) } : { modern: false };
 }
 
 /** True when an `MCP-Protocol-Version` header names a 2026-07-28 or later revision. */
@@ -155,7 +160,10 @@ function envelopeRoute(
   const meta = params._meta;
   const key = headersKey(body.method, inbound);
   let seen = verdicts.get(key);
-  let verdict = seen?.find((v) => sameJson(v.meta, meta));
+  let verdict: Verdict | undefined;
+  for (let i = 0; seen !== undefined && i < seen.length && !verdict; i++) {
+    if (sameJson(seen[i]!.meta, meta)) verdict = seen[i];
+  }
   if (!verdict) {
     const outcome = classifier({
       ...inbound,
