@@ -52,7 +52,7 @@ function slowCall(
 
 describe("a 2026-07-28 call nobody can ask", () => {
   let gw: TestGateway;
-  const inFlight = () => gw.running.gateway.passthrough.callsOn("echo").length;
+  const inFlight = () => gw.running.gateway.passthrough.calls.callsOn("echo").length;
   before(async () => {
     gw = await startTestGateway(
       `servers:\n  echo: ${nodeServer("echo.mjs")}\n` +

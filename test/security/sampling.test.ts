@@ -72,7 +72,7 @@ describe("sampling from a shared upstream with several sessions", () => {
     });
     try {
       await waitFor(
-        () => gw.running.gateway.passthrough.callsOn("shared").length > 0,
+        () => gw.running.gateway.passthrough.calls.callsOn("shared").length > 0,
         5000,
         "the wait call to be in flight",
       );

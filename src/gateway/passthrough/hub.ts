@@ -24,24 +24,17 @@ import {
   UserKey,
 } from "../../upstream/mod.ts";
 import { authModeOf } from "../../upstream/oauth/mod.ts";
-import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
+import type { CallContext, Caller, ClientChannel } from "../types.ts";
 import { rendersApps } from "./app-uris.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
 import { ResourceSubscriptions } from "./subscriptions.ts";
+import { CallsInFlight } from "./calls-in-flight.ts";
 
 /** The key of a server's 2025 side among the clients the hub brought up to date. */
 const SIDE_KEY = "2025";
-
-/**
- * Whether `call` is served on `via`: a 2025 side (upstream/legacy-side.ts) serves only 2025
- * sessions' calls, so another client's call on the server asks nothing there.
- */
-function servedOn(via: Upstream, call: CallContext): boolean {
-  return via.primary === via || call.client?.era === "legacy";
-}
 
 /** A log message's params as its server's filters leave them. */
 export type LogScreen = (
@@ -54,15 +47,8 @@ export class PassthroughHub {
   readonly log: Logger;
   #pool: UpstreamPool;
   #sessions = new Set<SessionLink>();
-  #inflight = new Map<string, CallContext[]>();
-  /** Calls in flight per user's own connection of a per-user server (whose requests are theirs). */
-  #onConnection = new WeakMap<Upstream, CallContext[]>();
-  /**
-   * Per process, upstream task id → who answers that task's server requests. Keyed by the
-   * process, not the server's name: two sessions' processes, or two users' connections, of
-   * one server may hand out the same task id.
-   */
-  #taskFollowers = new WeakMap<Upstream, Map<string, RequestAnswerer>>();
+  /** Calls in flight and the tasks followed, to route what upstreams ask (`./calls-in-flight.ts`). */
+  readonly calls = new CallsInFlight();
   #tick = 0;
   #level: LoggingLevel | undefined;
   /** The client each upstream had at the last rebuild: a new one gets levels and subscriptions. */
@@ -122,71 +108,6 @@ export class PassthroughHub {
     link.active = ++this.#tick;
   }
 
-  /** Records a call in flight on `server` (the options object itself is the record). */
-  track(server: string, call: CallContext): void {
-    const list = this.#inflight.get(server);
-    if (list) list.push(call);
-    else this.#inflight.set(server, [call]);
-  }
-
-  /** Removes a finished call. */
-  untrack(server: string, call: CallContext): void {
-    const list = this.#inflight.get(server);
-    const i = list ? list.lastIndexOf(call) : -1;
-    if (i >= 0) list!.splice(i, 1);
-  }
-
-  /**
-   * Sends the server requests about an upstream task (related-task `_meta`) that `process`
-   * sends to `follower`.
-   */
-  followTask(process: Upstream, upstreamTaskId: string, follower: RequestAnswerer): void {
-    let followers = this.#taskFollowers.get(process.primary);
-    if (!followers) this.#taskFollowers.set(process.primary, followers = new Map());
-    followers.set(upstreamTaskId, follower);
-  }
-
-  /** Forgets a task's follower. */
-  unfollowTask(process: Upstream, upstreamTaskId: string): void {
-    this.#taskFollowers.get(process.primary)?.delete(upstreamTaskId);
-  }
-
-  /** Who answers the requests `process` sends about `upstreamTaskId`, if anyone follows it. */
-  taskFollower(process: Upstream, upstreamTaskId: unknown): RequestAnswerer | undefined {
-    if (typeof upstreamTaskId !== "string") return undefined;
-    // A 2025 side's task is its server connection's: one table for both (upstream/legacy-side.ts).
-    return this.#taskFollowers.get(process.primary)?.get(upstreamTaskId);
-  }
-
-  /**
-   * Calls in flight on `server` on behalf of a client — a 2025 session's, or a 2026-07-28
-   * client's parked call — oldest first; cancelled ones and those of closed sessions included,
-   * since the upstream may still be working on them.
-   */
-  callsOn(server: string, via?: Upstream): CallContext[] {
-    const calls = this.#inflight.get(server) ?? [];
-    return calls.filter((c) => c.client !== undefined && (!via || servedOn(via, c)));
-  }
-
-  /**
-   * Calls in flight on one user's own connection on behalf of a client, oldest first: only these
-   * may answer what that connection asks (a per-user server's requests are its user's alone).
-   */
-  callsOnConnection(connection: Upstream): CallContext[] {
-    const calls = this.#onConnection.get(connection.primary) ?? [];
-    return calls.filter((c) => c.client !== undefined && servedOn(connection, c));
-  }
-
-  /** The most recent live call of `client` in flight on `server`. */
-  latestCallOf(server: string, client: ClientChannel): CallContext | undefined {
-    const list = this.#inflight.get(server) ?? [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      const c = list[i]!;
-      if (c.client === client && !c.signal?.aborted) return c;
-    }
-    return undefined;
-  }
-
   /**
    * Runs `fn` on the process that serves a request to `shared` for whoever it is for, recorded
    * as in flight on the server while it runs when a client is behind it (a 2025 session or a
@@ -208,9 +129,9 @@ export class PassthroughHub {
   ): Promise<T> {
     const track = options.client !== undefined;
     // The options object is the in-flight record: no allocation beyond what routing needs.
-    if (track) this.track(shared.name, options);
+    if (track) this.calls.track(shared.name, options);
     let done: (() => void) | undefined;
-    let own: CallContext[] | undefined;
+    let own: Upstream | undefined;
     try {
       // A server every caller shares (no session isolation, no per-user connection: see
       // `#serving`) is served on its own process, with no wait here.
@@ -221,15 +142,13 @@ export class PassthroughHub {
       const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
       done = serving.done;
       if (track && serving.user) {
-        own = this.#onConnection.get(serving.upstream);
-        if (!own) this.#onConnection.set(serving.upstream, own = []);
-        own.push(options);
+        own = serving.upstream;
+        this.calls.trackOn(own, options);
       }
       return await fn(serving.upstream);
     } finally {
-      if (track) this.untrack(shared.name, options);
-      const i = own ? own.lastIndexOf(options) : -1;
-      if (i >= 0) own!.splice(i, 1);
+      if (track) this.calls.untrack(shared.name, options);
+      if (own) this.calls.untrackOn(own, options);
       done?.();
     }
   }

@@ -93,7 +93,7 @@ function relay(
     // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
       ?.[RELATED_TASK_META_KEY]?.taskId;
-    const follower = hub.taskFollower(upstream, related);
+    const follower = hub.calls.taskFollower(upstream, related);
     if (follower) return await follower.request(req.method, req.params);
     if (chosen && !chosen.client) {
       throw refusal(upstream, req, "the call has no client behind it to answer");
@@ -101,10 +101,10 @@ function relay(
     // A client's own process asks its client, on the stream of its latest call there.
     const channel = owner instanceof UserKey ? undefined : owner;
     const call = chosen ?? streamCall(upstream, req, extra) ??
-      (channel ? hub.latestCallOf(upstream.name, channel) : attributedCall(
+      (channel ? hub.calls.latestCallOf(upstream.name, channel) : attributedCall(
         upstream,
         req,
-        owner ? hub.callsOnConnection(upstream) : sharedCalls(hub, upstream, req),
+        owner ? hub.calls.callsOnConnection(upstream) : sharedCalls(hub, upstream, req),
       ));
     const client = call?.client ?? channel!;
     return await client.request(req.method, req.params, {
@@ -143,7 +143,7 @@ function sharedCalls(hub: PassthroughHub, upstream: Upstream, req: Request): Cal
         "no session",
     );
   }
-  return hub.callsOn(upstream.name, upstream);
+  return hub.calls.callsOn(upstream.name, upstream);
 }
 
 /**

@@ -194,7 +194,7 @@ export class TaskRouter {
       ...filterContext("tool", owned.server, owned.tool, caller, options),
       ...(outputSchema ? { outputSchema } : {}),
     };
-    hub.track(owned.server, options);
+    hub.calls.track(owned.server, options);
     try {
       const payload = await this.#upstream(owned).request(
         "tasks/result",
@@ -209,7 +209,7 @@ export class TaskRouter {
       const screened = await this.#gateway.filters.run(this.#gateway.config, ctx, payload);
       return screened.value;
     } finally {
-      hub.untrack(owned.server, options);
+      hub.calls.untrack(owned.server, options);
     }
   }
 
@@ -248,7 +248,7 @@ export class TaskRouter {
   follow(taskId: string, caller: Caller, follower: RequestAnswerer): void {
     const owned = this.#owned(taskId, caller);
     owned.follower = follower;
-    this.#gateway.passthrough.followTask(owned.creator, owned.upstreamId, follower);
+    this.#gateway.passthrough.calls.followTask(owned.creator, owned.upstreamId, follower);
   }
 
   /** The task's follower (see {@link follow}), if this caller's token created the task. */
@@ -340,7 +340,9 @@ export class TaskRouter {
     if (!owned) return;
     this.#byId.delete(id);
     this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
-    if (owned.follower) this.#gateway.passthrough.unfollowTask(owned.creator, owned.upstreamId);
+    if (owned.follower) {
+      this.#gateway.passthrough.calls.unfollowTask(owned.creator, owned.upstreamId);
+    }
   }
 
   #sweep(): void {
