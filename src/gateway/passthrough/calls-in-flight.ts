@@ -15,6 +15,17 @@ function servedOn(via: Upstream, call: CallContext): boolean {
   return via.primary === via || call.client?.era === "legacy";
 }
 
+/** Adds `call` to the list `lists` keeps under `key`. */
+function add<K extends object | string>(
+  lists: { get(key: K): CallContext[] | undefined; set(key: K, list: CallContext[]): unknown },
+  key: K,
+  call: CallContext,
+): void {
+  const list = lists.get(key);
+  if (list) list.push(call);
+  else lists.set(key, [call]);
+}
+
 /** Takes `call` out of `list` (the latest entry of it: a context is tracked once per list). */
 function remove(list: CallContext[] | undefined, call: CallContext): void {
   const i = list ? list.lastIndexOf(call) : -1;
@@ -35,9 +46,7 @@ export class CallsInFlight {
 
   /** Records a call in flight on `server` (the options object itself is the record). */
   track(server: string, call: CallContext): void {
-    const list = this.#inflight.get(server);
-    if (list) list.push(call);
-    else this.#inflight.set(server, [call]);
+    add(this.#inflight, server, call);
   }
 
   /** Removes a finished call. */
@@ -47,9 +56,7 @@ export class CallsInFlight {
 
   /** Records a call in flight on one user's own connection of a per-user server. */
   trackOn(connection: Upstream, call: CallContext): void {
-    const list = this.#onConnection.get(connection);
-    if (list) list.push(call);
-    else this.#onConnection.set(connection, [call]);
+    add(this.#onConnection, connection, call);
   }
 
   /** Removes a finished call from its user's connection. */
