@@ -6,8 +6,9 @@
  * so every vector is kept on disk keyed by a hash of the model and the text: a second run asks
  * the model only for texts it has not seen.
  *
- * `bun bench/discovery/embedder.ts [--cache=DIR]` serves on 127.0.0.1 (port 0) and prints
- * `{"port":N}` once the model is loaded. `GET /stats` answers every request's input count, how
+ * `bun bench/discovery/embedder.ts [--cache=DIR] [--compute-single]` serves on 127.0.0.1 (port 0)
+ * and prints `{"port":N}` once the model is loaded. With `--compute-single` a request of one text
+ * (a search's query) always goes to the model, so its time is what the model costs per search. `GET /stats` answers every request's input count, how
  * many of its texts the model computed (the rest came from the cache) and its time in ms.
  *
  * Benchmark only: these packages are development dependencies and never reach the gateway.
@@ -93,7 +94,10 @@ class VectorCache {
 }
 
 /** Starts the embedder on a loopback port; the model is loaded before it answers. */
-export async function startEmbedder(cacheDir = DEFAULT_CACHE_DIR): Promise<Embedder> {
+export async function startEmbedder(
+  cacheDir = DEFAULT_CACHE_DIR,
+  computeSingle = false,
+): Promise<Embedder> {
   const model = await loadModel();
   const cache = new VectorCache(cacheDir);
   const requests: EmbedderRequest[] = [];
@@ -103,7 +107,8 @@ export async function startEmbedder(cacheDir = DEFAULT_CACHE_DIR): Promise<Embed
   async function embedAll(texts: readonly string[]): Promise<number[][]> {
     const t0 = performance.now();
     const keys = texts.map((t) => VectorCache.key(t));
-    const missing = [...new Set(keys.filter((k) => cache.get(k) === undefined))];
+    const fresh = computeSingle && texts.length === 1;
+    const missing = [...new Set(keys.filter((k) => fresh || cache.get(k) === undefined))];
     const textOf = new Map(keys.map((k, i) => [k, texts[i] as string]));
     for (let i = 0; i < missing.length; i += MODEL_BATCH) {
       const batch = missing.slice(i, i + MODEL_BATCH);
@@ -178,7 +183,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const dir = process.argv.find((a) => a.startsWith("--cache="))?.slice(8);
-  const embedder = await startEmbedder(dir);
+  const embedder = await startEmbedder(dir, process.argv.includes("--compute-single"));
   process.stdout.write(`${JSON.stringify({ port: Number(new URL(embedder.url).port) })}\n`);
   const stop = () => embedder.stop().then(() => process.exit(0));
   process.on("SIGTERM", stop);

@@ -27,7 +27,8 @@ export interface SemanticReport {
   queryEmbedMs: { median: number; p95: number; computed: number; queries: number };
   /** The first search, which embeds every tool the gateway has not kept from before. */
   firstSearchMs: number;
-  /** Tool texts the model computed for that search (the rest came from the embedder's cache). */
+  /** Tool texts that search asked for, and how many of them the model computed (not cached). */
+  toolsAsked: number;
   toolsComputed: number;
   /** The same servers added `copies` times each, fused. */
   repeated: (ScoreSet & { tools: number; copies: number }) | null;
@@ -51,7 +52,7 @@ export async function semanticRun(
   main: SemanticCatalog,
   repeated: (SemanticCatalog & { copies: number }) | null,
 ): Promise<SemanticReport> {
-  const embedder = await startPortPrinter("embedder", BUN, [EMBEDDER]);
+  const embedder = await startPortPrinter("embedder", BUN, [EMBEDDER, "--compute-single"]);
   const url = embedder.url.replace(/\/mcp$/, "/v1/embeddings");
   const stats = async () =>
     await (await fetch(url.replace(/\/v1\/embeddings$/, "/stats"))).json() as EmbedderRequest[];
@@ -67,6 +68,7 @@ export async function semanticRun(
     let run;
     let firstSearchMs;
     let toolsComputed;
+    let toolsAsked;
     let perQuery: EmbedderRequest[];
     try {
       const t0 = performance.now();
@@ -77,7 +79,9 @@ export async function semanticRun(
       );
       firstSearchMs = performance.now() - t0;
       const warm = await stats();
-      toolsComputed = warm.reduce((n, r) => n + (r.inputs > 1 ? r.computed : 0), 0);
+      const tools = warm.filter((r) => r.inputs > 1);
+      toolsAsked = tools.reduce((n, r) => n + r.inputs, 0);
+      toolsComputed = tools.reduce((n, r) => n + r.computed, 0);
       run = await runQueries(gw.client, queries, main.base, false);
       perQuery = (await stats()).slice(warm.length);
     } finally {
@@ -112,6 +116,7 @@ export async function semanticRun(
         queries: queryMs.length,
       },
       firstSearchMs,
+      toolsAsked,
       toolsComputed,
       repeated: repeatedRun,
     };
