@@ -182,8 +182,9 @@ export function semanticLines(lexical: ScoreSet, s: SemanticReport | undefined):
     } ms, p95 ${
       fmt(s.queryEmbedMs.p95, 1)
     } ms (${s.queryEmbedMs.computed} of ${s.queryEmbedMs.queries} ` +
-    `queries computed by the model, the others from its cache). The first search embedded ` +
-    `${s.toolsComputed} tool texts with the model in ${fmt(s.firstSearchMs / 1000, 1)} s.`,
+    "queries computed by the model, the others from its cache). The first search after start " +
+    `asked for the vectors of ${s.toolsAsked} tool texts (${s.toolsComputed} computed by the ` +
+    `model, the rest from its cache) and took ${fmt(s.firstSearchMs / 1000, 1)} s.`,
     ...(s.repeated === null ? [] : [
       "",
       `Fused, the same servers added ${s.repeated.copies} times each (${s.repeated.tools} tools):`,
