@@ -6,8 +6,23 @@
  * through the real gateway over MCP).
  *
  * `bun bench/discovery-rank.ts [--copies=N] [--misses] [--json] [--ranks]`
+ *
+ * `--embeddings` ranks a second time with the gateway's fused search: a real embedding model
+ * (`bench/discovery/embedder.ts`) behind an embeddings endpoint, the gateway's own semantic
+ * ranker and fusion, and prints both tables (`--fuse-depth=N`, `--rrf-k=N`,
+ * `--semantic-weight=W` try other settings).
  */
-import { buildSearchIndex, type ToolDescriptor } from "../src/discovery/mod.ts";
+import {
+  buildSearchIndex,
+  type FuseSettings,
+  searchFused,
+  type SearchIndex,
+  type SearchResult,
+  SemanticRanker,
+  type ToolDescriptor,
+} from "../src/discovery/mod.ts";
+import { createLogger } from "../src/shared/log.ts";
+import { EMBEDDER_MODEL, startEmbedder } from "./discovery/embedder.ts";
 import { fmt } from "./stats.ts";
 import { loadCatalog } from "./discovery/catalog.ts";
 import { firstCorrectRank, type RankScores, scoreRanks } from "./discovery/measure.ts";
@@ -44,12 +59,14 @@ function catalogDescriptors(copies = 1): ToolDescriptor[] {
   return out;
 }
 
+/** One way of answering a search: the lexical index alone, or fused with embeddings. */
+type Search = (query: string) => Promise<SearchResult>;
+
 /** Scores per group ("all", each class, each half, each class within each half). */
-function rankQueries(
-  tools: readonly ToolDescriptor[],
+async function rankQueries(
+  search: Search,
   queries: readonly BenchQuery[],
-): { scores: Map<string, RankScores>; misses: string[]; ranks: string[] } {
-  const index = buildSearchIndex(tools);
+): Promise<{ scores: Map<string, RankScores>; misses: string[]; ranks: string[] }> {
   const groups = new Map<string, (number | null)[]>();
   const add = (key: string, rank: number | null) => {
     const list = groups.get(key) ?? [];
@@ -60,7 +77,7 @@ function rankQueries(
   const ranks: string[] = [];
   const base = (server: string) => server.replace(/-\d+$/, "");
   for (const q of queries) {
-    const result = index.search(q.query, { limit: 10 });
+    const result = await search(q.query);
     const ranked = result.items.map((item) => [
       item.name,
       ...(item.servers ?? []).map((s) => `${s}${SEPARATOR}${item.name.split(SEPARATOR)[1]}`),
@@ -82,29 +99,78 @@ function rankQueries(
   };
 }
 
-main();
+/** The fused search over `index`, with a real model behind a local embeddings endpoint. */
+async function fusedSearch(index: SearchIndex, settings: FuseSettings) {
+  const embedder = await startEmbedder();
+  const config = { url: embedder.url, model: EMBEDDER_MODEL, apiKey: null, timeoutMs: 600_000 };
+  const ranker = new SemanticRanker(config, createLogger("bench"), null);
+  const search: Search = async (query) => {
+    const fused = await searchFused(index, ranker, query, { limit: 10 }, settings);
+    if (fused === null) throw new Error(`the embeddings endpoint failed on "${query}"`);
+    return fused;
+  };
+  return { search, embedder };
+}
 
-function main(): void {
-  const args = process.argv.slice(2);
-  const copies = Number(args.find((a) => a.startsWith("--copies="))?.slice(9) ?? 1);
-  const { scores, misses, ranks } = rankQueries(catalogDescriptors(copies), loadQueries());
-  if (args.includes("--ranks")) {
-    for (const r of ranks) console.log(r);
-  } else if (args.includes("--json")) {
-    console.log(JSON.stringify(Object.fromEntries(scores)));
-  } else {
-    const keys = ["all", ...QUERY_HALVES, ...QUERY_CLASSES].flatMap((k) =>
-      (QUERY_CLASSES as readonly string[]).includes(k)
-        ? [k, ...QUERY_HALVES.map((h) => `${k}/${h}`)]
-        : [k]
-    );
-    console.log("group                 n    r@1    r@5   r@10    MRR");
-    for (const key of keys) {
-      const s = scores.get(key);
-      if (s === undefined) continue;
-      const cells = [s.recall1, s.recall5, s.recall10, s.mrr].map((x) => fmt(x, 3).padStart(6));
-      console.log(`${key.padEnd(20)} ${String(s.queries).padStart(3)} ${cells.join(" ")}`);
-    }
-    if (args.includes("--misses")) { for (const m of misses) console.log(m); }
+function printScores(title: string, scores: Map<string, RankScores>): void {
+  const keys = ["all", ...QUERY_HALVES, ...QUERY_CLASSES].flatMap((k) =>
+    (QUERY_CLASSES as readonly string[]).includes(k)
+      ? [k, ...QUERY_HALVES.map((h) => `${k}/${h}`)]
+      : [k]
+  );
+  console.log(`${title}\ngroup                 n    r@1    r@5   r@10    MRR`);
+  for (const key of keys) {
+    const s = scores.get(key);
+    if (s === undefined) continue;
+    const cells = [s.recall1, s.recall5, s.recall10, s.mrr].map((x) => fmt(x, 3).padStart(6));
+    console.log(`${key.padEnd(20)} ${String(s.queries).padStart(3)} ${cells.join(" ")}`);
   }
+}
+
+await main();
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const flag = (name: string) =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const copies = Number(flag("copies") ?? 1);
+  const index = buildSearchIndex(catalogDescriptors(copies));
+  const queries = loadQueries();
+  const runs: [string, Awaited<ReturnType<typeof rankQueries>>][] = [[
+    "BM25 alone",
+    await rankQueries((query) => Promise.resolve(index.search(query, { limit: 10 })), queries),
+  ]];
+  if (args.includes("--embeddings")) {
+    const settings: FuseSettings = {
+      ...(flag("fuse-depth") === undefined ? {} : { depth: Number(flag("fuse-depth")) }),
+      ...(flag("rrf-k") === undefined ? {} : { k: Number(flag("rrf-k")) }),
+      ...(flag("semantic-weight") === undefined
+        ? {}
+        : { semanticWeight: Number(flag("semantic-weight")) }),
+    };
+    const { search, embedder } = await fusedSearch(index, settings);
+    try {
+      const t0 = performance.now();
+      const run = await rankQueries(search, queries);
+      const computed = embedder.stats().reduce((n, r) => n + r.computed, 0);
+      process.stderr.write(
+        `fused: ${fmt((performance.now() - t0) / 1000, 1)} s, ${computed} texts computed by ` +
+          `the model (the rest from its cache)\n`,
+      );
+      runs.push([`fused with ${EMBEDDER_MODEL} (${JSON.stringify(settings)})`, run]);
+    } finally {
+      await embedder.stop();
+    }
+  }
+  for (const [title, { scores, misses, ranks }] of runs) {
+    if (args.includes("--ranks")) {
+      for (const r of ranks) console.log(r);
+    } else if (args.includes("--json")) {
+      console.log(JSON.stringify({ run: title, ...Object.fromEntries(scores) }));
+    } else {
+      printScores(title, scores);
+      if (args.includes("--misses")) { for (const m of misses) console.log(m); }
+    }
+  }
+  process.exit(0);
 }

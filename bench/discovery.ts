@@ -8,42 +8,29 @@
  *
  * Flags: `--gateway=auto|binary|source|deno`, `--out=FILE` (`-` to only print), `--tiny` (a few
  * servers and queries: the end-to-end check the tests run), `--misses` (print each query whose
- * correct tool is not in the first 10, with the top three hits).
+ * correct tool is not in the first 10, with the top three hits), `--no-embeddings` (skip the run
+ * with a real embedding model fused in; the tiny slice never runs it).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSearchIndex, type ToolDescriptor } from "../src/discovery/mod.ts";
 import {
   BUN,
-  cpuMs,
   DENO,
   gatewayCommand,
   type GatewayMode,
   killAll,
-  memBytes,
   ROOT,
   startPortPrinter,
 } from "./procs.ts";
 import { loadNow } from "./machine.ts";
-import { median, quantile, sleep } from "./stats.ts";
-import { type CapturedServer, loadCatalog } from "./discovery/catalog.ts";
-import {
-  callTool,
-  listAllTools,
-  REPLAY_SERVER,
-  startGateway,
-  type Upstream,
-} from "./discovery/gateway.ts";
+import { median, quantile } from "./stats.ts";
+import { loadCatalog } from "./discovery/catalog.ts";
+import { callTool, listAllTools, REPLAY_SERVER, startGateway } from "./discovery/gateway.ts";
+import { repeatedRun, repeatedUpstreams, scaleRun, totalTools } from "./discovery/catalogs.ts";
 import { tokens } from "./discovery/measure.ts";
-import {
-  type BenchQuery,
-  loadQueries,
-  QUERY_CLASSES,
-  runQueries,
-  visible,
-} from "./discovery/ranking.ts";
+import { loadQueries, QUERY_CLASSES, runQueries, visible } from "./discovery/ranking.ts";
 import {
   type DiscoveryReport,
   goalLines,
@@ -51,11 +38,14 @@ import {
   replaceSection,
 } from "./discovery/report.ts";
 import { runTask, TASKS } from "./discovery/tasks.ts";
+import { semanticRun } from "./discovery/semantic.ts";
 
 /** How much to measure: everything, or a slice that runs in seconds. */
 export interface DiscoveryOptions {
   size: "full" | "tiny";
   gatewayMode?: GatewayMode;
+  /** Also rank with a real embedding model fused in (default: on for the full run). */
+  embeddings?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -153,6 +143,19 @@ export async function runDiscovery(opts: DiscoveryOptions): Promise<DiscoveryRep
         queries,
         plan.scaleQueries,
       );
+      let semantic;
+      if (opts.embeddings ?? opts.size === "full") {
+        say("fused with a real embedding model");
+        semantic = await semanticRun(workDir, mode, queries, {
+          upstreams: catalog.map((s) => ({ name: s.name, stdio: s.name })),
+          base: same,
+          tools: toolCount,
+        }, {
+          ...repeatedUpstreams(http.url, catalog, copies),
+          tools: toolCount * copies,
+          copies,
+        });
+      }
       return {
         size: opts.size,
         date: new Date().toISOString().slice(0, 10),
@@ -179,6 +182,7 @@ export async function runDiscovery(opts: DiscoveryOptions): Promise<DiscoveryRep
         repeated: { ...repeated, copies },
         scale,
         misses: ranking.misses,
+        ...(semantic === undefined ? {} : { semantic }),
         loadAtStart,
         seconds: (performance.now() - t0) / 1000,
       };
@@ -188,125 +192,6 @@ export async function runDiscovery(opts: DiscoveryOptions): Promise<DiscoveryRep
   } finally {
     killAll();
     rmSync(workDir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The same catalog searched in this process with the gateway's own index: the ranking's time
- * without the HTTP round trip, which on a shared machine is mostly the machine's.
- */
-function inProcessSearch(copies: number, queries: readonly BenchQuery[], count: number) {
-  const tools: ToolDescriptor[] = [];
-  for (let k = 1; k <= copies; k++) {
-    for (const server of loadCatalog()) {
-      for (const tool of server.tools) {
-        tools.push({
-          name: `all-${k}__${server.name}_${tool.name}`,
-          server: `all-${k}`,
-          description: tool.description ?? "",
-          inputSchema: tool.inputSchema,
-        });
-      }
-    }
-  }
-  const index = buildSearchIndex(tools);
-  const times: number[] = [];
-  for (let i = 0; i < count * 2; i++) {
-    const q = queries[i % queries.length]!;
-    const start = performance.now();
-    index.search(q.query, {});
-    if (i >= count) times.push(performance.now() - start);
-  }
-  return { medianMs: median(times), p95Ms: quantile(times, 0.95) };
-}
-
-function totalTools(): number {
-  return loadCatalog().reduce((n, s) => n + s.tools.length, 0);
-}
-
-/** Every server added `copies` times (`<name>-<k>`), as teams adding the same servers would. */
-async function repeatedRun(
-  workDir: string,
-  mode: GatewayMode,
-  url: string,
-  catalog: readonly CapturedServer[],
-  copies: number,
-  queries: readonly BenchQuery[],
-) {
-  const base = new Map<string, string>();
-  const upstreams: Upstream[] = [];
-  for (let k = 1; k <= copies; k++) {
-    for (const s of catalog) {
-      const name = `${s.name}-${k}`;
-      base.set(name, s.name);
-      upstreams.push({ name, url: `${url}/${s.name}` });
-    }
-  }
-  const gw = await startGateway({
-    mode,
-    workDir,
-    label: "repeated",
-    upstreams,
-    timeoutMs: 120_000,
-  });
-  try {
-    const run = await runQueries(gw.client, queries, (s) => base.get(s) ?? s, false);
-    const tools = catalog.reduce((n, s) => n + s.tools.length, 0) * copies;
-    return { all: run.all, byClass: run.byClass, byHalf: run.byHalf, tools };
-  } finally {
-    await gw.stop();
-  }
-}
-
-/**
- * The whole catalog served `copies` times: search latency at that size, and what the first
- * search after start (the index build) costs in time and resident memory.
- */
-async function scaleRun(
-  workDir: string,
-  mode: GatewayMode,
-  url: string,
-  copies: number,
-  queries: readonly BenchQuery[],
-  count: number,
-) {
-  const upstreams: Upstream[] = Array.from({ length: copies }, (_, i) => ({
-    name: `all-${i + 1}`,
-    url: `${url}/all`,
-  }));
-  const gw = await startGateway({ mode, workDir, label: "scale", upstreams, timeoutMs: 120_000 });
-  try {
-    // The request path warmed first (a listing and a proxied call), so the jump below is the
-    // search's own: the index built over the catalog.
-    await listAllTools(`${gw.url}/mcp`);
-    const [server] = loadCatalog();
-    await callTool(gw.client, `all-1__${server!.name}_${server!.tools[0]!.name}`, {});
-    await sleep(1000);
-    const before = memBytes(gw.pid, "VmRSS");
-    const t0 = performance.now();
-    await callTool(gw.client, "tool_search", { query: "create an issue" });
-    const firstSearchMs = performance.now() - t0;
-    const rssJumpBytes = memBytes(gw.pid, "VmRSS") - before;
-    const times: number[] = [];
-    const cpu0 = cpuMs(gw.pid);
-    for (let i = 0; i < count; i++) {
-      const q = queries[i % queries.length]!;
-      const start = performance.now();
-      await callTool(gw.client, "tool_search", { query: q.query });
-      times.push(performance.now() - start);
-    }
-    const gatewayCpuMs = (cpuMs(gw.pid) - cpu0) / count;
-    return {
-      tools: totalTools() * copies,
-      roundTripMs: median(times),
-      roundTripP95Ms: quantile(times, 0.95),
-      gatewayCpuMs,
-      ...inProcessSearch(copies, queries, count),
-      firstSearchMs,
-      rssJumpBytes,
-    };
-  } finally {
-    await gw.stop();
   }
 }
 
@@ -330,6 +215,7 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const report = await runDiscovery({
     size: args.includes("--tiny") ? "tiny" : "full",
     gatewayMode: (flag("gateway") ?? "auto") as GatewayMode,
+    ...(args.includes("--no-embeddings") ? { embeddings: false } : {}),
   });
   for (const line of goalLines(report)) console.log(line);
   if (args.includes("--misses")) {

@@ -31,6 +31,8 @@ export interface GatewaySpec {
   /** A profile named `all` with `exposure: all` beside the search-mode `/mcp`. */
   allProfile?: boolean;
   timeoutMs?: number;
+  /** `discovery.embeddings`: the endpoint and model of the semantic ranking. */
+  embeddings?: { url: string; model: string };
 }
 
 /** A running gateway with a connected client. */
@@ -54,6 +56,10 @@ function configFor(spec: GatewaySpec, stateDir: string): object {
     gateway: { separator: "__", exposure: "search", state: stateDir, pin: "off" },
     servers,
     ...(spec.allProfile ? { profiles: { all: { tools: ["*"], exposure: "all" } } } : {}),
+    // A model on a shared CPU embeds a batch of tool texts in seconds, not milliseconds.
+    ...(spec.embeddings
+      ? { discovery: { embeddings: { ...spec.embeddings, timeout: "600s" } } }
+      : {}),
   };
 }
 

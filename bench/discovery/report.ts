@@ -7,6 +7,7 @@ import { fmt, table } from "../stats.ts";
 import type { RankScores } from "./measure.ts";
 import { QUERY_CLASSES, QUERY_HALVES, type QueryClass, type QueryHalf } from "./ranking.ts";
 import type { TaskTokens } from "./tasks.ts";
+import { semanticGoals, semanticLines, type SemanticReport } from "./semantic.ts";
 
 /** Ranking scores overall and per class. */
 export interface ScoreSet {
@@ -47,6 +48,8 @@ export interface DiscoveryReport {
     rssJumpBytes: number;
   };
   misses: { id: string; query: string; top: string[] }[];
+  /** The same queries with the semantic ranking fused in (absent when not run). */
+  semantic?: SemanticReport;
   /** The machine's load averages (1 / 5 / 15 minutes) when the run began. */
   loadAtStart: string;
   seconds: number;
@@ -142,6 +145,7 @@ export function goals(r: DiscoveryReport): Goal[] {
       measured: `${fmt(r.scale.rssJumpBytes / MiB, 1)} MiB (${fmt(r.scale.firstSearchMs, 0)} ms)`,
       met: r.scale.rssJumpBytes <= 20 * MiB,
     },
+    ...semanticGoals(r.semantic),
   ];
 }
 
@@ -209,6 +213,7 @@ export function renderDiscovery(r: DiscoveryReport): string {
     `The same servers added ${r.repeated.copies} times each (${r.repeated.tools} tools):`,
     "",
     scores(r.repeated),
+    ...semanticLines(r.ranking, r.semantic),
     "",
     `tool_search over MCP (client to gateway and back; load average ${r.loadAtStart} at the start): median ${
       fmt(r.searchMs.median, 2)

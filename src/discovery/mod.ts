@@ -31,3 +31,4 @@ export { fuseRankings, RRF_K } from "./fuse.ts";
 export type { RankedDocs } from "./index.ts";
 export { SemanticRanker } from "./semantic/ranker.ts";
 export type { SemanticStats } from "./semantic/ranker.ts";
+export { FUSE_DEPTH, type FuseSettings, searchFused } from "./semantic/search.ts";

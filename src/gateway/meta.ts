@@ -8,7 +8,7 @@ import {
   browseServers,
   buildSearchIndex,
   describeTool,
-  fuseRankings,
+  searchFused,
   type SearchIndex,
   type SearchResult,
   SemanticRanker,
@@ -26,9 +26,6 @@ import { type Caller, LOCAL_CALLER, type LocalTool, type LocalToolProvider } fro
 
 /** Names of the meta-tools. */
 export const META_TOOL_NAMES = ["tool_search", "tool_describe"] as const;
-
-/** Hits of each ranking (lexical, semantic) that a fused ranking draws from. */
-const FUSE_DEPTH = 50;
 
 /**
  * Serves the meta-tools for a gateway. `enabled()` decides whether the whole catalog's
@@ -103,18 +100,13 @@ export class MetaTools implements LocalToolProvider {
     const ranker = this.#semantic();
     const lexical = this.search(caller, args);
     if (ranker === null || String(args.query ?? "").trim() === "") return lexical;
-    const { index } = this.#index(caller);
-    const query = String(args.query);
     const server = typeof args.server === "string" ? args.server : undefined;
-    const allowed = server === undefined ? null : index.data.serverDocs.get(server) ?? [];
-    const semantic = await ranker.rank(query, index.data.docs, allowed, FUSE_DEPTH);
-    if (semantic === null) return lexical;
-    const fused = fuseRankings([index.ranked(query, server, FUSE_DEPTH).ids, semantic]);
-    return index.page(fused, {
+    const fused = await searchFused(this.#index(caller).index, ranker, String(args.query), {
       server,
       limit: args.limit as number | undefined,
       offset: args.offset as number | undefined,
     });
+    return fused ?? lexical;
   }
 
   /** Counters of the semantic ranking; `null` when it is not configured. */

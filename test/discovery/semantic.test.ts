@@ -173,6 +173,14 @@ describe("semantic ranking through an embeddings endpoint", () => {
     assert.equal(fused.scores[0]! <= 1, true);
   });
 
+  it("a weight scales what a ranking gives to the fusion", () => {
+    // Each ranking places the other's first second: the heavier ranking decides.
+    assert.deepEqual(fuseRankings([[1, 2], [2, 1]], 60, [1, 0.5]).ids, [1, 2]);
+    assert.deepEqual(fuseRankings([[1, 2], [2, 1]], 60, [0.5, 1]).ids, [2, 1]);
+    // First in every ranking still scores 1, whatever the weights.
+    assert.equal(fuseRankings([[7], [7]], 60, [1, 0.25]).scores[0], 1);
+  });
+
   it("tool_search through the gateway fuses the semantic ranking with the lexical one", async () => {
     const gw = await startTestGateway(`
 gateway: { exposure: search, state: ${JSON.stringify(join(state, "gw"))} }

@@ -37,6 +37,7 @@ export class SemanticRanker {
   #log: Logger;
   #file: string | null;
   #vectors = new Map<string, Float32Array>();
+  #keys = new WeakMap<ToolDescriptor, string>();
   #loaded = false;
   #downUntil = 0;
   #reported = false;
@@ -95,9 +96,11 @@ export class SemanticRanker {
   // One vector per doc, embedding only texts not seen before (in memory or in the state file).
   async #toolVectors(docs: readonly ToolDescriptor[]): Promise<Float32Array[]> {
     this.#load();
-    const keys = docs.map((doc) => sha256(`${this.#config.model}\n${textOf(doc)}`));
+    const keys = docs.map((doc) => this.#keyOf(doc));
     const missing = [...new Set(keys.filter((key) => !this.#vectors.has(key)))];
-    const texts = new Map(docs.map((doc, i) => [keys[i] as string, textOf(doc)]));
+    const texts = missing.length === 0
+      ? new Map<string, string>()
+      : new Map(docs.map((doc, i) => [keys[i] as string, textOf(doc)]));
     for (let i = 0; i < missing.length; i += BATCH) {
       const batch = missing.slice(i, i + BATCH);
       const vectors = await this.#embed(batch.map((key) => texts.get(key) as string));
@@ -105,6 +108,18 @@ export class SemanticRanker {
     }
     if (missing.length > 0) this.#save();
     return keys.map((key) => this.#vectors.get(key) as Float32Array);
+  }
+
+  // A descriptor stands for one version of a tool (a changed tool gets a new one), so its key
+  // is hashed once rather than on every search — over a large catalog the hashing would
+  // otherwise cost more than the similarity itself.
+  #keyOf(doc: ToolDescriptor): string {
+    let key = this.#keys.get(doc);
+    if (key === undefined) {
+      key = sha256(`${this.#config.model}\n${textOf(doc)}`);
+      this.#keys.set(doc, key);
+    }
+    return key;
   }
 
   async #embed(texts: readonly string[]): Promise<Float32Array[]> {
