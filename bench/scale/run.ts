@@ -9,7 +9,8 @@
  * 256 the rest would wait forever.
  *
  * Flags: `--quick` (fewer sessions and tools, a 10 s give-back wait: a smoke run, not the
- * reference), `--gateway=auto|binary|source|deno`, `--skip=sessions,tools,results,healthz`.
+ * reference), `--gateway=auto|binary|source|deno`, `--skip=sessions,tools,results,healthz`,
+ * `--tools=5000,20000` (which tool counts to measure; the goals read the largest).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -100,7 +101,11 @@ function goalsOf(
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes("--quick");
-  const plan = PLANS[quick ? "quick" : "full"];
+  const toolCounts = args.find((a) => a.startsWith("--tools="))?.split("=")[1];
+  const plan = {
+    ...PLANS[quick ? "quick" : "full"],
+    ...(toolCounts ? { tools: toolCounts.split(",").map(Number) } : {}),
+  };
   const mode =
     (args.find((a) => a.startsWith("--gateway="))?.split("=")[1] ?? "auto") as GatewayMode;
   const skip = new Set(args.find((a) => a.startsWith("--skip="))?.split("=")[1]?.split(",") ?? []);
