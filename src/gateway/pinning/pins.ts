@@ -10,6 +10,7 @@
  * connection holds back that user's definition only, and approves nobody else's.
  */
 import type { GatewayConfig } from "../../config/mod.ts";
+import { sha256Hex } from "../../runtime/hash.ts";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
@@ -193,9 +194,12 @@ export class Pins {
     const pins = pinsOnRecord(dir, whose, seen, recording, this.#log);
     if (!pins) return undefined;
     if (recording) {
-      const sig = KINDS.map((k) => seen[KIND_FIELDS[k]] ?? {}).map((m) =>
-        Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
-      ).join("\n\n");
+      // Kept per server as a digest: the signature itself grows with every tool it lists.
+      const sig = sha256Hex(
+        KINDS.map((k) => seen[KIND_FIELDS[k]] ?? {}).map((m) =>
+          Object.entries(m).map(([n, d]) => `${n} ${d.hash} ${d.copies ?? 1}`).join("\n")
+        ).join("\n\n"),
+      );
       const key = user === undefined ? u.name : `${u.name}/${user}`;
       if (this.#seenSig.get(key) !== sig) {
         writeSeen(dir, seen, user);

@@ -105,27 +105,15 @@ export function pinsStamp(stateDir: string, server: string, user?: string): stri
   }
 }
 
-/** Pin files as last read, with the identity of the file they came from. */
-const pinCache = new Map<string, { stamp: string; pins: PinFile }>();
-
 /**
  * The approved pins of `server` (of `user`'s connection to it, for a per-user server), or
- * `undefined` before it was first seen. Re-read only when the file changed (every write
- * replaces it, so its inode, size or time differ): this runs on each catalog rebuild and must
- * notice another process's approval.
+ * `undefined` before it was first seen. Read from the file each time and not kept: a review is
+ * reused while the file's stamp and the server's list stay the same (`pins.ts`), so the file is
+ * read only when one of them changed, and keeping every approved definition parsed in memory
+ * would double what each tool costs the gateway.
  */
 export function readPins(stateDir: string, server: string, user?: string): PinFile | undefined {
-  const path = fileOf(stateDir, server, ".json", user);
-  const stamp = pinsStamp(stateDir, server, user);
-  if (stamp === undefined) {
-    pinCache.delete(path);
-    return undefined;
-  }
-  const cached = pinCache.get(path);
-  if (cached?.stamp === stamp) return cached.pins;
-  const pins = readStateFile(path) as PinFile | undefined;
-  if (pins) pinCache.set(path, { stamp, pins });
-  return pins;
+  return readStateFile(fileOf(stateDir, server, ".json", user)) as PinFile | undefined;
 }
 
 /**
