@@ -9,6 +9,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
+import { noteReleased } from "../runtime/mod.ts";
 import { type CallContext, NO_CONTEXT } from "../shared/call-context.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -304,6 +305,9 @@ export class Gateway {
 
   #rebuild(): void {
     this.#version++;
+    // What the last catalog's lists, views and reviews held becomes garbage: with thousands of
+    // tools, servers joining one by one leave enough behind to be worth giving back.
+    noteReleased(this.#catalog.tools.length * REBUILD_BYTES_PER_TOOL);
     const up = this.pool.all().filter((u) => u.state === "up");
     // Tools and prompts of a server that went down stay listed from its last-known catalog;
     // calls to them answer with the reason (or how to log in). Resources follow live servers only.
@@ -334,3 +338,6 @@ export class Gateway {
     });
   }
 }
+
+/** About what a rebuild leaves as garbage per tool of the catalog it replaces. */
+const REBUILD_BYTES_PER_TOOL = 256;

@@ -22,20 +22,14 @@ function sortKeys(value: unknown): unknown {
   return out;
 }
 
-/** Hashes of definition objects already seen: an upstream's list stays the same objects. */
-const hashes = new WeakMap<object, string>();
-
 /**
- * SHA-256 (hex) of the canonical JSON of `value`. An object's hash is remembered: every
- * catalog rebuild hashes every declared tool, and only a re-read list brings new objects.
- * (Definitions are never mutated after they are read.)
+ * SHA-256 (hex) of the canonical JSON of `value`. Not remembered per object: a server's review
+ * is reused while its list stays the same objects (`pins.ts`), so a definition is hashed again
+ * only when its server's list, pins or mode changed, and a hash kept for every listed tool
+ * would cost memory for each one.
  */
 export function canonicalHash(value: unknown): string {
-  const cached = value !== null && typeof value === "object" ? hashes.get(value) : undefined;
-  if (cached) return cached;
-  const hash = sha256Hex(canonicalJson(value));
-  if (value !== null && typeof value === "object") hashes.set(value, hash);
-  return hash;
+  return sha256Hex(canonicalJson(value));
 }
 
 /** One difference between two definitions, at a dotted path (`inputSchema.properties.q`). */
