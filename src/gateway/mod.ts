@@ -20,7 +20,7 @@ export {
   ResultScreen,
 } from "./filters/mod.ts";
 export type { ChangeListener } from "./list-changes.ts";
-export { visibleChanges } from "./visible-changes.ts";
+export { visibleChanges, VisibleLists } from "./visible-changes.ts";
 export type { VisibleTool } from "./tool-views.ts";
 export { disambiguate, EXPOSED_NAME, exposedName, sanitise, shorten, stableHash } from "./names.ts";
 export { META_TOOL_NAMES, MetaTools } from "./meta.ts";

@@ -25,6 +25,47 @@ function shown(gateway: Gateway, caller: Caller, kind: Kind): string {
 }
 
 /**
+ * What `caller` (read at each check: its globs can change on reload) was last shown of each
+ * list; {@link VisibleLists.changed} says whether that differs now. One small object per
+ * session: a session's list watcher holds it instead of closures of its own.
+ */
+export class VisibleLists {
+  readonly #gateway: Gateway;
+  readonly #caller: () => Caller;
+  #tools: string;
+  #prompts: string;
+  #resources: string;
+
+  constructor(gateway: Gateway, caller: () => Caller) {
+    this.#gateway = gateway;
+    this.#caller = caller;
+    const now = caller();
+    this.#tools = shown(gateway, now, "tools");
+    this.#prompts = shown(gateway, now, "prompts");
+    this.#resources = shown(gateway, now, "resources");
+  }
+
+  /** True when what the caller is shown of `kind` changed since it was last checked. */
+  changed(kind: Kind): boolean {
+    const now = shown(this.#gateway, this.#caller(), kind);
+    switch (kind) {
+      case "tools":
+        if (now === this.#tools) return false;
+        this.#tools = now;
+        return true;
+      case "prompts":
+        if (now === this.#prompts) return false;
+        this.#prompts = now;
+        return true;
+      case "resources":
+        if (now === this.#resources) return false;
+        this.#resources = now;
+        return true;
+    }
+  }
+}
+
+/**
  * A listener passing on only the changes `caller` (read at each change: its globs can change
  * on reload) can see; what it is shown now is the baseline.
  */
@@ -33,20 +74,10 @@ export function visibleChanges(
   caller: () => Caller,
   listener: ChangeListener,
 ): ChangeListener {
-  const last: Record<Kind, string> = {
-    tools: shown(gateway, caller(), "tools"),
-    prompts: shown(gateway, caller(), "prompts"),
-    resources: shown(gateway, caller(), "resources"),
-  };
-  const changed = (kind: Kind): boolean => {
-    const now = shown(gateway, caller(), kind);
-    if (now === last[kind]) return false;
-    last[kind] = now;
-    return true;
-  };
+  const seen = new VisibleLists(gateway, caller);
   return {
-    toolsChanged: () => changed("tools") && listener.toolsChanged(),
-    promptsChanged: () => changed("prompts") && listener.promptsChanged(),
-    resourcesChanged: () => changed("resources") && listener.resourcesChanged(),
+    toolsChanged: () => seen.changed("tools") && listener.toolsChanged(),
+    promptsChanged: () => seen.changed("prompts") && listener.promptsChanged(),
+    resourcesChanged: () => seen.changed("resources") && listener.resourcesChanged(),
   };
 }

@@ -2,8 +2,9 @@
  * An idle 2025 session holds no SDK server: what it owns (the client's capabilities and info, its
  * log level, subscriptions) lives on its link, and the server is built for a request the fast
  * paths do not answer, taking the session up where `initialize` left it, and let go once the
- * session holds nothing of it. A GET stream keeps it (what it sends meanwhile is kept for a
- * resumed stream). Each session's state stays its own through every rebuild.
+ * session holds nothing of it. Its GET stream needs none: the session writes it, keeps what it
+ * sends meanwhile for a resumed stream, and asks its client there, the answer reaching the
+ * server built to ask. Each session's state stays its own through every rebuild.
  */
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
@@ -67,6 +68,57 @@ async function open(capabilities: object, name: string): Promise<[string, Sessio
   return [sid, link];
 }
 
+/** An open `GET /mcp` stream and the events read from it. */
+interface Stream {
+  readonly status: number;
+  readonly headers: Headers;
+  json(): Promise<{ error: { code: number } }>;
+  /** The next `n` events carrying a message (within a few seconds). */
+  events(n: number): Promise<{ id: string | null; message: Record<string, unknown> }[]>;
+  close(): Promise<void>;
+}
+
+/** Opens the GET stream of session `sid`. */
+async function getStream(sid: string, headers: Record<string, string> = {}): Promise<Stream> {
+  const res = await sessions.fetch(
+    new Request("http://127.0.0.1/mcp", {
+      headers: { accept: "text/event-stream", "mcp-session-id": sid, ...headers },
+    }),
+    WHO,
+  );
+  const reader = res.ok ? res.body!.getReader() : undefined;
+  let buf = "";
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: () => res.json(),
+    async events(n) {
+      const out: { id: string | null; message: Record<string, unknown> }[] = [];
+      const deadline = Date.now() + 5_000;
+      while (out.length < n && Date.now() < deadline) {
+        let end;
+        while (out.length < n && (end = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (data) {
+            out.push({ id: /^id: (.+)$/m.exec(block)?.[1] ?? null, message: JSON.parse(data) });
+          }
+        }
+        if (out.length >= n) break;
+        const read = await Promise.race([
+          reader!.read(),
+          new Promise<undefined>((r) => setTimeout(r, deadline - Date.now())),
+        ]);
+        if (!read || read.done) break;
+        buf += new TextDecoder().decode(read.value);
+      }
+      return out;
+    },
+    close: async () => void (await (reader ? reader.cancel() : res.body?.cancel())),
+  };
+}
+
 /** Waits for the answer's last write to pass (the server is let go after it). */
 const turn = () => new Promise((r) => setTimeout(r, 10));
 
@@ -115,22 +167,80 @@ describe("a lean 2025 session", () => {
     }
   });
 
-  it("keeps its server while a GET stream is open, told what the client declared", async () => {
-    const [sid, link] = await open({ elicitation: { form: {} } }, "streaming");
-    const res = await sessions.fetch(
-      new Request("http://127.0.0.1/mcp", {
-        headers: { accept: "text/event-stream", "mcp-session-id": sid },
-      }),
-      WHO,
-    );
-    assert.equal(res.status, 200);
+  it("holds no server while its GET stream is open, and writes its notifications there", async () => {
+    const [sid, link] = await open({}, "streaming");
+    const stream = await getStream(sid);
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get("content-type"), "text/event-stream");
+    assert.equal(stream.headers.get("mcp-session-id"), sid);
+    // A request the fast paths do not answer builds a server; the open stream does not keep it.
     await messages(await post({ jsonrpc: "2.0", id: 1, method: "ping" }, sid));
     await turn();
-    const server = link.server;
-    assert.ok(server, "a session with a GET stream keeps its server");
-    assert.deepEqual(server.getClientCapabilities(), { elicitation: { form: {} } });
-    assert.deepEqual(server.getClientVersion(), { name: "streaming", version: "1" });
-    await res.body?.cancel();
+    assert.equal(link.server, undefined, "an open GET stream holds no SDK server");
+    link.notify("notifications/message", { level: "info", data: "to the stream" });
+    const [event] = await stream.events(1);
+    assert.deepEqual(event?.message, {
+      method: "notifications/message",
+      params: { level: "info", data: "to the stream" },
+      jsonrpc: "2.0",
+    });
+    assert.ok(event?.id, "the event has an id to resume after");
+    await stream.close();
+  });
+
+  it("asks its client on the GET stream, and the client's answer reaches the request", async () => {
+    const [sid, link] = await open({ elicitation: { form: {} } }, "asked");
+    const stream = await getStream(sid);
+    const params = { mode: "form", message: "name?", requestedSchema: { type: "object" } };
+    const asked = link.request("elicitation/create", params, { server: "x", timeoutMs: 10_000 });
+    const [event] = await stream.events(1);
+    const request = event?.message as { id: number; method: string; params: unknown };
+    assert.equal(request.method, "elicitation/create");
+    assert.deepEqual(request.params, params);
+    const answer = await post(
+      { jsonrpc: "2.0", id: request.id, result: { action: "decline" } },
+      sid,
+    );
+    assert.equal(answer.status, 202);
+    assert.deepEqual(await asked, { action: "decline" });
+    await turn();
+    assert.equal(link.server, undefined, "the server built to ask was let go");
+    await stream.close();
+  });
+
+  it("refuses a second GET stream with 409, and opens one again once the first closed", async () => {
+    const [sid] = await open({}, "twice");
+    const first = await getStream(sid);
+    assert.equal(first.status, 200);
+    const second = await getStream(sid);
+    assert.equal(second.status, 409);
+    assert.equal((await second.json()).error.code, -32000);
+    await first.close();
+    await turn();
+    const third = await getStream(sid);
+    assert.equal(third.status, 200);
+    await third.close();
+  });
+
+  it("replays what it was sent while its stream was closed to the stream resumed", async () => {
+    const [sid, link] = await open({}, "resumed");
+    const first = await getStream(sid);
+    link.notify("notifications/message", { level: "info", data: 1 });
+    const [seen] = await first.events(1);
+    await first.close();
+    await turn();
+    link.notify("notifications/message", { level: "info", data: 2 });
+    link.notify("notifications/message", { level: "info", data: 3 });
+    const resumed = await getStream(sid, { "last-event-id": seen!.id! });
+    assert.equal(resumed.status, 200);
+    const missed = await resumed.events(2);
+    assert.deepEqual(missed.map((e) => (e.message.params as { data: number }).data), [2, 3]);
+    assert.equal(link.server, undefined, "a resume needs no server either");
+    // Another session's event id means nothing here.
+    const [other] = await open({}, "other");
+    const stolen = await getStream(other, { "last-event-id": seen!.id! });
+    assert.equal(stolen.status, 400);
+    await resumed.close();
   });
 
   it("keeps each session's level and capabilities its own through rebuilds", async () => {

@@ -165,6 +165,24 @@ describe("bearer-token auth and per-token scopes", () => {
     assert.equal(await ping(gw.url, sid, bearer(NARROW)), 403);
   });
 
+  it("refuses a session's GET stream to another token, which takes nothing from it", async () => {
+    const sid = await openSession(gw.url, bearer(FULL));
+    const get = (token: string) =>
+      fetch(`${gw.url}/mcp`, {
+        headers: { accept: "text/event-stream", "mcp-session-id": sid, ...bearer(token) },
+      });
+    const foreign = await get(NARROW);
+    assert.equal(foreign.status, 403);
+    await foreign.body?.cancel();
+    // The refused GET did not take the session's one stream: its owner opens it.
+    const own = await get(FULL);
+    assert.equal(own.status, 200);
+    const second = await get(FULL);
+    assert.equal(second.status, 409);
+    await second.body?.cancel();
+    await own.body?.cancel();
+  });
+
   it("refuses a legacy SSE session to a token other than the one that opened it", async () => {
     const res = await fetch(`${gw.url}/sse`, { headers: bearer(FULL) });
     const reader = res.body!.getReader();

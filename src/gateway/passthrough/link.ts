@@ -44,6 +44,11 @@ export interface LeanSession {
   wakeServer(): Server;
   /** Writes `message` into the answer of fast-path request `id`; false when there is none. */
   routeRelated(id: string | number, message: JSONRPCMessage): boolean;
+  /**
+   * Sends `message`, related to no request, on the session's GET stream (kept for a resumed
+   * stream), server or not; dropped when the client never opened one.
+   */
+  sendOnStream(message: JSONRPCMessage): void;
   /** Its link has no request to the client left unanswered: the server may not be needed. */
   settled(): void;
 }
@@ -173,6 +178,11 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     relatedRequestId?: string | number,
   ): void {
     if (this.#closed) return;
+    const lean = this.#lean;
+    if (lean && relatedRequestId === undefined) {
+      lean.sendOnStream({ method, params, jsonrpc: "2.0" });
+      return;
+    }
     const server = this.#server;
     if (server) {
       void server.notification(
@@ -181,11 +191,10 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
       ).catch(() => {});
       return;
     }
-    // Lean: no stream of the session is open but the answers of its fast-path calls, so a
-    // message related to one of them goes there (laid out as the server writes it), and any
-    // other has nowhere to go — as a server would leave it, unsent with no stream.
+    // Lean, a message related to a request: the requests a lean session has in flight are its
+    // fast-path calls, whose answers it goes into (laid out as the server writes it).
     if (relatedRequestId !== undefined) {
-      this.#lean?.routeRelated(relatedRequestId, { method, params, jsonrpc: "2.0" });
+      lean?.routeRelated(relatedRequestId, { method, params, jsonrpc: "2.0" });
     }
   }
 
@@ -200,8 +209,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   }
 
   resourceUpdated(params: { uri: string; [key: string]: unknown }): void {
-    // A subscription keeps its session's server (a lean session holds none).
-    void this.#server?.sendResourceUpdated(params).catch(() => {});
+    this.notify("notifications/resources/updated", params);
   }
 
   /** Marks the session closed; the hub stops routing to it. */

@@ -33,21 +33,27 @@ export function isIdle(a: Activity, cutoff: number): boolean {
 }
 
 /**
- * Counts a long-lived response stream as activity until it ends, errors or is cancelled; the
- * stream is guarded as `guard` says (bounded for a slow reader, closed when its token expires).
+ * Counts a long-lived response stream as activity until it ends, errors or is cancelled (then
+ * `ended` is called, also at once for a response without a body); the stream is guarded as
+ * `guard` says (bounded for a slow reader, closed when its token expires).
  */
 export function trackStream(
   a: Activity,
   response: Response,
   guard: Omit<StreamGuardOptions, "onEnd">,
+  ended?: () => void,
 ): Response {
-  if (!response.body) return response;
+  if (!response.body) {
+    ended?.();
+    return response;
+  }
   a.streams++;
   return guardStream(response, {
     ...guard,
     onEnd: () => {
       a.streams--;
       a.lastSeen = Date.now();
+      ended?.();
     },
   });
 }

@@ -7,32 +7,90 @@
  * reaches also change with the catalog (a server gains or loses its last allowed tool): that
  * too sends `resources/list_changed`.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { GatewayConfig } from "../../config/mod.ts";
-import { configuredToken, type Gateway, sameGlobs } from "../../gateway/mod.ts";
+import {
+  type ChangeListener,
+  configuredToken,
+  type Gateway,
+  sameGlobs,
+  VisibleLists,
+} from "../../gateway/mod.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 import type { Caller } from "../../gateway/types.ts";
 
-/** Watches reloads and catalog changes for `server`'s caller; returns how to stop watching. */
-export function watchScope(
-  server: Server,
+/** Tells a session's client that one of its lists changed: sends that (param-less) notification. */
+export type ListChanged = (method: ListChangedMethod) => void;
+
+/** The notifications {@link ListChanged} sends. */
+export type ListChangedMethod =
+  | "notifications/tools/list_changed"
+  | "notifications/prompts/list_changed"
+  | "notifications/resources/list_changed";
+
+/**
+ * Watches what the session of `link` is shown — catalog changes it can see, reloads that
+ * re-scope it — and tells its client through `notify`; returns how to stop watching.
+ */
+export function watchLists(
   gateway: Gateway,
   link: SessionLink,
   caller: () => Caller,
+  notify: ListChanged,
 ): () => void {
-  let reached = gateway.serversOf(caller());
-  const resourcesChanged = () => void server.sendResourceListChanged().catch(() => {});
-  const offCatalog = gateway.subscribe({
-    toolsChanged: () => {
-      const now = gateway.serversOf(caller());
-      if (sameServers(reached, now)) return;
-      reached = now;
-      resourcesChanged();
-    },
-    promptsChanged: () => {},
-    resourcesChanged: () => {},
-  });
-  const offConfig = gateway.observeConfig((prev, next) => {
+  const watcher = new ListWatcher(gateway, link, caller, notify);
+  const offCatalog = gateway.subscribe(watcher);
+  const offConfig = gateway.observeConfig(watcher.reloaded);
+  return () => {
+    offCatalog();
+    offConfig();
+  };
+}
+
+/**
+ * One session's watcher: one object with its state, not a closure per event, since a session
+ * holding its GET stream open holds its watcher as long.
+ */
+class ListWatcher implements ChangeListener {
+  readonly #gateway: Gateway;
+  readonly #link: SessionLink;
+  readonly #caller: () => Caller;
+  readonly #notify: ListChanged;
+  readonly #seen: VisibleLists;
+  /** The servers the caller reached at the last check (`null`: every server). */
+  #reached: ReadonlySet<string> | null;
+
+  constructor(gateway: Gateway, link: SessionLink, caller: () => Caller, notify: ListChanged) {
+    this.#gateway = gateway;
+    this.#link = link;
+    this.#caller = caller;
+    this.#notify = notify;
+    this.#seen = new VisibleLists(gateway, caller);
+    this.#reached = gateway.serversOf(caller());
+  }
+
+  toolsChanged(): void {
+    if (this.#seen.changed("tools")) this.#notify("notifications/tools/list_changed");
+    // A server gaining or losing its last allowed tool changes the servers reached.
+    const now = this.#gateway.serversOf(this.#caller());
+    if (sameServers(this.#reached, now)) return;
+    this.#reached = now;
+    this.#notify("notifications/resources/list_changed");
+  }
+
+  promptsChanged(): void {
+    if (this.#seen.changed("prompts")) this.#notify("notifications/prompts/list_changed");
+  }
+
+  resourcesChanged(): void {
+    if (this.#seen.changed("resources")) this.#notify("notifications/resources/list_changed");
+  }
+
+  /** A reload: re-scopes the session when its token's globs or its profile changed. */
+  readonly reloaded = (prev: GatewayConfig, next: GatewayConfig): void => {
+    const gateway = this.#gateway;
+    const caller = this.#caller;
+    const link = this.#link;
+    const notify = this.#notify;
     const { sessionId, tokenName, profile } = caller();
     const before = configuredToken(prev, tokenName);
     const after = configuredToken(next, tokenName);
@@ -55,19 +113,15 @@ export function watchScope(
 
     const names = (c: Caller, config: GatewayConfig) =>
       gateway.listTools(c, config).map((t) => t.name).join("\n");
-    if (names(old, prev) !== names(now, next)) void server.sendToolListChanged().catch(() => {});
+    if (names(old, prev) !== names(now, next)) notify("notifications/tools/list_changed");
     const prompts = (c: Caller, config: GatewayConfig) =>
       gateway.catalogOf(c).prompts.filter((p) => gateway.reachesPrompt(c, p, config))
         .map((p) => p.name).join("\n");
-    if (prompts(old, prev) !== prompts(now, next)) {
-      void server.sendPromptListChanged().catch(() => {});
+    if (prompts(old, prev) !== prompts(now, next)) notify("notifications/prompts/list_changed");
+    this.#reached = gateway.serversOf(now);
+    if (!sameServers(gateway.serversOf(old, prev), this.#reached)) {
+      notify("notifications/resources/list_changed");
     }
-    reached = gateway.serversOf(now);
-    if (!sameServers(gateway.serversOf(old, prev), reached)) resourcesChanged();
-  });
-  return () => {
-    offCatalog();
-    offConfig();
   };
 }
 

@@ -15,7 +15,7 @@ import {
   type ServerCapabilities,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type Gateway, visibleChanges } from "../../gateway/mod.ts";
+import type { Gateway } from "../../gateway/mod.ts";
 import { enterSessionCall } from "./enter.ts";
 import { noteReleased } from "../../runtime/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
@@ -27,7 +27,7 @@ import { onWire } from "../../shared/errors.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { installPassthrough } from "./install.ts";
 import { callerOfRequest } from "./request-caller.ts";
-import { watchScope } from "./rescope.ts";
+import { watchLists } from "./rescope.ts";
 import { registerTasks, tasksCapability } from "./tasks.ts";
 
 /**
@@ -64,6 +64,11 @@ export function sessionCapabilities(
 export interface SessionOptions {
   /** Items per page of the gateway's own lists. */
   pageSize?: number;
+  /**
+   * Whether the server tells its client of list changes (default: yes). A streamable session
+   * watches them itself: its GET stream outlives its server (`./streamable-session.ts`).
+   */
+  listChanges?: boolean;
 }
 
 /** One session's server, and how to let it go while the session stays open. */
@@ -185,18 +190,15 @@ export function createSessionServer(
   if (tasks) registerTasks(server, gateway, link);
 
   // Told only of changes to what this session's token is shown.
-  const unsubscribe = gateway.subscribe(visibleChanges(gateway, caller, {
-    toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
-    promptsChanged: () => void server.sendPromptListChanged().catch(() => {}),
-    resourcesChanged: () => void server.sendResourceListChanged().catch(() => {}),
-  }));
-  const unwatch = watchScope(server, gateway, link, caller);
+  const unwatch = options.listChanges === false
+    ? undefined
+    : watchLists(gateway, link, caller, (method) =>
+      void server.notification({ method }).catch(() => {}));
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    unsubscribe();
-    unwatch();
+    unwatch?.();
     if (link.server === server) link.bind(undefined);
   };
   const prevClose = server.onclose;

@@ -8,7 +8,9 @@
  *   cancellation ignore a later response, and the transport refuses an extra send);
  * - hands a server message related to a fast-path call (a sampling, elicitation or roots request
  *   an upstream sends during it) to that call's answer stream, because the SDK transport knows
- *   no stream for a request it never saw.
+ *   no stream for a request it never saw;
+ * - hands a request or notification related to no request to the session's own GET stream
+ *   (`./get-stream.ts`), when the session writes that stream itself.
  */
 import type {
   Transport,
@@ -19,6 +21,9 @@ import type { Activity } from "./activity.ts";
 
 /** Routes a server message to the fast-path call it belongs to; false when there is none. */
 export type RelatedRoute = (id: string | number, message: JSONRPCMessage) => boolean;
+
+/** Sends a server message related to no request on the session's GET stream. */
+export type StandaloneRoute = (message: JSONRPCMessage) => Promise<void>;
 
 /** JSON-RPC code for a request the client cancelled (as LSP uses it; MCP defines none). */
 const REQUEST_CANCELLED = -32800;
@@ -33,11 +38,18 @@ export class SessionTransport implements Transport {
   readonly #inner: Transport;
   readonly #activity: Activity;
   readonly #route: RelatedRoute | undefined;
+  readonly #standalone: StandaloneRoute | undefined;
 
-  constructor(inner: Transport, activity: Activity, route?: RelatedRoute) {
+  constructor(
+    inner: Transport,
+    activity: Activity,
+    route?: RelatedRoute,
+    standalone?: StandaloneRoute,
+  ) {
     this.#inner = inner;
     this.#activity = activity;
     this.#route = route;
+    this.#standalone = standalone;
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => this.#received(message, extra);
@@ -61,7 +73,9 @@ export class SessionTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const related = options?.relatedRequestId;
-    if (related !== undefined && this.#route?.(related, message)) return Promise.resolve();
+    if (related === undefined) {
+      if (this.#standalone && "method" in message) return this.#standalone(message);
+    } else if (this.#route?.(related, message)) return Promise.resolve();
     if (("result" in message || "error" in message) && message.id !== undefined) {
       const a = this.#activity;
       a.pending.delete(message.id);

@@ -2,16 +2,19 @@
  * One streamable HTTP session, lean while it is idle. An SDK `Server` with its handler table,
  * its transport and their maps and closures is most of what an open session used to hold, yet
  * an idle session needs none of it: `tools/call` and `tools/list` are answered without them
- * (`./fast-call.ts`, `./fast-list.ts`), and what the session owns — the client's capabilities,
- * its log level, subscriptions and processes — lives on its link. So the SDK side is built when
- * a request needs it (anything the fast paths do not answer, a GET stream, a DELETE, a request
- * to the client; never to open it: `./fast-open.ts`) and let go again once it holds nothing:
+ * (`./fast-call.ts`, `./fast-list.ts`), its GET stream is written without them
+ * (`./get-stream.ts`), and what the session owns — the client's capabilities, its log level,
+ * subscriptions and processes — lives on its link. So the SDK side is built when a request needs
+ * it (anything the fast paths do not answer, a DELETE, a request to the client; never to open
+ * it: `./fast-open.ts`) and let go again once it holds nothing:
  * - no request in flight on it and no request to the client unanswered;
  * - no resource subscription and no task of the session's running;
- * - no GET stream ever opened: while the server lives, what it sends with no stream open is kept
- *   for a resumed GET stream (`./event-store.ts`), which a lean session could not keep.
- * A lean session has no stream the server could write to but its fast calls' answers, so what
- * it would send unrelated to those went nowhere before either (see `SessionLink.notify`).
+ * - no stream the SDK's transport serves (a POST answer's stream resumed with `Last-Event-ID`).
+ * An open GET stream holds no server: what is sent on it relates to no request (notifications,
+ * requests to the client), so the session writes it itself, and once its client opened one,
+ * what it sends with no stream open is kept for a resumed stream, server or not. A session
+ * whose client never opened one has no stream the server could write to but its calls'
+ * answers, so what it would send unrelated to those goes nowhere (see `SessionLink.notify`).
  * A rebuilt server and transport take up the session where `initialize` left it: the same id,
  * initialized, with the client's capabilities and info as it declared them.
  */
@@ -27,9 +30,12 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { noteReleased } from "../../runtime/mod.ts";
 import type { LeanSession, SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { StreamGuardOptions } from "../../shared/stream-guard.ts";
 import type { RequestIdentity } from "../door.ts";
-import { type Activity, newActivity } from "./activity.ts";
+import { type Activity, newActivity, trackStream } from "./activity.ts";
 import { FastCalls } from "./fast-call.ts";
+import { GetStream } from "./get-stream.ts";
+import { watchLists } from "./rescope.ts";
 import { createSessionServer, type SessionServer } from "./server.ts";
 import { sessionLink, type SessionTable } from "./session-table.ts";
 import { SessionTransport } from "./session-transport.ts";
@@ -73,7 +79,12 @@ export class StreamableSession implements LeanSession {
   #built: Built | undefined;
   /** SDK requests (`handleRequest`) under way. */
   #entering = 0;
-  #streamed = false;
+  /** Its GET stream, once its client opened one. */
+  #stream: GetStream | undefined;
+  /** Streams the SDK's transport serves (resumed POST answer streams), still open. */
+  #sdkStreams = 0;
+  /** Stops watching its lists; set while it has a server or a GET stream (see `#watch`). */
+  #unwatch: (() => void) | undefined;
   #opened = false;
   #ended = false;
 
@@ -101,7 +112,6 @@ export class StreamableSession implements LeanSession {
    * that opens the session, or a request on it the fast paths do not answer.
    */
   async handle(req: Request, options: HandleRequestOptions): Promise<Response> {
-    if (req.method === "GET") this.#streamed = true;
     const { transport } = this.#wake();
     this.#entering++;
     try {
@@ -110,6 +120,41 @@ export class StreamableSession implements LeanSession {
       this.#entering--;
       this.#settle();
     }
+  }
+
+  /**
+   * Answers a GET: the session's own event stream (`./get-stream.ts`), counted as activity and
+   * guarded as `guard` says while it is open, or the refusal. A resume of a POST answer's
+   * stream is the SDK transport's, and holds the server while it is open.
+   */
+  async openStream(
+    req: Request,
+    options: HandleRequestOptions,
+    guard: Omit<StreamGuardOptions, "onEnd">,
+  ): Promise<Response> {
+    const stream = this.#stream ?? new GetStream(this.#table.events.scoped(this.#owner), this.id);
+    const own = await stream.open(req);
+    if (own) {
+      if (!own.ok) return own;
+      if (!this.#stream && !this.#ended) {
+        this.#stream = stream;
+        this.#watch();
+      }
+      return trackStream(this.activity, own, guard);
+    }
+    this.#sdkStreams++;
+    const response = await this.handle(req, options).catch((err) => {
+      this.#sdkStreams--;
+      throw err;
+    });
+    return trackStream(this.activity, response, guard, () => {
+      this.#sdkStreams--;
+      this.#settle();
+    });
+  }
+
+  sendOnStream(message: JSONRPCMessage): void {
+    void this.#stream?.send(message);
   }
 
   wakeServer(): Server {
@@ -158,9 +203,15 @@ export class StreamableSession implements LeanSession {
     const made = createSessionServer(
       table.gateway,
       this.link,
-      pageSize === undefined ? {} : { pageSize },
+      pageSize === undefined ? { listChanges: false } : { pageSize, listChanges: false },
     );
-    const wire = new SessionTransport(transport, this.activity, this.fast.route);
+    this.#watch();
+    const wire = new SessionTransport(
+      transport,
+      this.activity,
+      this.fast.route,
+      (message) => this.#stream?.send(message) ?? Promise.resolve(),
+    );
     wire.onclose = () => this.#end();
     wire.onanswered = () => this.#settle();
     if (this.#opened) {
@@ -179,12 +230,33 @@ export class StreamableSession implements LeanSession {
   /** Lets the SDK side go when the session holds nothing of it (see the module comment). */
   #settle(): void {
     const built = this.#built;
-    if (!built || !this.#opened || this.#ended || this.#streamed || this.#entering > 0) return;
+    if (!built || !this.#opened || this.#ended || this.#entering > 0) return;
     const link = this.link;
-    if (this.activity.pending.size > 0 || this.activity.streams > 0 || link.asking > 0) return;
+    if (this.activity.pending.size > 0 || this.#sdkStreams > 0 || link.asking > 0) return;
     if (link.subscriptions.size > 0 || this.#table.gateway.tasks.runsFor(link)) return;
     this.#built = undefined;
     built.release();
+    // Without a server or a stream, nothing could tell its client of a list change.
+    if (!this.#stream) this.#stopWatching();
+  }
+
+  /**
+   * Watches the session's lists (changes it can see, re-scoping reloads) while it has a server
+   * (a re-scope drops its subscriptions) or a GET stream (its client is told): once for both.
+   */
+  #watch(): void {
+    if (this.#unwatch || this.#ended) return;
+    this.#unwatch = watchLists(
+      this.#table.gateway,
+      this.link,
+      this.link.caller,
+      (method) => this.sendOnStream({ method, jsonrpc: "2.0" }),
+    );
+  }
+
+  #stopWatching(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
   #open(): void {
@@ -203,6 +275,8 @@ export class StreamableSession implements LeanSession {
     if (this.#ended) return;
     this.#ended = true;
     this.fast.abortAll();
+    this.#stream?.close();
+    this.#stopWatching();
     this.#table.events.forget(this.#owner);
     if (this.#table.sessions.get(this.id) === this) this.#table.sessions.delete(this.id);
     if (this.#built) return; // the server's own close detaches the link

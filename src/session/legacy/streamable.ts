@@ -1,12 +1,13 @@
 /**
  * `POST|GET|DELETE /mcp` for 2025 sessions (streamable HTTP): a request on an open session goes
  * to its fast path when it is a plain `tools/call` or `tools/list` POST (`./fast-call.ts`,
- * `./fast-list.ts`) — or `notifications/initialized` (`./fast-open.ts`), else to the session's SDK transport and server, built for it if the session
- * is lean (`./streamable-session.ts`); an `initialize` without a session opens one.
+ * `./fast-list.ts`) — or `notifications/initialized` (`./fast-open.ts`), a GET to the event
+ * stream the session writes itself (`./get-stream.ts`), else to the session's SDK transport and
+ * server, built for it if the session is lean (`./streamable-session.ts`); an `initialize`
+ * without a session opens one.
  */
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerOf, type RequestIdentity } from "../door.ts";
-import { trackStream } from "./activity.ts";
 import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, isFastCall } from "./fast-call.ts";
@@ -54,7 +55,7 @@ export async function handleMcp(
   return await (s ? postOnSession(table, s, req, body, who) : initialize(table, req, body, who));
 }
 
-/** A GET (event stream) or DELETE on session `s`: the SDK transport's. */
+/** A GET (the session's event stream) or DELETE (the SDK transport's) on session `s`. */
 async function onSession(
   table: SessionTable,
   s: StreamableSession,
@@ -62,13 +63,11 @@ async function onSession(
   who: RequestIdentity,
 ): Promise<Response> {
   const authInfo = authInfoOf(callerOf(table.gateway, who, () => s.id));
-  const response = await s.handle(req, { authInfo });
-  // A GET is a stream held open for server messages; POST answers are counted per request.
-  if (req.method !== "GET") return response;
+  if (req.method !== "GET") return await s.handle(req, { authInfo });
   // A resumed stream starts with its whole replay, written at once (the SDK does not wait
   // for the client): the replay store's own bound is room it gets on top of the buffer.
   const replay = req.headers.has("last-event-id") ? REPLAY_MAX_BYTES : 0;
-  return trackStream(s.activity, response, streamGuard(table, "get", who, replay));
+  return await s.openStream(req, { authInfo }, streamGuard(table, "get", who, replay));
 }
 
 /** A POST on session `s`, its `body` read: the fast path's when it can take it. */
