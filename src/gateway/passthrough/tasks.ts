@@ -27,6 +27,7 @@ import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
+import type { InputRelay } from "../../upstream/mod.ts";
 import { TaskShares } from "./task-share.ts";
 import { childContext } from "../call-context.ts";
 
@@ -123,11 +124,13 @@ export class TaskRouter {
       creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
+      // A 2026-07-28 upstream's input rounds before the task exists belong to this call.
       return serving.request(
         "tools/call",
         { ...params, name: target.upstreamName },
         CreateTaskResultSchema,
         options,
+        hub.inputRelay(serving, upstream, options),
       );
     }).catch((err) => {
       throw this.#screenError(ctx, err);
@@ -196,11 +199,13 @@ export class TaskRouter {
     };
     hub.calls.track(owned.server, options);
     try {
-      const payload = await this.#upstream(owned).request(
+      const upstream = this.#upstream(owned);
+      const payload = await upstream.request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         childContext(options, { timeoutMs: 24 * 3_600_000 }),
+        this.#inputRelay(owned, upstream, options),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
       }) as GetTaskPayloadResult;
@@ -211,6 +216,23 @@ export class TaskRouter {
     } finally {
       hub.calls.untrack(owned.server, options);
     }
+  }
+
+  /**
+   * Who answers what a 2026-07-28 upstream's task asks while `tasks/result` waits on it (the
+   * extension's `inputRequests`): the task's follower when it has one (a 2026-07-28 client's
+   * task), else the client waiting. A 2025 upstream's task asks by requests of its own, routed
+   * as they arrive.
+   */
+  #inputRelay(owned: Owned, upstream: Upstream, options: CallContext): InputRelay | undefined {
+    if (upstream.era !== "modern") return undefined;
+    const follower = owned.follower;
+    if (follower) return (method, params) => follower.request(method, params);
+    return this.#gateway.passthrough.inputRelay(
+      upstream,
+      this.#gateway.pool.get(owned.server) ?? upstream,
+      options,
+    );
   }
 
   /** `tasks/cancel`. */
@@ -229,14 +251,39 @@ export class TaskRouter {
     const tasks: Task[] = [];
     for (const upstream of processes) {
       if (!upstream?.client) continue;
-      const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
-        ...(signal ? { signal } : {}),
-      }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
+      const listed = upstream.client.getServerCapabilities()?.tasks?.list
+        ? await upstream.request("tasks/list", {}, ListTasksResultSchema, {
+          ...(signal ? { signal } : {}),
+        }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] }
+        : await this.#getEach(upstream, mine, signal);
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
         if (t) tasks.push({ ...this.#screenTask(ownedContext(o, caller), t), taskId: id });
       }
+    }
+    return { tasks };
+  }
+
+  /**
+   * The tasks of `mine` on `upstream`, read one by one: for a server without `tasks/list` (the
+   * tasks extension has none). A task its server no longer knows is left out, as a list would.
+   */
+  async #getEach(
+    upstream: Upstream,
+    mine: [string, Owned][],
+    signal: AbortSignal | undefined,
+  ): Promise<{ tasks: Task[] }> {
+    const tasks: Task[] = [];
+    for (const [, o] of mine) {
+      if (this.#processOf(o) !== upstream) continue;
+      const task = await upstream.request(
+        "tasks/get",
+        { taskId: o.upstreamId },
+        GetTaskResultSchema,
+        signal ? { signal } : {},
+      ).catch(() => undefined) as Task | undefined;
+      if (task) tasks.push(task);
     }
     return { tasks };
   }

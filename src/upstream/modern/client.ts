@@ -10,6 +10,7 @@ import type { Client as V2Client } from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamClient } from "../client.ts";
+import { TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
 
 /** A 1.x handler, of any request or notification: its schema gave its types. */
 type AnyHandler = (request: any, extra: any) => unknown;
@@ -40,8 +41,18 @@ export class ModernClient implements UpstreamClient {
     this.#byMethod = client;
   }
 
-  getServerCapabilities: Client["getServerCapabilities"] = () =>
-    this.v2.getServerCapabilities() as ServerCapabilities | undefined;
+  /**
+   * The server's capabilities; a server offering the tasks extension is said to support tasks
+   * as 2025 names them (task-augmented `tools/call` and `tasks/cancel`, no `tasks/list`): the
+   * leg carries those requests as the extension's (tasks.ts).
+   */
+  getServerCapabilities: Client["getServerCapabilities"] = () => {
+    const caps = this.v2.getServerCapabilities() as
+      | (ServerCapabilities & { extensions?: Record<string, unknown> })
+      | undefined;
+    if (!caps?.extensions?.[TASKS_EXTENSION] || caps.tasks) return caps;
+    return { ...caps, tasks: { cancel: {}, requests: { tools: { call: {} } } } };
+  };
 
   setRequestHandler(schema: unknown, handler: AnyHandler): void {
     tolerate(() =>
