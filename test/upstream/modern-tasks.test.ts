@@ -8,11 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
   GetTaskResultSchema,
   ListTasksResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -23,7 +25,7 @@ import {
   type TestGateway,
   textOf,
 } from "../_helpers/gateway.ts";
-import { authedHttpClient } from "../security/_http.ts";
+import { authedHttpClient, bearer } from "../security/_http.ts";
 import { answerOf, postModern } from "../protocol/_modern.ts";
 
 const EXTENSION = "io.modelcontextprotocol/tasks";
@@ -243,6 +245,65 @@ servers:
       { method: "tasks/cancel", params: { taskId: task.taskId } },
       CancelTaskResultSchema,
     );
+  });
+
+  it("what a 2026-07-28 client's task asks becomes its inputRequests, answered by tasks/update", {
+    timeout: 60_000,
+  }, async () => {
+    const taskId = await createModern("up__confirm_delete", { filename: "a.txt" });
+    const end = Date.now() + 30_000;
+    let asked: Record<string, { method: string }> | undefined;
+    while (!asked && Date.now() < end) {
+      const { result } = await modernA("tasks/get", { taskId });
+      if (result?.status === "input_required") {
+        asked = result.inputRequests as Record<string, { method: string }>;
+      } else await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(asked, "the task's question reached its client");
+    const [key, request] = Object.entries(asked)[0]!;
+    assert.equal(request.method, "elicitation/create");
+    const other = await modernB("tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { confirm: false } } },
+    });
+    assert.equal(other.error?.code, -32602, "another token cannot answer it");
+    const answered = await modernA("tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { confirm: true } } },
+    });
+    assert.equal(answered.error, undefined);
+    const done = await ended(taskId);
+    assert.equal(done.status, "completed");
+    assert.match((done.result as { content: { text: string }[] }).content[0]!.text, /deleted a/);
+  });
+
+  it("what a 2025 session's task asks reaches that session as an elicitation", {
+    timeout: 60_000,
+  }, async () => {
+    const client = new Client(
+      { name: "tasks-elicit", version: "1" },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, () => ({
+      action: "accept",
+      content: { confirm: true },
+    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+        requestInit: { headers: bearer(TOKEN_A) },
+      }),
+    );
+    try {
+      const { task } = await create2025(client, "up__confirm_delete", { filename: "b.txt" });
+      const result = await client.request(
+        { method: "tasks/result", params: { taskId: task.taskId } },
+        CallToolResultSchema,
+        { timeout: 30_000 },
+      );
+      assert.match(textOf(result), /deleted b\.txt/);
+    } finally {
+      await client.close();
+    }
   });
 
   it("a modern upstream without the extension gets no tasks advertised", async () => {
