@@ -17,6 +17,7 @@ import {
   ElicitRequestSchema,
   GetTaskResultSchema,
   ListTasksResultSchema,
+  TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   httpClient,
@@ -24,6 +25,7 @@ import {
   startTestGateway,
   type TestGateway,
   textOf,
+  waitFor,
 } from "../_helpers/gateway.ts";
 import { authedHttpClient, bearer } from "../security/_http.ts";
 import { answerOf, postModern } from "../protocol/_modern.ts";
@@ -191,6 +193,21 @@ servers:
       GetTaskResultSchema,
     );
     assert.equal(done.status, "completed");
+  });
+
+  it("a 2025 session is told its upstream task's status changes", {
+    timeout: 60_000,
+  }, async () => {
+    const told: { taskId: string; status: string }[] = [];
+    a.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+      told.push(n.params);
+    });
+    const { task } = await create2025(a, "up__slow_compute", { seconds: 1, label: "told" });
+    await waitFor(
+      () => told.some((t) => t.taskId === task.taskId && t.status === "completed"),
+      30_000,
+      "the completed status",
+    );
   });
 
   it("a 2025 session cancels its upstream task; a crashed job's result is its error", {

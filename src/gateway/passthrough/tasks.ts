@@ -53,6 +53,8 @@ interface Owned {
   ended: boolean;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
   follower?: RequestAnswerer;
+  /** Stops the watch of a 2026-07-28 upstream's task for its session (see `#watch`). */
+  watch?: AbortController;
 }
 
 /** Longest a task is remembered without a TTL of its own. */
@@ -138,6 +140,7 @@ export class TaskRouter {
     const process = creator === upstream ? undefined : creator;
     const client = options.client?.lasting ? options.client : undefined;
     const id = this.#remember(target, { process, creator }, result.task, caller, client);
+    if (client && creator.era === "modern") this.#watch(id);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
@@ -382,9 +385,30 @@ export class TaskRouter {
     return upstream;
   }
 
+  /**
+   * A 2026-07-28 upstream pushes no task status a 2025 session could be given, and its
+   * connection tells each change it reads (`upstream/modern/tasks.ts`): so a session's task
+   * there is read until it ends, at the task's own poll interval, and its changes reach the
+   * session as `notifications/tasks/status` (`status` below). What the task asks meanwhile waits
+   * for the session's own `tasks/result`, which relays it.
+   */
+  #watch(id: string): void {
+    const owned = this.#byId.get(id)!;
+    const watch = owned.watch = new AbortController();
+    this.#upstream(owned).request(
+      "tasks/result",
+      { taskId: owned.upstreamId },
+      undefined,
+      { signal: watch.signal, timeoutMs: Math.max(1, owned.expires - Date.now()) },
+    ).catch(() => {/* the session reads how it ended with tasks/result */}).finally(() => {
+      if (owned.watch === watch) delete owned.watch;
+    });
+  }
+
   #forget(id: string): void {
     const owned = this.#byId.get(id);
     if (!owned) return;
+    owned.watch?.abort();
     this.#byId.delete(id);
     this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
     if (owned.follower) {

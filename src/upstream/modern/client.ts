@@ -8,7 +8,7 @@
  */
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities, Task } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamClient } from "../client.ts";
 import { TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
 
@@ -35,6 +35,7 @@ export class ModernClient implements UpstreamClient {
   /** The v2 client itself (its requests go through the connection's leg). */
   readonly v2: V2Client;
   readonly #byMethod: ByMethod;
+  #taskStatus: ((notification: unknown) => void) | undefined;
 
   constructor(client: V2Client) {
     this.v2 = client;
@@ -64,7 +65,17 @@ export class ModernClient implements UpstreamClient {
   }
 
   setNotificationHandler(schema: unknown, handler: (notification: any) => void): void {
-    tolerate(() => this.#byMethod.setNotificationHandler(methodOf(schema), handler));
+    const method = methodOf(schema);
+    if (method === TASK_STATUS) this.#taskStatus = handler;
+    else tolerate(() => this.#byMethod.setNotificationHandler(method, handler));
+  }
+
+  /**
+   * Tells the gateway's task status handler of a change the connection saw (tasks.ts): the
+   * 2026-07-28 revision has no such notification, so the leg makes it from what it reads.
+   */
+  taskStatus(task: Task): void {
+    this.#taskStatus?.({ method: TASK_STATUS, params: task });
   }
 
   /** The 2026-07-28 revision has no roots notifications: nothing to tell. */
@@ -76,6 +87,8 @@ export class ModernClient implements UpstreamClient {
     return this.v2.close();
   }
 }
+
+const TASK_STATUS = "notifications/tasks/status";
 
 /** The method a 1.x request or notification schema stands for (its `method` literal). */
 function methodOf(schema: unknown): string {

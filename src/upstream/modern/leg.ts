@@ -22,7 +22,7 @@ import { closed, notConnected, unavailable, UpstreamRpcError } from "../call-err
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
 import type { StatefulMethods } from "./stateful.ts";
 import { TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
-import { ExtensionTasks } from "./tasks.ts";
+import { ExtensionTasks, type OnTaskStatus } from "./tasks.ts";
 
 /**
  * The v2 client's requests by any method name. The SDK types the request of each method it
@@ -79,6 +79,7 @@ export class ModernLeg implements CallLeg {
     client: V2Client,
     stateful: StatefulMethods,
     offered: ClientCapabilities,
+    onTaskStatus?: OnTaskStatus,
   ) {
     this.#server = server;
     this.#client = client;
@@ -88,7 +89,7 @@ export class ModernLeg implements CallLeg {
     this.#tasks = new ExtensionTasks(server, () => {
       const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown> };
       return caps?.extensions?.[TASKS_EXTENSION] !== undefined;
-    });
+    }, onTaskStatus);
   }
 
   async send(

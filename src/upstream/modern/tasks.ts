@@ -17,10 +17,13 @@
  * - a 2026-07-28 tool declares no task support (the server decides per call), so each tool of
  *   such a server is listed as one that may run as a task (`execution.taskSupport: optional`);
  * - `tasks/list` does not exist in the extension: the connection's capabilities say so (no
- *   `tasks.list`), and the router reads such a server's tasks one by one.
+ *   `tasks.list`), and the router reads such a server's tasks one by one;
+ * - each change of a task's status seen here (any `tasks/get`, the polls of `tasks/result`) is
+ *   told as the 2025 `notifications/tasks/status` (`onStatus`), for the session that made the
+ *   task.
  */
 import type { CreateTaskResult, Task } from "@modelcontextprotocol/sdk/types.js";
-import { fromExtensionTask } from "../../shared/tasks-extension.ts";
+import { fromExtensionTask, isTerminal } from "../../shared/tasks-extension.ts";
 import { UpstreamRpcError } from "../call-errors.ts";
 
 /**
@@ -47,8 +50,13 @@ export type RelayInput = (
   signal: AbortSignal,
 ) => Promise<unknown>;
 
+/** Told each change of a task's status this connection sees, as the 2025 notification says it. */
+export type OnTaskStatus = (task: Task) => void;
+
 /** Tasks the server ran at once, kept so the 2025 requests about them can be answered. */
 const KEPT_DONE = 1_000;
+/** Running tasks whose last status is remembered (the oldest is forgotten past it). */
+const KEPT_SEEN = 10_000;
 /** Polling bounds when the task names no interval of its own (or an unreasonable one). */
 const POLL_MS = { least: 50, most: 5_000, fallback: 500 };
 
@@ -57,11 +65,18 @@ export class ExtensionTasks {
   readonly #server: string;
   readonly #offered: () => boolean;
   readonly #done = new Map<string, { task: Task; result: Record<string, unknown> }>();
+  readonly #onStatus: OnTaskStatus | undefined;
+  /** The last status seen of each task not ended yet, to tell changes only. */
+  readonly #seen = new Map<string, string>();
 
-  /** `offered`: whether the server offers the extension (read on each request). */
-  constructor(server: string, offered: () => boolean) {
+  /**
+   * `offered`: whether the server offers the extension (read on each request); `onStatus`:
+   * told each status change seen (the extension pushes none a 2025 client could be given).
+   */
+  constructor(server: string, offered: () => boolean, onStatus?: OnTaskStatus) {
     this.#server = server;
     this.#offered = offered;
+    this.#onStatus = onStatus;
   }
 
   /** Whether this is a task-augmented `tools/call` to carry as the extension's. */
@@ -80,7 +95,9 @@ export class ExtensionTasks {
     const { [CREATED_TASK_META]: wire, ...meta } = (_meta ?? {}) as Record<string, unknown>;
     const kept = Object.keys(meta).length > 0 ? { _meta: meta } : {};
     if (wire && typeof wire === "object") {
-      return { task: fromExtensionTask(wire as Record<string, unknown>), ...kept };
+      const task = fromExtensionTask(wire as Record<string, unknown>);
+      this.#saw(task);
+      return { task, ...kept };
     }
     const now = new Date().toISOString();
     const task: Task = {
@@ -185,7 +202,22 @@ export class ExtensionTasks {
     if (typeof detail?.status !== "string") {
       throw this.#error(-32603, "tasks/get answered without a status");
     }
+    const task = fromExtensionTask(detail);
+    if (this.#saw(task)) this.#onStatus?.(task);
     return detail;
+  }
+
+  /** Records `task`'s status; true when it changed (a task seen first is not a change). */
+  #saw(task: Task): boolean {
+    const before = this.#seen.get(task.taskId);
+    if (isTerminal(task.status)) this.#seen.delete(task.taskId);
+    else {
+      if (!this.#seen.has(task.taskId) && this.#seen.size >= KEPT_SEEN) {
+        this.#seen.delete(this.#seen.keys().next().value!);
+      }
+      this.#seen.set(task.taskId, task.status);
+    }
+    return before !== undefined && before !== task.status;
   }
 
   #error(code: number, message: string): UpstreamRpcError {
