@@ -323,6 +323,32 @@ servers:
     }
   });
 
+  it(
+    "a call the upstream answers at once: a 2026-07-28 client gets the result, a 2025 session a done task",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const direct = await modernA("tools/call", { name: "up__test_simple_text", arguments: {} });
+      assert.equal(direct.result?.resultType, "complete", JSON.stringify(direct));
+      assert.match(JSON.stringify(direct.result?.content), /simple text response/);
+      const { task } = await create2025(a, "up__test_simple_text", {});
+      assert.equal(task.status, "completed");
+      const result = await a.request(
+        { method: "tasks/result", params: { taskId: task.taskId } },
+        CallToolResultSchema,
+      );
+      assert.match(textOf(result), /simple text response/);
+      await assert.rejects(
+        b.request(
+          { method: "tasks/result", params: { taskId: task.taskId } },
+          CallToolResultSchema,
+        ),
+        /unknown task/,
+      );
+    },
+  );
+
   it("a modern upstream without the extension gets no tasks advertised", async () => {
     const client = await httpClient(bare.url);
     try {
