@@ -294,6 +294,32 @@ servers:
     assert.match((done.result as { content: { text: string }[] }).content[0]!.text, /deleted a/);
   });
 
+  it("a task that asks two things at once shows its 2026-07-28 client both", {
+    timeout: 60_000,
+  }, async () => {
+    const taskId = await createModern("up__multi_input", {});
+    const end = Date.now() + 30_000;
+    let asked: Record<string, unknown> = {};
+    while (Object.keys(asked).length < 2 && Date.now() < end) {
+      const { result } = await modernA("tasks/get", { taskId });
+      asked = (result?.inputRequests ?? {}) as Record<string, unknown>;
+      if (Object.keys(asked).length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(Object.keys(asked).sort(), ["confirm", "name"]);
+    await modernA("tasks/update", {
+      taskId,
+      inputResponses: {
+        name: { action: "accept", content: { name: "Ada" } },
+        confirm: { action: "accept", content: { confirm: true } },
+      },
+    });
+    const done = await ended(taskId);
+    assert.match(
+      (done.result as { content: { text: string }[] }).content[0]!.text,
+      /name=Ada, confirm=true/,
+    );
+  });
+
   it("what a 2025 session's task asks reaches that session as an elicitation", {
     timeout: 60_000,
   }, async () => {

@@ -120,8 +120,7 @@ export class ModernLeg implements CallLeg {
     };
     const once = (p: Record<string, unknown> | undefined) =>
       // callTool mirrors a tool's declared `Mcp-Param-*` headers on streamable HTTP.
-      // (A task-creating call is not: its answer is a task, not the tool's result to check.)
-      method === "tools/call" && !creating
+      method === "tools/call"
         ? this.#anyMethod.callTool(p, options)
         : this.#anyMethod.request({ method, params: p }, ANY_RESULT, options);
     try {

@@ -54,7 +54,8 @@ export function completed(
     const meta = { ...(_meta as Record<string, unknown> | undefined), [CREATED_TASK_META]: task };
     return {
       ...message,
-      result: { resultType: "complete", content: [], _meta: meta },
+      // `isError`: the client checks no output schema against this stand-in for a tool result.
+      result: { resultType: "complete", content: [], isError: true, _meta: meta },
     } as JSONRPCMessage;
   }
   if ("resultType" in result) return message;

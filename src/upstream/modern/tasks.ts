@@ -95,6 +95,7 @@ export class ExtensionTasks {
     const { [CREATED_TASK_META]: wire, ...meta } = (_meta ?? {}) as Record<string, unknown>;
     const kept = Object.keys(meta).length > 0 ? { _meta: meta } : {};
     if (wire && typeof wire === "object") {
+      // What lenient.ts put around the task is not the server's: only its `_meta` is kept.
       const task = fromExtensionTask(wire as Record<string, unknown>);
       this.#saw(task);
       return { task, ...kept };
@@ -163,7 +164,11 @@ export class ExtensionTasks {
     signal: AbortSignal,
     relay: RelayInput | undefined,
   ): Promise<unknown> {
-    while (!signal.aborted) {
+    // Each question is relayed once, and the polls go on while the client answers: a task may
+    // ask more while one waits, and its client sees everything it waits on at once.
+    const asking = new Set<string>();
+    let refused: unknown;
+    while (!signal.aborted && refused === undefined) {
       const detail = await this.#detail(ask, taskId, signal);
       const status = String(detail.status);
       if (status === "completed") return detail.result ?? {};
@@ -179,17 +184,21 @@ export class ExtensionTasks {
       const requests = detail.inputRequests as
         | Record<string, { method: string; params?: Record<string, unknown> }>
         | undefined;
-      if (status === "input_required" && relay && requests && Object.keys(requests).length) {
-        const answers = await Promise.all(
-          Object.entries(requests).map(async ([key, req]) =>
-            [key, await relay(key, req.method, req.params, signal)] as const
-          ),
-        );
-        await ask("tasks/update", { taskId, inputResponses: Object.fromEntries(answers) }, signal);
-        continue;
+      if (status === "input_required" && relay && requests) {
+        for (const [key, req] of Object.entries(requests)) {
+          if (asking.has(key)) continue;
+          asking.add(key);
+          relay(key, req.method, req.params, signal)
+            .then((answer) =>
+              ask("tasks/update", { taskId, inputResponses: { [key]: answer } }, signal)
+            )
+            // Answered upstream: the key may be asked again later.
+            .then(() => asking.delete(key), (err: unknown) => (refused ??= err));
+        }
       }
       await pause(pollOf(detail), signal);
     }
+    if (refused !== undefined) throw refused;
     throw this.#error(-32603, "the request ended before the task did");
   }
 
