@@ -27,6 +27,7 @@ import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
+import type { InputRelay } from "../../upstream/mod.ts";
 import { TaskShares } from "./task-share.ts";
 import { childContext } from "../call-context.ts";
 
@@ -52,6 +53,8 @@ interface Owned {
   ended: boolean;
   /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
   follower?: RequestAnswerer;
+  /** Stops the watch of a 2026-07-28 upstream's task for its session (see `#watch`). */
+  watch?: AbortController;
 }
 
 /** Longest a task is remembered without a TTL of its own. */
@@ -123,11 +126,13 @@ export class TaskRouter {
       creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
+      // A 2026-07-28 upstream's input rounds before the task exists belong to this call.
       return serving.request(
         "tools/call",
         { ...params, name: target.upstreamName },
         CreateTaskResultSchema,
         options,
+        hub.inputRelay(serving, upstream, options),
       );
     }).catch((err) => {
       throw this.#screenError(ctx, err);
@@ -135,6 +140,7 @@ export class TaskRouter {
     const process = creator === upstream ? undefined : creator;
     const client = options.client?.lasting ? options.client : undefined;
     const id = this.#remember(target, { process, creator }, result.task, caller, client);
+    if (client && creator.era === "modern") this.#watch(id);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
@@ -196,11 +202,13 @@ export class TaskRouter {
     };
     hub.calls.track(owned.server, options);
     try {
-      const payload = await this.#upstream(owned).request(
+      const upstream = this.#upstream(owned);
+      const payload = await upstream.request(
         "tasks/result",
         { taskId: owned.upstreamId },
         GetTaskPayloadResultSchema,
         childContext(options, { timeoutMs: 24 * 3_600_000 }),
+        this.#inputRelay(owned, upstream, options),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
       }) as GetTaskPayloadResult;
@@ -211,6 +219,23 @@ export class TaskRouter {
     } finally {
       hub.calls.untrack(owned.server, options);
     }
+  }
+
+  /**
+   * Who answers what a 2026-07-28 upstream's task asks while `tasks/result` waits on it (the
+   * extension's `inputRequests`): the task's follower when it has one (a 2026-07-28 client's
+   * task), else the client waiting. A 2025 upstream's task asks by requests of its own, routed
+   * as they arrive.
+   */
+  #inputRelay(owned: Owned, upstream: Upstream, options: CallContext): InputRelay | undefined {
+    if (upstream.era !== "modern") return undefined;
+    const follower = owned.follower;
+    if (follower) return (method, params) => follower.request(method, params);
+    return this.#gateway.passthrough.inputRelay(
+      upstream,
+      this.#gateway.pool.get(owned.server) ?? upstream,
+      options,
+    );
   }
 
   /** `tasks/cancel`. */
@@ -229,14 +254,39 @@ export class TaskRouter {
     const tasks: Task[] = [];
     for (const upstream of processes) {
       if (!upstream?.client) continue;
-      const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
-        ...(signal ? { signal } : {}),
-      }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
+      const listed = upstream.client.getServerCapabilities()?.tasks?.list
+        ? await upstream.request("tasks/list", {}, ListTasksResultSchema, {
+          ...(signal ? { signal } : {}),
+        }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] }
+        : await this.#getEach(upstream, mine, signal);
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
         if (t) tasks.push({ ...this.#screenTask(ownedContext(o, caller), t), taskId: id });
       }
+    }
+    return { tasks };
+  }
+
+  /**
+   * The tasks of `mine` on `upstream`, read one by one: for a server without `tasks/list` (the
+   * tasks extension has none). A task its server no longer knows is left out, as a list would.
+   */
+  async #getEach(
+    upstream: Upstream,
+    mine: [string, Owned][],
+    signal: AbortSignal | undefined,
+  ): Promise<{ tasks: Task[] }> {
+    const tasks: Task[] = [];
+    for (const [, o] of mine) {
+      if (this.#processOf(o) !== upstream) continue;
+      const task = await upstream.request(
+        "tasks/get",
+        { taskId: o.upstreamId },
+        GetTaskResultSchema,
+        signal ? { signal } : {},
+      ).catch(() => undefined) as Task | undefined;
+      if (task) tasks.push(task);
     }
     return { tasks };
   }
@@ -335,9 +385,30 @@ export class TaskRouter {
     return upstream;
   }
 
+  /**
+   * A 2026-07-28 upstream pushes no task status a 2025 session could be given, and its
+   * connection tells each change it reads (`upstream/modern/tasks.ts`): so a session's task
+   * there is read until it ends, at the task's own poll interval, and its changes reach the
+   * session as `notifications/tasks/status` (`status` below). What the task asks meanwhile waits
+   * for the session's own `tasks/result`, which relays it.
+   */
+  #watch(id: string): void {
+    const owned = this.#byId.get(id)!;
+    const watch = owned.watch = new AbortController();
+    this.#upstream(owned).request(
+      "tasks/result",
+      { taskId: owned.upstreamId },
+      undefined,
+      { signal: watch.signal, timeoutMs: Math.max(1, owned.expires - Date.now()) },
+    ).catch(() => {/* the session reads how it ended with tasks/result */}).finally(() => {
+      if (owned.watch === watch) delete owned.watch;
+    });
+  }
+
   #forget(id: string): void {
     const owned = this.#byId.get(id);
     if (!owned) return;
+    owned.watch?.abort();
     this.#byId.delete(id);
     this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
     if (owned.follower) {

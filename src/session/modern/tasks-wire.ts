@@ -4,34 +4,21 @@
  * (`resultType: "task"` and the task's fields at the top level, no nested `task`), and the
  * `DetailedTask` of `tasks/get`, which inlines the result of a completed task, the JSON-RPC
  * error of a failed one, or the requests an `input_required` one waits on. Durations are integer
- * milliseconds named `ttlMs` / `pollIntervalMs`; the 2025 `ttl`, `pollInterval`, nested `task`
- * and related-task `_meta` never reach the client.
+ * milliseconds named `ttlMs` / `pollIntervalMs` (the task's own fields: `shared/tasks-extension.ts`,
+ * which the client of a 2026-07-28 upstream reads them back with); the 2025 `ttl`, `pollInterval`,
+ * nested `task` and related-task `_meta` never reach the client.
  */
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
 import { TASK_TTL_MS } from "../../gateway/passthrough/mod.ts";
+import { toExtensionTask } from "../../shared/tasks-extension.ts";
 import type { Outcome } from "./tasks-follower.ts";
 
-/** The extension's id, as negotiated in `capabilities.extensions`. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** The statuses after which a task never changes. */
-export function isTerminal(status: string): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
-}
+export { isTerminal, TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
 
 /** The fields every task shape carries. */
 export function taskFields(task: Task): Record<string, unknown> {
-  const poll = typeof task.pollInterval === "number" ? Math.round(task.pollInterval) : 0;
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    // A task without its own TTL is kept by the gateway for its default lifetime: say so.
-    ttlMs: typeof task.ttl === "number" && task.ttl > 0 ? Math.round(task.ttl) : TASK_TTL_MS,
-    ...(poll > 0 ? { pollIntervalMs: poll } : {}),
-  };
+  // A task without its own TTL is kept by the gateway for its default lifetime: say so.
+  return toExtensionTask(task, TASK_TTL_MS);
 }
 
 /** The answer to a `tools/call` that created a task. */

@@ -5,7 +5,8 @@
  * - Creation is the server's choice: a `tools/call` from a request that negotiated the extension
  *   (its envelope's `clientCapabilities.extensions`) to a tool the upstream runs as a task
  *   (`execution.taskSupport` optional or required) creates the task upstream and answers a flat
- *   `CreateTaskResult`; without the extension such a call runs synchronously, and a tool that
+ *   `CreateTaskResult` (or the result itself, when the upstream answered at once with a
+ *   completed task); without the extension such a call runs synchronously, and a tool that
  *   requires a task is refused with -32021. What the upstream asks before the task exists is an
  *   MRTR round of the call, as for any call.
  * - `tasks/get` reports the task, with its result inlined once completed (read once from the
@@ -131,6 +132,11 @@ async function create(
     caller,
     options,
   );
+  if (task.status === "completed") {
+    // The upstream answered at once (a 2026-07-28 upstream may run the call without a task):
+    // the answer is the call's, as the extension lets a server answer.
+    return await gateway.tasks.result(task.taskId, caller, options);
+  }
   const follower = new TaskFollower(capabilitiesOf(ctx));
   gateway.tasks.follow(task.taskId, caller, follower);
   follower.start((signal) => gateway.tasks.result(task.taskId, caller, { signal }));

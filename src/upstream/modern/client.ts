@@ -8,8 +8,9 @@
  */
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities, Task } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamClient } from "../client.ts";
+import { TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
 
 /** A 1.x handler, of any request or notification: its schema gave its types. */
 type AnyHandler = (request: any, extra: any) => unknown;
@@ -34,14 +35,25 @@ export class ModernClient implements UpstreamClient {
   /** The v2 client itself (its requests go through the connection's leg). */
   readonly v2: V2Client;
   readonly #byMethod: ByMethod;
+  #taskStatus: ((notification: unknown) => void) | undefined;
 
   constructor(client: V2Client) {
     this.v2 = client;
     this.#byMethod = client;
   }
 
-  getServerCapabilities: Client["getServerCapabilities"] = () =>
-    this.v2.getServerCapabilities() as ServerCapabilities | undefined;
+  /**
+   * The server's capabilities; a server offering the tasks extension is said to support tasks
+   * as 2025 names them (task-augmented `tools/call` and `tasks/cancel`, no `tasks/list`): the
+   * leg carries those requests as the extension's (tasks.ts).
+   */
+  getServerCapabilities: Client["getServerCapabilities"] = () => {
+    const caps = this.v2.getServerCapabilities() as
+      | (ServerCapabilities & { extensions?: Record<string, unknown> })
+      | undefined;
+    if (!caps?.extensions?.[TASKS_EXTENSION] || caps.tasks) return caps;
+    return { ...caps, tasks: { cancel: {}, requests: { tools: { call: {} } } } };
+  };
 
   setRequestHandler(schema: unknown, handler: AnyHandler): void {
     tolerate(() =>
@@ -53,7 +65,17 @@ export class ModernClient implements UpstreamClient {
   }
 
   setNotificationHandler(schema: unknown, handler: (notification: any) => void): void {
-    tolerate(() => this.#byMethod.setNotificationHandler(methodOf(schema), handler));
+    const method = methodOf(schema);
+    if (method === TASK_STATUS) this.#taskStatus = handler;
+    else tolerate(() => this.#byMethod.setNotificationHandler(method, handler));
+  }
+
+  /**
+   * Tells the gateway's task status handler of a change the connection saw (tasks.ts): the
+   * 2026-07-28 revision has no such notification, so the leg makes it from what it reads.
+   */
+  taskStatus(task: Task): void {
+    this.#taskStatus?.({ method: TASK_STATUS, params: task });
   }
 
   /** The 2026-07-28 revision has no roots notifications: nothing to tell. */
@@ -65,6 +87,8 @@ export class ModernClient implements UpstreamClient {
     return this.v2.close();
   }
 }
+
+const TASK_STATUS = "notifications/tasks/status";
 
 /** The method a 1.x request or notification schema stands for (its `method` literal). */
 function methodOf(schema: unknown): string {

@@ -21,6 +21,8 @@ import type { CallLeg, InputRelay, LegOptions, Progress } from "../caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "../call-errors.ts";
 import { ANY_RESULT, neverDelivered, SDK_TIMEOUT_MS } from "../sdk-leg.ts";
 import type { StatefulMethods } from "./stateful.ts";
+import { TASKS_EXTENSION } from "../../shared/tasks-extension.ts";
+import { ExtensionTasks, type OnTaskStatus } from "./tasks.ts";
 
 /**
  * The v2 client's requests by any method name. The SDK types the request of each method it
@@ -70,18 +72,24 @@ export class ModernLeg implements CallLeg {
   readonly #stateful: StatefulMethods;
   /** What the gateway declared to this server: a call's envelope narrows it to its client's. */
   readonly #offered: ClientCapabilities;
+  readonly #tasks: ExtensionTasks;
 
   constructor(
     server: string,
     client: V2Client,
     stateful: StatefulMethods,
     offered: ClientCapabilities,
+    onTaskStatus?: OnTaskStatus,
   ) {
     this.#server = server;
     this.#client = client;
     this.#anyMethod = client;
     this.#stateful = stateful;
     this.#offered = offered;
+    this.#tasks = new ExtensionTasks(server, () => {
+      const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown> };
+      return caps?.extensions?.[TASKS_EXTENSION] !== undefined;
+    }, onTaskStatus);
   }
 
   async send(
@@ -95,6 +103,14 @@ export class ModernLeg implements CallLeg {
         throw this.#named(err);
       });
     }
+    if (this.#tasks.handles(method)) {
+      const relay = input &&
+        ((key: string, m: string, p: Record<string, unknown> | undefined, s: AbortSignal) =>
+          input(m, keyed(p, key), s));
+      return await this.#tasks.answer(method, params, signal, this.#ask, relay);
+    }
+    const creating = this.#tasks.creates(method, params);
+    if (creating) params = withoutTask(params);
     const options = {
       signal,
       timeout: SDK_TIMEOUT_MS,
@@ -108,7 +124,12 @@ export class ModernLeg implements CallLeg {
         ? this.#anyMethod.callTool(p, options)
         : this.#anyMethod.request({ method, params: p }, ANY_RESULT, options);
     try {
-      params = withClientCapabilities(this.#stateful.withLevel(params), this.#offered, input);
+      params = withClientCapabilities(
+        this.#stateful.withLevel(params),
+        this.#offered,
+        input,
+        creating,
+      );
       let result: unknown = await once(params);
       for (let round = 1; input && isInputRequired(result); round++) {
         if (round > MAX_ROUNDS) {
@@ -129,11 +150,28 @@ export class ModernLeg implements CallLeg {
           ...(requestState === undefined ? {} : { requestState }),
         });
       }
-      return result;
+      return creating ? this.#tasks.created(result) : this.#tasks.listed(method, result);
     } catch (err) {
       throw this.#named(err);
     }
   }
+
+  /** One request of the tasks extension, declaring it (tasks.ts). */
+  readonly #ask = async (
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown> => {
+    try {
+      const declared = withClientCapabilities(params, this.#offered, undefined, true);
+      return await this.#anyMethod.request({ method, params: declared }, ANY_RESULT, {
+        signal,
+        timeout: SDK_TIMEOUT_MS,
+      });
+    } catch (err) {
+      throw this.#named(err);
+    }
+  };
 
   #named(err: unknown): unknown {
     if (err instanceof SdkError) {
@@ -170,25 +208,40 @@ function keyed(params: Record<string, unknown> | undefined, key: string): Record
   return { ...params, _meta: { ...meta, [INPUT_KEY_META]: key } };
 }
 
+/** A task-augmented call's params without the 2025 `task` (the extension has no such param). */
+function withoutTask(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { task: _task, ...rest } = params ?? {};
+  return rest;
+}
+
 /**
  * `params` with an envelope declaring what the call's client can be asked: of what the gateway
  * offered the server, sampling and elicitation only as that client declared them (modes and
  * all), so the server asks only what will be answered — or refuses the call, as the revision
  * says, naming what is missing. A call with no client behind it keeps the connection's own.
+ * `tasks`: the request declares the tasks extension too (a task's own requests, and a call that
+ * may create one); no other request does, so a plain call never becomes a task.
  */
 function withClientCapabilities(
   params: Record<string, unknown> | undefined,
   offered: ClientCapabilities,
   input: InputRelay | undefined,
+  tasks = false,
 ): Record<string, unknown> | undefined {
   const theirs = input?.capabilities;
-  if (!theirs) return params;
+  if (!theirs && !tasks) return params;
   const { sampling: _s, elicitation: _e, ...rest } = offered;
-  const declared: ClientCapabilities = {
-    ...rest,
-    ...(theirs.sampling ? { sampling: theirs.sampling } : {}),
-    ...(theirs.elicitation ? { elicitation: theirs.elicitation } : {}),
-  };
+  const narrowed: ClientCapabilities = theirs
+    ? {
+      ...rest,
+      ...(theirs.sampling ? { sampling: theirs.sampling } : {}),
+      ...(theirs.elicitation ? { elicitation: theirs.elicitation } : {}),
+    }
+    : offered;
+  const extensions = (narrowed as { extensions?: Record<string, unknown> }).extensions;
+  const declared = tasks
+    ? { ...narrowed, extensions: { ...extensions, [TASKS_EXTENSION]: {} } }
+    : narrowed;
   const meta = params?._meta as Record<string, unknown> | undefined;
   return { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: declared } };
 }

@@ -86,6 +86,7 @@ export async function connectModern(
           v2,
           new StatefulMethods(server.name, v2, log),
           capabilities as ClientCapabilities,
+          (task) => client.taskStatus(task),
         ),
         server.name,
       ),
