@@ -30,16 +30,18 @@ interface FieldSpec {
   readonly b: number;
 }
 
-// name > title, keywords > params > enum values, description > parameter descriptions > server.
-// The server's name is a weak field: "github" in a request should favour GitHub's tools, not
-// outrank the words that say which of them is meant.
+// name > title, keywords > params > enum values > description > parameter descriptions, server.
+// The description's first sentence ("lead") counts once more: together it weighs 0.9 against
+// the rest's 0.6. The server's name is a weak field: "github" in a request should favour
+// GitHub's tools, not outrank the words that say which of them is meant.
 const FIELDS = {
   name: { weight: 3, b: 0.3 },
   title: { weight: 2, b: 0.3 },
   keywords: { weight: 2, b: 0.5 },
   params: { weight: 1.5, b: 0.5 },
   enums: { weight: 1, b: 0.5 },
-  description: { weight: 1, b: 0.75 },
+  description: { weight: 0.6, b: 0.75 },
+  lead: { weight: 0.3, b: 0.5 },
   paramDocs: { weight: 0.5, b: 0.75 },
   server: { weight: 0.5, b: 0 },
 } as const satisfies Record<string, FieldSpec>;

@@ -1,12 +1,14 @@
 /**
  * Lexical tool search: BM25F over name parts, title, keywords, parameter names, enum values,
- * descriptions and the server's name, with prefix matching for partial words, abbreviations the
- * catalog teaches, the best candidates reranked by their names' structure (`rerank.ts`), and
- * exact-name matches lifted to the top. Built once per catalog, queried many times; a query
+ * descriptions (their first sentence once more) and the server's name, with prefix matching for
+ * partial words, words of the same root at a lower weight (`porter.ts`), abbreviations the catalog
+ * teaches, the best candidates reranked by their names' structure (`rerank.ts`), and exact-name
+ * matches lifted to the top. Built once per catalog, queried many times; a query
  * touches only the postings of its own terms.
  */
 import { buildIndexData, lowerBound, termIndex } from "./build.ts";
 import type { IndexData } from "./build.ts";
+import { forEachSameRoot } from "./porter.ts";
 import { makePage, topRanked } from "./rank.ts";
 import { nameQuery, RERANK_POOL, rescore } from "./rerank.ts";
 import { fold, type QueryWord, queryWords } from "./tokenize.ts";
@@ -19,6 +21,8 @@ export const MAX_SEARCH_LIMIT = 100;
 
 /** A prefix hit counts this much of an exact hit, scaled by how much of the word was typed. */
 const PREFIX_WEIGHT = 0.5;
+/** A word of the same root counts this much of the word itself. */
+const ROOT_WEIGHT = 0.5;
 /** Query terms shorter than this do not expand to prefixes (`a` would match half the index). */
 const MIN_PREFIX = 2;
 /** At most this many vocabulary terms per query term are expanded as prefix matches. */
@@ -204,8 +208,8 @@ function score(
       let altCount = 0;
       for (const t of terms) {
         let termCount = 0;
-        const walk = (id: number, match: number): void => {
-          const scale = (data.idf[id] as number) * match;
+        const walk = (id: number, match: number, idf = data.idf[id] as number): void => {
+          const scale = idf * match;
           if (scale > weight) weight = scale;
           const end = data.start[id + 1] as number;
           for (let i = data.start[id] as number; i < end; i++) {
@@ -232,6 +236,13 @@ function score(
             expanded++;
           }
         }
+        // Words of the same root ("invite" → `invitation`); a doc keeps its best match. A rare
+        // form of a common word ("created" beside "create") is no rarer a request: it weighs
+        // at most what the word itself does.
+        const own = vocab[at] === t ? data.idf[at] as number : Infinity;
+        forEachSameRoot(vocab, t, MAX_EXPANSIONS, (i) => {
+          walk(i, ROOT_WEIGHT, Math.min(own, data.idf[i] as number));
+        });
         for (let i = 0; i < termCount; i++) {
           const d = termTouched[i] as number;
           if (alt[d] === 0 && altCover[d] === 0) altTouched[altCount++] = d;

@@ -15,6 +15,7 @@ export {
 } from "./describe.ts";
 export { levenshtein, suggestNames } from "./suggest.ts";
 export { stem, tokenize } from "./tokenize.ts";
+export { rootOf } from "./porter.ts";
 export type {
   DescribableTool,
   SearchItem,

@@ -5,6 +5,7 @@
  * cache is keyed by descriptor object, so a caller that keeps its descriptors gets the reuse.
  */
 import { phrasesOf } from "./acronyms.ts";
+import { summarize } from "./summary.ts";
 import { fold, nameWords, tokenize } from "./tokenize.ts";
 import type { ToolDescriptor } from "./types.ts";
 
@@ -16,6 +17,7 @@ export const CACHED_FIELDS = [
   "params",
   "enums",
   "description",
+  "lead",
   "paramDocs",
 ] as const;
 
@@ -163,6 +165,9 @@ function fieldTexts(
     params,
     enums,
     description: [doc.description ?? ""],
+    // The first sentence says what the tool is for; the rest is often usage notes and
+    // boilerplate a server repeats in every description.
+    lead: [summarize(doc.description)],
     paramDocs,
   };
 }

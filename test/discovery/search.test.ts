@@ -221,6 +221,56 @@ describe("the names' structure reranks the best candidates", () => {
   });
 });
 
+describe("words of the same root", () => {
+  const roots = buildSearchIndex([
+    tool("calendar__respond", "Answer an invitation to a meeting"),
+    tool("calendar__invite_attendee", "Send an invitation to a person"),
+    tool("flags__evaluate_flag", "Evaluate a feature flag for a context"),
+    tool("flags__get_evaluation", "Get the evaluation of a feature flag"),
+  ]);
+
+  test("a request's word finds the catalog's words of its root", () => {
+    // "invite" is no prefix of "invitation": only the shared root links them.
+    assert.ok(names(roots.search("answer the invite")).includes("calendar__respond"));
+    assert.ok(names(roots.search("evaluation")).includes("flags__evaluate_flag"));
+  });
+
+  test("the word as written outranks a word of its root", () => {
+    assert.deepEqual(names(roots.search("evaluation")), [
+      "flags__get_evaluation",
+      "flags__evaluate_flag",
+    ]);
+  });
+
+  test("a rare form of a common word counts for no more than the word itself", () => {
+    // Alike but for one parameter: the common word `invitation` itself, or its rare form
+    // `invited` (which the word is no prefix of).
+    const param = (name: string) => ({
+      inputSchema: { type: "object", properties: { [name]: { type: "string" } } },
+    });
+    const index = buildSearchIndex([
+      tool("kb__send_invitation", "Send an invitation"),
+      tool("kb__list_invitations", "List invitations"),
+      tool("kb__revoke_invitation", "Revoke an invitation"),
+      tool("kb__get_note", "Get a note", param("invited")),
+      tool("kb__find_note", "Find a note", param("invitation")),
+    ]);
+    const ranked = names(index.search("invitation note"));
+    assert.ok(ranked.indexOf("kb__find_note") < ranked.indexOf("kb__get_note"), ranked.join());
+  });
+});
+
+describe("a description's first sentence", () => {
+  test("a word in the first sentence counts more than the same word later", () => {
+    // Equal words and lengths; by name order `a_tool` would come first.
+    const index = buildSearchIndex([
+      tool("s__a_tool", "Lists the folders of a drive. Can also archive them."),
+      tool("s__b_tool", "Can also archive them. Lists the folders of a drive."),
+    ]);
+    assert.deepEqual(names(index.search("archive")), ["s__b_tool", "s__a_tool"]);
+  });
+});
+
 describe("words a request writes apart and the catalog writes together", () => {
   // Real definitions (GitLab, Microsoft 365, MongoDB, Linear) as their servers list them,
   // parameters trimmed to names and types, named as the gateway names them.

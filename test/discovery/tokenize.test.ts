@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { stem, tokenize } from "../../src/discovery/mod.ts";
+import { rootOf, stem, tokenize } from "../../src/discovery/mod.ts";
 import { queryWords } from "../../src/discovery/tokenize.ts";
 
 describe("search tokenizer", () => {
@@ -56,6 +56,27 @@ describe("search tokenizer", () => {
     for (const word of ["status", "analysis", "class", "alias", "string", "thing", "bus", "gas"]) {
       assert.equal(stem(word), word);
     }
+  });
+});
+
+describe("word roots", () => {
+  test("forms of one word share a root", () => {
+    const groups = [
+      ["invite", "invited", "invitation", "invites"],
+      ["evaluate", "evaluated", "evaluation"],
+      ["review", "reviewer", "reviewers", "reviewed"],
+      ["query", "queries", "queried"],
+      ["create", "created", "creating"],
+    ];
+    for (const words of groups) {
+      const roots = new Set(words.map(rootOf));
+      assert.equal(roots.size, 1, words.join(" "));
+    }
+  });
+
+  test("different words keep different roots", () => {
+    const words = ["file", "field", "list", "listen", "page", "post", "port"];
+    assert.equal(new Set(words.map(rootOf)).size, words.length);
   });
 });
 
