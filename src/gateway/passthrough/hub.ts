@@ -119,11 +119,11 @@ export class PassthroughHub {
    * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
    * Under `apps: auto` a caller's own process is offered the MCP Apps extension only when its
    * client declared it.
-   * `caller`'s token holds at most the server's `maxSessionsPerToken` such processes.
+   * The caller's token (`options.caller`) holds at most the server's `maxSessionsPerToken` such
+   * processes.
    */
   async serve<T>(
     shared: Upstream,
-    caller: Caller,
     options: CallContext,
     fn: (serving: Upstream) => Promise<T>,
   ): Promise<T> {
@@ -139,7 +139,7 @@ export class PassthroughHub {
       if (config.isolation !== "session" && (config.kind !== "http" || config.oauth === null)) {
         return await fn(shared);
       }
-      const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
+      const serving = await this.#serving(shared, options);
       done = serving.done;
       if (track && serving.user) {
         own = serving.upstream;
@@ -156,11 +156,10 @@ export class PassthroughHub {
   /** The process {@link serve} runs on, and what ends it when it is a request flow's own. */
   async #serving(
     shared: Upstream,
-    tokenName: string | null,
     options: CallContext,
-    subjectToken?: string,
   ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
     const config = shared.config;
+    const { tokenName, subjectToken } = options.caller;
     // The server's auth mode says whether the caller has a connection of its own.
     const personal = config.kind === "http"
       ? authModeOf(config)?.connectionFor(

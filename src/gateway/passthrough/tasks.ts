@@ -28,7 +28,7 @@ import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
 import { TaskShares } from "./task-share.ts";
-import { childContext } from "../call-context.ts";
+import { childContext, enterCall } from "../call-context.ts";
 
 interface Owned {
   readonly server: string;
@@ -85,10 +85,10 @@ export class TaskRouter {
    */
   async create(
     params: CallToolRequest["params"],
-    caller: Caller,
     options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
+    const caller = options.caller;
     const target = this.#gateway.resolveTool(params.name, caller);
     if ("call" in target) {
       throw new GatewayError("UNSUPPORTED", `tool "${params.name}" does not run as a task`);
@@ -117,9 +117,9 @@ export class TaskRouter {
       (id) => this.#forget(id),
     );
     const hub = this.#gateway.passthrough;
-    const ctx = filterContext("tool", target.server, target.name, caller, options);
+    const ctx = filterContext("tool", target.server, target.name, options);
     let creator = upstream;
-    const result = await hub.serve(upstream, caller, options, (serving) => {
+    const result = await hub.serve(upstream, options, (serving) => {
       creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
@@ -157,7 +157,7 @@ export class TaskRouter {
       method,
       { taskId: owned.upstreamId },
       schema,
-      signal ? { signal } : {},
+      enterCall(caller, { signal }),
     ).catch((err) => {
       throw this.#screenError(ctx, err);
     }) as Task;
@@ -182,16 +182,12 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(
-    taskId: string,
-    caller: Caller,
-    options: CallContext,
-  ): Promise<GetTaskPayloadResult> {
-    const owned = this.#owned(taskId, caller);
+  async result(taskId: string, options: CallContext): Promise<GetTaskPayloadResult> {
+    const owned = this.#owned(taskId, options.caller);
     const hub = this.#gateway.passthrough;
     const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
     const ctx = {
-      ...filterContext("tool", owned.server, owned.tool, caller, options),
+      ...filterContext("tool", owned.server, owned.tool, options),
       ...(outputSchema ? { outputSchema } : {}),
     };
     hub.calls.track(owned.server, options);
@@ -229,9 +225,12 @@ export class TaskRouter {
     const tasks: Task[] = [];
     for (const upstream of processes) {
       if (!upstream?.client) continue;
-      const listed = await upstream.request("tasks/list", {}, ListTasksResultSchema, {
-        ...(signal ? { signal } : {}),
-      }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
+      const listed = await upstream.request(
+        "tasks/list",
+        {},
+        ListTasksResultSchema,
+        enterCall(caller, { signal }),
+      ).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
