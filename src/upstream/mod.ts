@@ -6,6 +6,8 @@ export { capabilitiesFor, UPSTREAM_CAPABILITIES } from "./connect.ts";
 export { BASE_ENV, childEnv } from "./child-env.ts";
 export type { InputRelay } from "./caller.ts";
 export type { ProtocolEra, UpstreamClient } from "./client.ts";
+export { listenTo } from "./notifications.ts";
+export type { LogParams, TaskStatusParams, UpstreamNotices } from "./notifications.ts";
 export { SessionUpstreams } from "./isolated.ts";
 export { UpstreamPool, UserKey } from "./pool.ts";
 export type { PoolEvents } from "./pool.ts";

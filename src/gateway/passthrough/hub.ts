@@ -4,20 +4,13 @@
  * (`./serving.ts`), resource subscriptions shared across sessions (`./subscriptions.ts`), the
  * logging level sent upstream, and the handlers every upstream client gets.
  */
-import {
-  EmptyResultSchema,
-  type LoggingLevel,
-  type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { EmptyResultSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import {
   type InputRelay,
+  listenTo,
+  type LogParams,
   type Upstream,
   type UpstreamClient,
   type UpstreamPool,
@@ -36,10 +29,7 @@ import { serveOn } from "./serving.ts";
 const SIDE_KEY = "2025";
 
 /** A log message's params as its server's filters leave them. */
-export type LogScreen = (
-  server: string,
-  params: LoggingMessageNotification["params"],
-) => LoggingMessageNotification["params"];
+export type LogScreen = (server: string, params: LogParams) => LogParams;
 
 /** Pass-through state shared by every session of one gateway. */
 export class PassthroughHub {
@@ -144,9 +134,7 @@ export class PassthroughHub {
       // identity's view is built from. Its log messages are not relayed: no session is known
       // to be the one they are for.
       registerServerRequests(this, upstream, client, owner);
-      const refresh = () => this.#refresh(upstream.primary);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
-      client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+      listenTo(client, { listChanged: () => this.#refresh(upstream.primary) });
       return;
     }
     if (owner) {
@@ -156,23 +144,21 @@ export class PassthroughHub {
       registerServerRequests(this, upstream, client, channel);
       const session = channel as SessionLink;
       if (!this.#sessions.has(session)) return;
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        relayLog([session], upstream.name, this.#screenLog(upstream.name, n.params));
+      listenTo(client, {
+        log: (params) => relayLog([session], upstream.name, this.#screenLog(upstream.name, params)),
       });
       return;
     }
     registerServerRequests(this, upstream, client);
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
-    });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      this.#subscriptions.deliver(upstream, n.params);
-    });
     // A 2025 side's list change is its server's: the catalog is read on the main connection.
     const refresh = () => this.#refresh(upstream.primary);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
+    listenTo(client, {
+      log: (params) =>
+        relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, params)),
+      resourceUpdated: (params) => this.#subscriptions.deliver(upstream, params),
+      listChanged: refresh,
+      resourceListChanged: refresh,
+    });
   }
 
   /** After a catalog rebuild: brings newly connected clients (and 2025 sides) up to date. */

@@ -19,10 +19,9 @@ import {
   GetTaskResultSchema,
   ListTasksResultSchema,
   type Task,
-  TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
-import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
+import { listenTo, type Upstream, type UpstreamClient } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
@@ -367,7 +366,5 @@ export function relayTaskStatus(
   upstream: Upstream,
   client: UpstreamClient,
 ): void {
-  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
-    router.status(upstream, n.params);
-  });
+  listenTo(client, { taskStatus: (params) => router.status(upstream, params) });
 }
