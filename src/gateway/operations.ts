@@ -11,13 +11,10 @@
 import {
   type CompleteRequest,
   type CompleteResult,
-  CompleteResultSchema,
   type GetPromptRequest,
   type GetPromptResult,
-  GetPromptResultSchema,
   type Prompt,
   type ReadResourceResult,
-  ReadResourceResultSchema,
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -25,7 +22,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
-import type { Upstream } from "../upstream/mod.ts";
+import { resultSchemaOf } from "../upstream/mod.ts";
 import type { PromptEntry } from "./catalog.ts";
 import { downResourceServers, downServerNamed } from "./down-servers.ts";
 import {
@@ -92,7 +89,6 @@ export async function getPrompt(
         entry.server,
         "prompts/get",
         { ...params, name: entry.upstreamName },
-        GetPromptResultSchema,
         options,
       ).catch((err) => {
         throw screenRpcError(gateway.filters, gateway.config, ctx, err);
@@ -187,7 +183,6 @@ async function readFrom(
     target.server,
     "resources/read",
     { ...params, uri: target.uri },
-    ReadResourceResultSchema,
     options,
   ).catch((err) => {
     throw screenRpcError(gateway.filters, gateway.config, ctx, err);
@@ -243,7 +238,7 @@ export async function complete(
     return await upstream.request(
       "completion/complete",
       { ...params, ref: target.ref },
-      CompleteResultSchema,
+      resultSchemaOf("completion/complete"),
       context,
     ) as CompleteResult;
   });
@@ -257,9 +252,8 @@ export async function complete(
 async function requestOn(
   gateway: Gateway,
   server: string,
-  method: string,
+  method: "prompts/get" | "resources/read",
   params: Record<string, unknown>,
-  schema: Parameters<Upstream["request"]>[2],
   options: CallContext,
 ): Promise<unknown> {
   const upstream = gateway.pool.get(server);
@@ -271,7 +265,7 @@ async function requestOn(
       serving.request(
         method,
         params,
-        schema,
+        resultSchemaOf(method),
         options,
         gateway.passthrough.inputRelay(serving, upstream, options),
       ),

@@ -7,6 +7,7 @@ export { BASE_ENV, childEnv } from "./child-env.ts";
 export type { InputRelay } from "./caller.ts";
 export type { ProtocolEra, UpstreamClient } from "./client.ts";
 export { listenTo } from "./notifications.ts";
+export { type CheckedMethod, resultSchemaOf, TASK_CREATED_SCHEMA } from "./result-schemas.ts";
 export type { LogParams, TaskStatusParams, UpstreamNotices } from "./notifications.ts";
 export { SessionUpstreams } from "./isolated.ts";
 export { UpstreamPool, UserKey } from "./pool.ts";

@@ -4,13 +4,14 @@
  * (`./serving.ts`), resource subscriptions shared across sessions (`./subscriptions.ts`), the
  * logging level sent upstream, and the handlers every upstream client gets.
  */
-import { EmptyResultSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import {
   type InputRelay,
   listenTo,
   type LogParams,
+  resultSchemaOf,
   type Upstream,
   type UpstreamClient,
   type UpstreamPool,
@@ -221,7 +222,9 @@ export class PassthroughHub {
   }
 
   async #setUpstreamLevel(u: Upstream, level: LoggingLevel): Promise<void> {
-    await u.request("logging/setLevel", { level }, EmptyResultSchema).catch((err) =>
+    await u.request("logging/setLevel", { level }, resultSchemaOf("logging/setLevel")).catch((
+      err,
+    ) =>
       this.log.debug("upstream logging/setLevel failed", { server: u.name, error: messageOf(err) })
     );
   }

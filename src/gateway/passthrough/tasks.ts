@@ -11,17 +11,18 @@
  */
 import {
   type CallToolRequest,
-  CancelTaskResultSchema,
   type CreateTaskResult,
-  CreateTaskResultSchema,
   type GetTaskPayloadResult,
-  GetTaskPayloadResultSchema,
-  GetTaskResultSchema,
-  ListTasksResultSchema,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
-import { listenTo, type Upstream, type UpstreamClient } from "../../upstream/mod.ts";
+import {
+  listenTo,
+  resultSchemaOf,
+  TASK_CREATED_SCHEMA,
+  type Upstream,
+  type UpstreamClient,
+} from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
@@ -125,7 +126,7 @@ export class TaskRouter {
       return serving.request(
         "tools/call",
         { ...params, name: target.upstreamName },
-        CreateTaskResultSchema,
+        TASK_CREATED_SCHEMA,
         options,
       );
     }).catch((err) => {
@@ -139,13 +140,12 @@ export class TaskRouter {
 
   /** `tasks/get`. */
   async get(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    return await this.#ask("tasks/get", GetTaskResultSchema, taskId, caller, signal);
+    return await this.#ask("tasks/get", taskId, caller, signal);
   }
 
   /** `tasks/get` or `tasks/cancel`: the task as its upstream reports it, screened. */
   async #ask(
     method: "tasks/get" | "tasks/cancel",
-    schema: typeof GetTaskResultSchema | typeof CancelTaskResultSchema,
     taskId: string,
     caller: Caller,
     signal: AbortSignal | undefined,
@@ -155,7 +155,7 @@ export class TaskRouter {
     const task = await this.#upstream(owned).request(
       method,
       { taskId: owned.upstreamId },
-      schema,
+      resultSchemaOf(method),
       enterCall(caller, { signal }),
     ).catch((err) => {
       throw this.#screenError(ctx, err);
@@ -194,7 +194,7 @@ export class TaskRouter {
       const payload = await this.#upstream(owned).request(
         "tasks/result",
         { taskId: owned.upstreamId },
-        GetTaskPayloadResultSchema,
+        resultSchemaOf("tasks/result"),
         childContext(options, { timeoutMs: 24 * 3_600_000 }),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
@@ -210,7 +210,7 @@ export class TaskRouter {
 
   /** `tasks/cancel`. */
   async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    return await this.#ask("tasks/cancel", CancelTaskResultSchema, taskId, caller, signal);
+    return await this.#ask("tasks/cancel", taskId, caller, signal);
   }
 
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
@@ -227,7 +227,7 @@ export class TaskRouter {
       const listed = await upstream.request(
         "tasks/list",
         {},
-        ListTasksResultSchema,
+        resultSchemaOf("tasks/list"),
         enterCall(caller, { signal }),
       ).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] };
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
