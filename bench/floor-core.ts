@@ -61,9 +61,9 @@ serveFloor("floor-core", async (message, sid) => {
   // bench's calls carry none but a 2026-07-28 request's envelope.
   const id = message.id!;
   const params = message.params as { name: string; arguments?: Record<string, unknown> };
-  const context = enterCall({ requestId: id });
+  const context = enterCall(CALLER, { requestId: id });
   try {
-    const result = await gateway.callTool(params.name, params.arguments, CALLER, context);
+    const result = await gateway.callTool(params.name, params.arguments, context);
     const stamp = sid === null ? MODERN_STAMP : undefined;
     return new Response(resultAnswer(id, result, stamp), { headers: JSON_HEADERS });
   } catch (err) {

@@ -1,5 +1,5 @@
 /** `mcp-gateway call TOOL [JSON]`: one call through the gateway, the result on stdout. */
-import { LOCAL_CALLER } from "../gateway/mod.ts";
+import { enterCall, LOCAL_CALLER } from "../gateway/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { bootGateway, readConfig } from "./boot.ts";
 
@@ -30,7 +30,7 @@ export async function callCommand(
   const args = parseCallArgs(json);
   const { gateway } = await bootGateway(readConfig(configFile), true);
   try {
-    const result = await gateway.callTool(tool, args, LOCAL_CALLER);
+    const result = await gateway.callTool(tool, args, enterCall(LOCAL_CALLER));
     process.stdout.write(JSON.stringify(result, null, 2) + "\n");
     return result.isError ? 1 : 0;
   } finally {

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { LOCAL_CALLER } from "../gateway/mod.ts";
+import { enterCall, LOCAL_CALLER } from "../gateway/mod.ts";
 import { composeResult } from "../media/mod.ts";
 import { CallTrace, EXECUTE_PRELUDE, runCalls } from "../tools/execute/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
@@ -36,8 +36,7 @@ export async function runCommand(configFile: string, script: string): Promise<nu
     // The `tools` namespace of `execute` (search, describe, call, tools["x"]), as the operator.
     const { bridge, hostFunctions } = runCalls({
       gateway,
-      caller: LOCAL_CALLER,
-      parent: {},
+      parent: enterCall(LOCAL_CALLER),
       internal: true,
       search: (args) => meta.searchFused(LOCAL_CALLER, args),
       describe: (path) => meta.describe(LOCAL_CALLER, path),

@@ -7,12 +7,18 @@
  */
 import { putOwn } from "../shared/by-name.ts";
 import type { CallContext, Era } from "../shared/call-context.ts";
+import type { Caller } from "../shared/caller.ts";
 import type { ClientChannel } from "../shared/client-channel.ts";
 
 export type { Era };
 
 /** A context being built (the one handed on is read-only). */
 type Building = { -readonly [K in keyof CallContext]: CallContext[K] };
+
+/** What a layer may change of a context on its way down: anything but its caller. */
+export type ContextChanges = Partial<Omit<Building, "caller">>;
+
+const NO_ENTRY: CallEntry = Object.freeze({});
 
 /**
  * The era of a call: set on calls a script makes (from the call the script serves), else its
@@ -62,12 +68,14 @@ export interface CallEntry {
 }
 
 /**
- * The one context of a call, from what its entry knows (see {@link CallEntry}): every entry —
- * a tool call, a task, `prompts/get`, `resources/read`, `tasks/result`, a script's nested
- * call — is entered here.
+ * The one context of a call for `caller`, from what its entry knows (see {@link CallEntry}):
+ * every entry — a tool call, a task, `prompts/get`, `resources/read`, `completion/complete`,
+ * `tasks/result`, a script's nested call — is entered here. The caller is the door's own
+ * object, kept as it is (a 2025 session's lasts between its requests): entering a call makes
+ * this one context and nothing else.
  */
-export function enterCall(entry: CallEntry): CallContext {
-  const out: Building = {};
+export function enterCall(caller: Caller, entry: CallEntry = NO_ENTRY): CallContext {
+  const out: Building = { caller };
   if (entry.signal) out.signal = entry.signal;
   const parent = entry.parent;
   if (parent) {
@@ -105,9 +113,10 @@ export function enterCall(entry: CallEntry): CallContext {
 /**
  * The one way a layer changes a call's context on its way down (a span's own `traceparent`, a
  * longer clock, a flow's own channel and signal, a screened progress sink): a new context,
- * `changes` over `parent`. The parent is never edited, and every field its entry set travels on
- * unless changed here.
+ * `changes` over `parent`. The parent is never edited, every field its entry set travels on
+ * unless changed here, and the caller never changes (a call for another caller is entered
+ * anew, with {@link enterCall}).
  */
-export function childContext(parent: CallContext, changes: Building): CallContext {
+export function childContext(parent: CallContext, changes: ContextChanges): CallContext {
   return { ...parent, ...changes };
 }

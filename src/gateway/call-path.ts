@@ -34,7 +34,6 @@ import {
 } from "./passthrough/mod.ts";
 import { traced } from "./traced.ts";
 import type { CallTracer } from "./tracing.ts";
-import type { Caller } from "./types.ts";
 import { childContext } from "./call-context.ts";
 
 /** The call path of one gateway. */
@@ -76,12 +75,11 @@ export class CallPath {
   observed<R>(
     kind: Exclude<OperationKind, "tool">,
     name: string,
-    caller: Caller,
     context: CallContext,
     args: unknown,
     run: (notes: CallNotes) => Promise<R>,
   ): Promise<R> {
-    return this.#observers.observe(kind, name, caller, context, args, run);
+    return this.#observers.observe(kind, name, context, args, run);
   }
 
   /**
@@ -91,15 +89,13 @@ export class CallPath {
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
-    caller: Caller,
     options: CallContext,
   ): Promise<CallToolResult> {
     return this.#gated(
       name,
-      caller,
       options,
       args,
-      (notes, inner) => this.#route(name, args, caller, inner, notes),
+      (notes, inner) => this.#route(name, args, inner, notes),
     );
   }
 
@@ -110,15 +106,13 @@ export class CallPath {
    */
   createTask(
     params: CallToolRequest["params"],
-    caller: Caller,
     options: CallContext,
   ): Promise<CreateTaskResult> {
     return this.#gated(
       params.name,
-      caller,
       options,
       params.arguments,
-      (notes, inner) => this.#gateway.tasks.create(params, caller, inner, notes),
+      (notes, inner) => this.#gateway.tasks.create(params, inner, notes),
     );
   }
 
@@ -128,11 +122,11 @@ export class CallPath {
    */
   async #gated<T extends CallAnswer>(
     name: string,
-    caller: Caller,
     options: CallContext,
     args: unknown,
     run: (notes: CallNotes, inner: CallContext) => Promise<T>,
   ): Promise<T> {
+    const caller = options.caller;
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     let release: (() => void) | undefined;
     try {
@@ -144,7 +138,7 @@ export class CallPath {
       release = typeof admitted === "object" ? await admitted : admitted;
     } catch (err) {
       // A refused call is still a call: observers (the audit log, metrics) record it and why.
-      return await this.#observers.observe("tool", name, caller, options, args, () => {
+      return await this.#observers.observe("tool", name, options, args, () => {
         throw err;
       });
     }
@@ -161,10 +155,10 @@ export class CallPath {
           `tools/call ${name}`,
           attributes,
           options,
-          (inner) => this.#observers.observe("tool", name, caller, inner, args, run),
+          (inner) => this.#observers.observe("tool", name, inner, args, run),
         );
       }
-      return await this.#observers.observe("tool", name, caller, options, args, run);
+      return await this.#observers.observe("tool", name, options, args, run);
     } finally {
       release?.();
     }
@@ -177,16 +171,10 @@ export class CallPath {
   async callToolOutcome(
     name: string,
     args: Record<string, unknown> | undefined,
-    caller: Caller,
     options: CallContext,
   ): Promise<CallOutcome> {
     try {
-      const result = await this.callTool(
-        name,
-        args,
-        caller,
-        childContext(options, { outagesThrow: true }),
-      );
+      const result = await this.callTool(name, args, childContext(options, { outagesThrow: true }));
       return { kind: "result", result };
     } catch (err) {
       const outage = outageOf(err);
@@ -202,21 +190,20 @@ export class CallPath {
   #route(
     name: string,
     args: Record<string, unknown> | undefined,
-    caller: Caller,
     options: CallContext,
     notes: CallNotes,
   ): Promise<CallToolResult> {
     const view = viewServerOf(options.meta);
-    const target = this.#gateway.resolveTool(name, caller, options.internal, view);
+    const target = this.#gateway.resolveTool(name, options.caller, options.internal, view);
     if ("call" in target) {
-      if (!this.#tracer || !target.script) return target.call(args ?? {}, caller, options);
+      if (!this.#tracer || !target.script) return target.call(args ?? {}, options);
       return traced(
         this.#tracer,
         "script",
         `script ${name}`,
         { "mcp.script": target.script },
         options,
-        (inner) => target.call(args ?? {}, caller, inner),
+        (inner) => target.call(args ?? {}, inner),
       );
     }
     notes.server = target.server;
@@ -228,16 +215,15 @@ export class CallPath {
         `${target.server} tools/call`,
         attributes,
         options,
-        (inner) => this.#callUpstream(target, args, caller, inner, notes),
+        (inner) => this.#callUpstream(target, args, inner, notes),
       );
     }
-    return this.#callUpstream(target, args, caller, options, notes);
+    return this.#callUpstream(target, args, options, notes);
   }
 
   async #callUpstream(
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
-    caller: Caller,
     options: CallContext,
     notes: CallNotes,
   ): Promise<CallToolResult> {
@@ -246,7 +232,7 @@ export class CallPath {
     const filters = this.#gateway.filters;
     const gatewayConfig = this.#gateway.config;
     const screen = filters.none(gatewayConfig, target.server) ? undefined : {
-      ...filterContext("tool", target.server, target.name, caller, options),
+      ...filterContext("tool", target.server, target.name, options),
       ...(target.tool.outputSchema ? { outputSchema: target.tool.outputSchema } : {}),
     };
     if (screen) options = screenProgress(filters, gatewayConfig, screen, options);
@@ -263,12 +249,11 @@ export class CallPath {
         this.#gateway.passthrough,
         upstream,
         options,
-        caller.tokenName,
+        options.caller.tokenName,
         (identity) => this.#gateway.upstreamAuth.connectHint(upstream.config, identity),
         () =>
           this.#gateway.passthrough.serve(
             upstream,
-            caller,
             options,
             (serving) => {
               // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.

@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { withoutLinkSecrets } from "../shared/connect-link.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { type Era, eraOf } from "./call-context.ts";
-import type { CallContext, Caller } from "./types.ts";
+import type { CallContext } from "./types.ts";
 
 /** What an operation was. */
 export type OperationKind = "tool" | "prompt" | "resource";
@@ -89,7 +89,6 @@ export class CallObservers {
   async observe<R>(
     kind: OperationKind,
     name: string,
-    caller: Caller,
     options: CallContext,
     args: unknown,
     run: (notes: CallNotes, context: CallContext) => Promise<R>,
@@ -98,7 +97,7 @@ export class CallObservers {
     if (this.#all.length === 0 && (kind !== "tool" || this.#tools.length === 0)) {
       return await run(notes, options);
     }
-    const op: Operation = { kind, name, caller, options, args, notes, started: performance.now() };
+    const op: Operation = { kind, name, options, args, notes, started: performance.now() };
     try {
       const result = await run(notes, options);
       const failed = kind === "tool" && isErrorAnswer(result as CallAnswer);
@@ -140,7 +139,6 @@ const NONE = Symbol("no result");
 interface Operation {
   readonly kind: OperationKind;
   readonly name: string;
-  readonly caller: Caller;
   readonly options: CallContext;
   readonly args: unknown;
   readonly notes: CallNotes;
@@ -160,7 +158,8 @@ function recordOf(
   code: string | undefined,
   result: unknown,
 ): CallRecord {
-  const { kind, name, caller, options, args, notes } = op;
+  const { kind, name, options, args, notes } = op;
+  const caller = options.caller;
   const call = {
     kind,
     name,

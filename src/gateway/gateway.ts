@@ -10,7 +10,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
 import { noteReleased } from "../runtime/mod.ts";
-import { type CallContext, NO_CONTEXT } from "../shared/call-context.ts";
+import type { CallContext } from "../shared/call-context.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
@@ -269,25 +269,21 @@ export class Gateway {
   }
 
   /**
-   * Calls a tool, its context handed down unchanged (`./call-path.ts`). Upstream outages become
-   * `isError` results; unknown or forbidden tools throw, and so does a call the gate refuses.
+   * Calls a tool for `context.caller`, its context handed down unchanged (`./call-path.ts`).
+   * Upstream outages become `isError` results; unknown or forbidden tools throw, and so does a
+   * call the gate refuses.
    */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
-    caller: Caller,
-    context: CallContext = NO_CONTEXT,
+    context: CallContext,
   ): Promise<CallToolResult> {
-    return this.calls.callTool(name, args, caller, context);
+    return this.calls.callTool(name, args, context);
   }
 
   /** Creates a task upstream for a task-augmented `tools/call` (either era): a gated call. */
-  createTask(
-    params: CallToolRequest["params"],
-    caller: Caller,
-    context: CallContext = NO_CONTEXT,
-  ): Promise<CreateTaskResult> {
-    return this.calls.createTask(params, caller, context);
+  createTask(params: CallToolRequest["params"], context: CallContext): Promise<CreateTaskResult> {
+    return this.calls.createTask(params, context);
   }
 
   /**

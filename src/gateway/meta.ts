@@ -258,9 +258,9 @@ export class MetaTools implements LocalToolProvider {
       discoverable: false,
       alwaysListed: true,
       shownWith: (exposure) => exposure === "search" || this.#enabled(),
-      call: async (args, caller) => {
+      call: async (args, options) => {
         try {
-          return await run(args, caller);
+          return await run(args, options.caller);
         } catch (err) {
           if (
             err instanceof GatewayError &&

@@ -11,13 +11,10 @@
 import {
   type CompleteRequest,
   type CompleteResult,
-  CompleteResultSchema,
   type GetPromptRequest,
   type GetPromptResult,
-  GetPromptResultSchema,
   type Prompt,
   type ReadResourceResult,
-  ReadResourceResultSchema,
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -25,7 +22,7 @@ import { GatewayError } from "../shared/errors.ts";
 import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
 import type { CallNotes } from "./call-records.ts";
-import type { Upstream } from "../upstream/mod.ts";
+import { resultSchemaOf } from "../upstream/mod.ts";
 import type { PromptEntry } from "./catalog.ts";
 import { downResourceServers, downServerNamed } from "./down-servers.ts";
 import {
@@ -62,10 +59,10 @@ export function listTemplates(gateway: Gateway, caller: Caller): ResourceTemplat
 /** `prompts/get` by exposed name, sent upstream under the upstream's name. */
 export async function getPrompt(
   gateway: Gateway,
-  caller: Caller,
   params: GetPromptRequest["params"],
-  options: CallContext = {},
+  options: CallContext,
 ): Promise<GetPromptResult> {
+  const caller = options.caller;
   const own = gateway.viewOf(caller);
   const entry = own.catalog.promptsByName.get(params.name);
   if (!entry || !gateway.reachesPrompt(caller, entry)) {
@@ -81,20 +78,17 @@ export async function getPrompt(
   return await gateway.calls.observed(
     "prompt",
     params.name,
-    caller,
     options,
     params.arguments,
     async (notes) => {
       notes.server = entry.server;
       // A prompt's messages reach a model as a tool result does: they pass the same filters.
-      const ctx = filterContext("prompt", entry.server, params.name, caller, options);
+      const ctx = filterContext("prompt", entry.server, params.name, options);
       const result = await requestOn(
         gateway,
-        caller,
         entry.server,
         "prompts/get",
         { ...params, name: entry.upstreamName },
-        GetPromptResultSchema,
         options,
       ).catch((err) => {
         throw screenRpcError(gateway.filters, gateway.config, ctx, err);
@@ -159,20 +153,18 @@ function downResource(gateway: Gateway, caller: Caller, uri: string): GatewayErr
 /** `resources/read` routed by URI; contents come back under the URIs the client knows. */
 export async function readResource(
   gateway: Gateway,
-  caller: Caller,
   params: { uri: string; [key: string]: unknown },
-  options: CallContext = {},
+  options: CallContext,
 ): Promise<ReadResourceResult> {
   return await gateway.calls.observed(
     "resource",
     params.uri,
-    caller,
     options,
     undefined,
     (notes) => {
-      const target = resourceTarget(gateway, params.uri, caller);
+      const target = resourceTarget(gateway, params.uri, options.caller);
       notes.server = target.server;
-      return readFrom(gateway, target, params, caller, options, notes);
+      return readFrom(gateway, target, params, options, notes);
     },
   );
 }
@@ -182,18 +174,15 @@ async function readFrom(
   gateway: Gateway,
   target: ResourceTarget,
   params: { uri: string; [key: string]: unknown },
-  caller: Caller,
   options: CallContext,
   notes: CallNotes,
 ): Promise<ReadResourceResult> {
-  const ctx = filterContext("resource", target.server, params.uri, caller, options);
+  const ctx = filterContext("resource", target.server, params.uri, options);
   const result = await requestOn(
     gateway,
-    caller,
     target.server,
     "resources/read",
     { ...params, uri: target.uri },
-    ReadResourceResultSchema,
     options,
   ).catch((err) => {
     throw screenRpcError(gateway.filters, gateway.config, ctx, err);
@@ -218,10 +207,10 @@ async function readFrom(
  */
 export async function complete(
   gateway: Gateway,
-  caller: Caller,
   params: CompleteRequest["params"],
-  signal?: AbortSignal,
+  context: CallContext,
 ): Promise<CompleteResult> {
+  const caller = context.caller;
   const ref = params.ref;
   let target: { server: string; ref: typeof ref };
   if (ref.type === "ref/prompt") {
@@ -243,43 +232,40 @@ export async function complete(
   }
   const shared = gateway.pool.get(target.server);
   if (!shared) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`);
-  const context = signal ? { signal } : {};
-  return await gateway.passthrough.serve(shared, caller, context, async (upstream) => {
+  return await gateway.passthrough.serve(shared, context, async (upstream) => {
     if (!upstream.client) throw upstream.unavailable();
     if (!upstream.client.getServerCapabilities()?.completions) return NO_VALUES;
     return await upstream.request(
       "completion/complete",
       { ...params, ref: target.ref },
-      CompleteResultSchema,
+      resultSchemaOf("completion/complete"),
       context,
     ) as CompleteResult;
   });
 }
 
 /**
- * Sends `method` to `server` for `caller` — on the caller's own process of a session-isolated
- * server — with a 2026-07-28 upstream's input rounds going to the caller's client.
+ * Sends `method` to `server` for the call's caller — on the caller's own process of a
+ * session-isolated server — with a 2026-07-28 upstream's input rounds going to the caller's
+ * client.
  */
 async function requestOn(
   gateway: Gateway,
-  caller: Caller,
   server: string,
-  method: string,
+  method: "prompts/get" | "resources/read",
   params: Record<string, unknown>,
-  schema: Parameters<Upstream["request"]>[2],
   options: CallContext,
 ): Promise<unknown> {
   const upstream = gateway.pool.get(server);
   if (!upstream) throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${server}" is gone`);
   return await gateway.passthrough.serve(
     upstream,
-    caller,
     options,
     (serving) =>
       serving.request(
         method,
         params,
-        schema,
+        resultSchemaOf(method),
         options,
         gateway.passthrough.inputRelay(serving, upstream, options),
       ),

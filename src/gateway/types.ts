@@ -3,38 +3,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayConfig } from "../config/mod.ts";
 import type { CallContext } from "../shared/call-context.ts";
 
-/** Who is calling: the session and the token it authenticated with. */
-export interface Caller {
-  readonly sessionId: string | null;
-  /** Token name (never its value); `null` without auth. */
-  readonly tokenName: string | null;
-  /**
-   * The token's tool globs; `null` = every tool. Callers the doors build (`callerOf` in
-   * `src/session/door.ts`) read them from the running config at each access, so a reload applies
-   * to sessions and scripts already running.
-   */
-  readonly toolGlobs: readonly string[] | null;
-  /**
-   * The profile whose endpoint the caller came in on (`/mcp/<profile>`, `--stdio --profile`);
-   * `null` = the whole catalog. The gateway reads its definition from the running config at
-   * each check (`./profiles.ts`).
-   */
-  readonly profile: string | null;
-  /**
-   * The OAuth access token the caller presented, for `oauth: mode: exchange` upstreams only
-   * (RFC 8693 subject token): exchanged at the issuer, never sent upstream or logged.
-   */
-  readonly subjectToken?: string;
-}
-
-/** A caller with no session and no restrictions (CLI, tests). */
-export const LOCAL_CALLER: Caller = {
-  sessionId: null,
-  tokenName: null,
-  toolGlobs: null,
-  profile: null,
-};
-
+export { type Caller, LOCAL_CALLER } from "../shared/caller.ts";
 export type { CallContext } from "../shared/call-context.ts";
 export type {
   ChannelRequestOptions,
@@ -64,11 +33,8 @@ export interface LocalTool {
   readonly script?: "execute" | "macro";
   /** Where it is defined, for operators (`macros/greet.lua`, `gateway.yaml scripting.tools.x`). */
   readonly origin?: string;
-  call(
-    args: Record<string, unknown>,
-    caller: Caller,
-    options: CallContext,
-  ): Promise<CallToolResult>;
+  /** Runs the tool for `options.caller`. */
+  call(args: Record<string, unknown>, options: CallContext): Promise<CallToolResult>;
 }
 
 /** Supplies local tools; the gateway asks again after {@link Gateway.refreshLocalTools}. */

@@ -9,6 +9,7 @@
  *
  * It lives in `shared/` because both `gateway/` and `upstream/` read it.
  */
+import { type Caller, LOCAL_CALLER } from "./caller.ts";
 import type { ClientChannel } from "./client-channel.ts";
 
 /** The protocol era a call's client spoke: a 2025 session, 2026-07-28, or no client (CLI). */
@@ -22,8 +23,14 @@ export interface Progress {
   [key: string]: unknown;
 }
 
-/** Everything one call carries besides its caller's identity (see `gateway/types.ts`'s `Caller`). */
+/** Everything one call carries, its caller first. */
 export interface CallContext {
+  /**
+   * Who the call is for (token, globs, profile): what the core checks it against. The one a door
+   * made for the request (a 2025 session keeps one between requests); a script's calls carry
+   * the caller of the call the script serves.
+   */
+  readonly caller: Caller;
   /** Aborting cancels the call: the upstream is told, the call gets a `cancelled` error. */
   readonly signal?: AbortSignal;
   /** Asks the upstream for progress (a `progressToken` is sent) and relays each report. */
@@ -61,5 +68,8 @@ export interface CallContext {
   readonly era?: Era;
 }
 
-/** The context of a request no client made (catalog reads, the gateway's own housekeeping). */
-export const NO_CONTEXT: CallContext = Object.freeze({});
+/**
+ * The context of a request no client made (the upstream layer's catalog reads, the gateway's own
+ * housekeeping): the unrestricted local caller, so never a default for a client's request.
+ */
+export const NO_CONTEXT: CallContext = Object.freeze({ caller: LOCAL_CALLER });

@@ -42,7 +42,8 @@ describe("the client channel is the core's one way to a call's client", () => {
 
   it("an upstream's request during a call reaches the call's channel, and its answer returns", async () => {
     const asked: { method: string; server: string }[] = [];
-    const r = await gateway.callTool("rooted__roots", {}, LOCAL_CALLER, {
+    const r = await gateway.callTool("rooted__roots", {}, {
+      caller: LOCAL_CALLER,
       client: channelOf("one", asked),
     });
     assert.match(textOf(r), /file:\/\/\/roots\/one/);
@@ -53,8 +54,8 @@ describe("the client channel is the core's one way to a call's client", () => {
     const a: { method: string; server: string }[] = [];
     const b: { method: string; server: string }[] = [];
     const [ra, rb] = await Promise.all([
-      gateway.callTool("rooted__roots", {}, LOCAL_CALLER, { client: channelOf("a", a) }),
-      gateway.callTool("rooted__roots", {}, LOCAL_CALLER, { client: channelOf("b", b) }),
+      gateway.callTool("rooted__roots", {}, { caller: LOCAL_CALLER, client: channelOf("a", a) }),
+      gateway.callTool("rooted__roots", {}, { caller: LOCAL_CALLER, client: channelOf("b", b) }),
     ]);
     assert.match(textOf(ra), /file:\/\/\/roots\/a/);
     assert.match(textOf(rb), /file:\/\/\/roots\/b/);

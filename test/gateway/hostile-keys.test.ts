@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import { importClientConfig, importedYaml } from "../../src/config/import.ts";
 import { inputGuidance } from "../../src/discovery/mod.ts";
 import { enterCall } from "../../src/gateway/call-context.ts";
+import { LOCAL_CALLER } from "../../src/gateway/mod.ts";
 import { checkArgs, resolveType } from "../../src/tools/macros/mod.ts";
 
 describe("names from outside as object keys", () => {
@@ -28,7 +29,7 @@ describe("names from outside as object keys", () => {
       string,
       unknown
     >;
-    const ctx = enterCall({ meta });
+    const ctx = enterCall(LOCAL_CALLER, { meta });
     assert.equal(ctx.meta?.traceparent, undefined, "nothing inherited from the client's object");
     assert.equal(JSON.stringify(ctx.meta), '{"__proto__":{"traceparent":"forged"},"x":1}');
   });

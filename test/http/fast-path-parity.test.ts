@@ -50,10 +50,13 @@ describe("the fast path answers tools/call exactly as the SDK session server doe
   after(() => gw?.stop());
 
   it("a stdio upstream's result keeps the JSON text it arrived as", async () => {
-    const result = await gw.running.gateway.callTool("echo__echo", { a: "é" }, LOCAL_CALLER);
+    const result = await gw.running.gateway.callTool("echo__echo", { a: "é" }, {
+      caller: LOCAL_CALLER,
+    });
     assert.equal(rawJsonOf(result), JSON.stringify(result));
     // A call relaying progress goes through the same lean caller: its result keeps its text too.
-    const relayed = await gw.running.gateway.callTool("echo__echo", {}, LOCAL_CALLER, {
+    const relayed = await gw.running.gateway.callTool("echo__echo", {}, {
+      caller: LOCAL_CALLER,
       onprogress: () => {},
     });
     assert.equal(rawJsonOf(relayed), JSON.stringify(relayed));

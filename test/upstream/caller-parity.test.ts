@@ -11,6 +11,7 @@ import { after, describe, it } from "node:test";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../../src/config/mod.ts";
 import { toJsonRpcError } from "../../src/shared/errors.ts";
+import { type CallContext, NO_CONTEXT } from "../../src/shared/call-context.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import type { Progress, UpstreamCaller } from "../../src/upstream/caller.ts";
 import { type Connection, connectUpstream, sdkCaller } from "../../src/upstream/connect.ts";
@@ -66,7 +67,7 @@ function failure(err: unknown) {
 
 /** The server's own terms in these tests: a 10 s timeout, no check (a call's context may set one). */
 const TERMS = { timeoutMs: 10_000 };
-const call = (c: UpstreamCaller, name: string, args = {}, context = {}) =>
+const call = (c: UpstreamCaller, name: string, args = {}, context: CallContext = NO_CONTEXT) =>
   c.call("tools/call", { name, arguments: args }, context, TERMS);
 const fails = (p: Promise<unknown>) =>
   p.then((r) => assert.fail(`expected a failure, got ${JSON.stringify(r)}`), failure);
@@ -79,8 +80,11 @@ describe("lean and SDK callers agree", () => {
       await call(c, "picture"),
       await call(c, "structured", { n: 21 }),
       await call(c, "fail"),
-      await call(c, "meta", {}, { meta: { traceparent: "00-abc-def-01", extra: [1] } }),
-      await c.call("tools/list", undefined, {}, {
+      await call(c, "meta", {}, {
+        ...NO_CONTEXT,
+        meta: { traceparent: "00-abc-def-01", extra: [1] },
+      }),
+      await c.call("tools/list", undefined, NO_CONTEXT, {
         timeoutMs: 10_000,
         check: schemaCheck(ListToolsResultSchema),
       }),
@@ -96,6 +100,7 @@ describe("lean and SDK callers agree", () => {
     const seen = await same("echo.mjs", async (c) => {
       const reports: Progress[] = [];
       const result = await call(c, "slow", { ms: 30, steps: 3 }, {
+        ...NO_CONTEXT,
         onprogress: (p: Progress) => reports.push(p),
         resetTimeoutOnProgress: true,
       });
@@ -115,11 +120,18 @@ describe("lean and SDK callers agree", () => {
       const count = { reset: 0, plain: 0 };
       const [reset, plain] = await Promise.all([
         call(c, "slow", slow, {
+          ...NO_CONTEXT,
           timeoutMs: 1000,
           resetTimeoutOnProgress: true,
           onprogress: () => count.reset++,
         }),
-        fails(call(c, "slow", slow, { timeoutMs: 1000, onprogress: () => count.plain++ })),
+        fails(
+          call(c, "slow", slow, {
+            ...NO_CONTEXT,
+            timeoutMs: 1000,
+            onprogress: () => count.plain++,
+          }),
+        ),
       ]);
       return { reset, plain, resetReports: count.reset, plainStopped: count.plain < 40 };
     });
@@ -132,7 +144,7 @@ describe("lean and SDK callers agree", () => {
   it("cancel alike: the upstream hears the same reason for the request it got", async () => {
     const seen = await same("hang.mjs", async (c) => {
       const abort = new AbortController();
-      const pending = fails(call(c, "hang", {}, { signal: abort.signal }));
+      const pending = fails(call(c, "hang", {}, { ...NO_CONTEXT, signal: abort.signal }));
       await waitFor(async () => JSON.parse(textOf(await call(c, "started"))).length === 1);
       abort.abort();
       const error = await pending;
@@ -150,7 +162,9 @@ describe("lean and SDK callers agree", () => {
 
   it("refuse a call whose signal is already aborted, sending nothing", async () => {
     const seen = await same("hang.mjs", async (c) => {
-      const error = await fails(call(c, "hang", {}, { signal: AbortSignal.abort() }));
+      const error = await fails(
+        call(c, "hang", {}, { ...NO_CONTEXT, signal: AbortSignal.abort() }),
+      );
       return { error, started: JSON.parse(textOf(await call(c, "started"))) };
     });
     assert.deepEqual(seen.started, []);
@@ -158,7 +172,7 @@ describe("lean and SDK callers agree", () => {
 
   it("time out alike and tell the upstream why", async () => {
     const seen = await same("hang.mjs", async (c) => {
-      const error = await fails(call(c, "hang", {}, { timeoutMs: 150 }));
+      const error = await fails(call(c, "hang", {}, { ...NO_CONTEXT, timeoutMs: 150 }));
       const heard = await waitFor(async () => {
         const list = JSON.parse(textOf(await call(c, "cancellations")));
         return list.length > 0 ? list : undefined;
@@ -173,7 +187,7 @@ describe("lean and SDK callers agree", () => {
   it("pass an upstream JSON-RPC error through with its code, message and data", async () => {
     const seen = await same("raw-answers.mjs", async (c) => ({
       tool: await fails(call(c, "rpc_error")),
-      method: await fails(c.call("prompts/get", { name: "x" }, {}, TERMS)),
+      method: await fails(c.call("prompts/get", { name: "x" }, NO_CONTEXT, TERMS)),
     }));
     assert.deepEqual(seen.tool.wire, {
       code: -32602,
@@ -186,7 +200,7 @@ describe("lean and SDK callers agree", () => {
 
   it("name a result its check refuses a protocol failure", async () => {
     const seen = await same("raw-answers.mjs", async (c) => ({
-      badList: await fails(c.call("tools/list", undefined, {}, {
+      badList: await fails(c.call("tools/list", undefined, NO_CONTEXT, {
         timeoutMs: 10_000,
         check: () => ({ ok: false, problem: "no tools" }),
       })),
@@ -198,8 +212,8 @@ describe("lean and SDK callers agree", () => {
 
   it("ignore an answer that is not JSON-RPC alike (the call then times out)", async () => {
     const seen = await same("raw-answers.mjs", async (c) => ({
-      notObject: await fails(call(c, "not_object", {}, { timeoutMs: 200 })),
-      noCode: await fails(call(c, "no_code", {}, { timeoutMs: 200 })),
+      notObject: await fails(call(c, "not_object", {}, { ...NO_CONTEXT, timeoutMs: 200 })),
+      noCode: await fails(call(c, "no_code", {}, { ...NO_CONTEXT, timeoutMs: 200 })),
       after: await call(c, "plain"),
     }));
     assert.equal(seen.notObject.reason, "timeout");
@@ -210,7 +224,7 @@ describe("lean and SDK callers agree", () => {
     const seen = await same("crash-mid-call.mjs", async (c) => {
       const reports: Progress[] = [];
       const error = await fails(
-        call(c, "boom", {}, { onprogress: (p: Progress) => reports.push(p) }),
+        call(c, "boom", {}, { ...NO_CONTEXT, onprogress: (p: Progress) => reports.push(p) }),
       );
       const next = await fails(call(c, "work"));
       return { reports, error, next };

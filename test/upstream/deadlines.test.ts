@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { parseConfig } from "../../src/config/mod.ts";
 import { toJsonRpcError } from "../../src/shared/errors.ts";
+import { type CallContext, NO_CONTEXT } from "../../src/shared/call-context.ts";
 import { createLogger } from "../../src/shared/log.ts";
 import { type Connection, connectUpstream } from "../../src/upstream/connect.ts";
 import { Deadline, Deadlines } from "../../src/upstream/deadlines.ts";
@@ -142,28 +143,30 @@ describe("upstream calls on the shared timer (real process)", () => {
     const caller = conn.caller;
     assert.equal(caller.kind, "lean");
     const terms = { timeoutMs: 10_000 };
-    const call = (name: string, context = {}) =>
+    const call = (name: string, context: CallContext = NO_CONTEXT) =>
       caller.call("tools/call", { name, arguments: {} }, context, terms);
     // One call cancelled once the upstream has it: its 300 ms deadline must not fire.
     const abort = new AbortController();
-    const cancelled = call("hang", { signal: abort.signal, timeoutMs: 300 }).then(
+    const cancelled = call("hang", { ...NO_CONTEXT, signal: abort.signal, timeoutMs: 300 }).then(
       () => assert.fail("a cancelled call answered"),
       (err) => err,
     );
     await waitFor(async () => {
-      const r = await call("started", { timeoutMs: 5000 }) as { content: { text: string }[] };
+      const r = await call("started", { ...NO_CONTEXT, timeoutMs: 5000 }) as {
+        content: { text: string }[];
+      };
       return JSON.parse(r.content[0]!.text).length === 1;
     });
     abort.abort();
     const lengths = [150, 400, 250, 150, 600, 300, 450, 200];
     const started = performance.now();
     const timed = lengths.map((ms) =>
-      call("hang", { timeoutMs: ms }).then(
+      call("hang", { ...NO_CONTEXT, timeoutMs: ms }).then(
         () => assert.fail("a hanging call answered"),
         (err) => ({ ms, at: performance.now() - started, err }),
       )
     );
-    const answered = await call("started", { timeoutMs: 200 });
+    const answered = await call("started", { ...NO_CONTEXT, timeoutMs: 200 });
     assert.ok(answered, "a call answered before its deadline resolves");
     for (const { ms, at, err } of await Promise.all(timed)) {
       assert.equal(reasonOf(err), "timeout");
@@ -181,7 +184,7 @@ describe("upstream calls on the shared timer (real process)", () => {
     assert.equal(reasonOf(await cancelled), "cancelled");
     // The upstream heard one cancellation per timed-out call, each with its own length.
     const heard = await waitFor(async () => {
-      const r = await call("cancellations", { timeoutMs: 5000 }) as {
+      const r = await call("cancellations", { ...NO_CONTEXT, timeoutMs: 5000 }) as {
         content: { text: string }[];
       };
       const list = JSON.parse(r.content[0]!.text) as { reason: string }[];

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { NO_CONTEXT } from "../../src/shared/call-context.ts";
 import { framed } from "../../src/upstream/frame.ts";
 import { LeanLeg } from "../../src/upstream/lean-leg.ts";
 
@@ -21,7 +22,7 @@ function harness() {
 describe("the lean leg's share of a stdio line", () => {
   it("takes its own answer and resolves the call with it", async () => {
     const { sent, leg, caller } = harness();
-    const p = caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 });
+    const p = caller.call("tools/call", { name: "t" }, NO_CONTEXT, { timeoutMs: 5000 });
     const id = sent[0]!.id as string;
     assert.match(id, /^gw-\d+$/);
     assert.equal(leg.message({ jsonrpc: "2.0", id, result: { content: [] } }), true);
@@ -45,7 +46,7 @@ describe("the lean leg's share of a stdio line", () => {
 
   it("swallows a late answer and late progress of a call that timed out", async () => {
     const { sent, leg, caller } = harness();
-    await assert.rejects(caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 10 }));
+    await assert.rejects(caller.call("tools/call", { name: "t" }, NO_CONTEXT, { timeoutMs: 10 }));
     const id = sent[0]!.id as string;
     assert.equal(sent[1]!.method, "notifications/cancelled");
     assert.equal(leg.message({ jsonrpc: "2.0", id, result: {} }), true);
@@ -59,6 +60,7 @@ describe("the lean leg's share of a stdio line", () => {
     const { sent, leg, caller } = harness();
     const seen: unknown[] = [];
     const p = caller.call("tools/call", { name: "t" }, {
+      ...NO_CONTEXT,
       meta: { traceparent: "tp" },
       onprogress: (r) => seen.push(r),
     }, { timeoutMs: 5000 });

@@ -14,7 +14,7 @@ import { GatewayError } from "../../shared/errors.ts";
 import { piiFilter } from "./pii.ts";
 import { secretsFilter } from "./secrets.ts";
 import { spotlightFilter } from "./spotlight.ts";
-import type { CallContext, Caller } from "../types.ts";
+import type { CallContext } from "../types.ts";
 import type { FilterContext, FilterEvent, JsonObject, ResultFilter, TextFilter } from "./types.ts";
 
 /** Makes the filter of one Lua file (registered by the scripting room). */
@@ -31,14 +31,13 @@ export function filterContext(
   kind: FilterContext["kind"],
   server: string,
   name: string,
-  caller: Caller,
   options: CallContext,
 ): FilterContext {
   return {
     kind,
     server,
     name,
-    caller,
+    caller: options.caller,
     ...(options.signal ? { signal: options.signal } : {}),
     depth: options.scriptDepth ?? 0,
   };

@@ -1,46 +1,36 @@
 /**
  * The gateway-wide side of pass-through: open downstream sessions, tool calls in flight per
- * upstream (to route the server-to-client requests they cause), resource subscriptions shared
- * across sessions (`./subscriptions.ts`), the logging level sent upstream, and the handlers every
- * upstream client gets.
+ * upstream (to route the server-to-client requests they cause) and the process each runs on
+ * (`./serving.ts`), resource subscriptions shared across sessions (`./subscriptions.ts`), the
+ * logging level sent upstream, and the handlers every upstream client gets.
  */
-import {
-  EmptyResultSchema,
-  type LoggingLevel,
-  type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { GatewayError, messageOf } from "../../shared/errors.ts";
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import {
   type InputRelay,
+  listenTo,
+  type LogParams,
+  resultSchemaOf,
   type Upstream,
   type UpstreamClient,
   type UpstreamPool,
   UserKey,
 } from "../../upstream/mod.ts";
-import { authModeOf } from "../../upstream/oauth/mod.ts";
 import type { CallContext, Caller, ClientChannel } from "../types.ts";
-import { rendersApps } from "./app-uris.ts";
 import { type ResourceSubscriber, SessionLink } from "./link.ts";
 import { mostVerbose, relayLog } from "./logging.ts";
 import type { ResourceIndex, ResourceTarget } from "./resource-index.ts";
 import { answerRound, registerServerRequests } from "./server-requests.ts";
 import { ResourceSubscriptions } from "./subscriptions.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
+import { serveOn } from "./serving.ts";
 
 /** The key of a server's 2025 side among the clients the hub brought up to date. */
 const SIDE_KEY = "2025";
 
 /** A log message's params as its server's filters leave them. */
-export type LogScreen = (
-  server: string,
-  params: LoggingMessageNotification["params"],
-) => LoggingMessageNotification["params"];
+export type LogScreen = (server: string, params: LogParams) => LogParams;
 
 /** Pass-through state shared by every session of one gateway. */
 export class PassthroughHub {
@@ -108,96 +98,13 @@ export class PassthroughHub {
     link.active = ++this.#tick;
   }
 
-  /**
-   * Runs `fn` on the process that serves a request to `shared` for whoever it is for, recorded
-   * as in flight on the server while it runs when a client is behind it (a 2025 session or a
-   * 2026-07-28 request flow), so the upstream's sampling, elicitation and roots requests
-   * meanwhile reach that client. For a server with `isolation: session` the process is the
-   * caller's own — a session's (started on its first call, stopped when the session closes) or
-   * a request flow's (an MRTR flow is the revision's unit of a client's work: started for the
-   * request, stopped when it ends); otherwise, and for requests with no client behind them (the
-   * CLI), the shared one. Tool calls, `prompts/get` and `resources/read` all go through here.
-   * Under `apps: auto` a caller's own process is offered the MCP Apps extension only when its
-   * client declared it.
-   * `caller`'s token holds at most the server's `maxSessionsPerToken` such processes.
-   */
-  async serve<T>(
+  /** Runs `fn` on the process serving a request to `shared` for its caller (`./serving.ts`). */
+  serve<T>(
     shared: Upstream,
-    caller: Caller,
     options: CallContext,
     fn: (serving: Upstream) => Promise<T>,
   ): Promise<T> {
-    const track = options.client !== undefined;
-    // The options object is the in-flight record: no allocation beyond what routing needs.
-    if (track) this.calls.track(shared.name, options);
-    let done: (() => void) | undefined;
-    let own: Upstream | undefined;
-    try {
-      // A server every caller shares (no session isolation, no per-user connection: see
-      // `#serving`) is served on its own process, with no wait here.
-      const config = shared.config;
-      if (config.isolation !== "session" && (config.kind !== "http" || config.oauth === null)) {
-        return await fn(shared);
-      }
-      const serving = await this.#serving(shared, caller.tokenName, options, caller.subjectToken);
-      done = serving.done;
-      if (track && serving.user) {
-        own = serving.upstream;
-        this.calls.trackOn(own, options);
-      }
-      return await fn(serving.upstream);
-    } finally {
-      if (track) this.calls.untrack(shared.name, options);
-      if (own) this.calls.untrackOn(own, options);
-      done?.();
-    }
-  }
-
-  /** The process {@link serve} runs on, and what ends it when it is a request flow's own. */
-  async #serving(
-    shared: Upstream,
-    tokenName: string | null,
-    options: CallContext,
-    subjectToken?: string,
-  ): Promise<{ upstream: Upstream; done?: () => void; user?: true }> {
-    const config = shared.config;
-    // The server's auth mode says whether the caller has a connection of its own.
-    const personal = config.kind === "http"
-      ? authModeOf(config)?.connectionFor(
-        config,
-        { identity: tokenName, subjectToken },
-        (identity, token) => this.#pool.forUser(config, identity, token),
-      )
-      : undefined;
-    if (personal) return { upstream: await personal, user: true };
-    if (config.isolation !== "session") return { upstream: shared };
-    const client = options.client;
-    if (!client) return { upstream: shared };
-    if (client.closed) {
-      throw new GatewayError(
-        "UPSTREAM_UNAVAILABLE",
-        `the session closed, so it has no process of server "${shared.name}"`,
-        { data: { server: shared.name } },
-      );
-    }
-    const own = await this.#isolated(shared, client, tokenName);
-    // One call's channel: its process ends with the call.
-    if (!client.lasting) {
-      return { upstream: own, done: () => void this.#pool.isolated.release(client) };
-    }
-    // A lasting one's stays until it closes, when its door releases it (or now, if it did).
-    if (client.closed) void this.#pool.isolated.release(client);
-    return { upstream: own };
-  }
-
-  /** `owner`'s own process of a session-isolated server, offered Apps as its client declared. */
-  #isolated(
-    shared: Upstream,
-    owner: ClientChannel,
-    tokenName: string | null,
-  ): Promise<Upstream> {
-    const apps = rendersApps(owner.capabilities);
-    return this.#pool.isolated.acquire(shared.config, owner, tokenName, undefined, apps);
+    return serveOn(this.#pool, this.calls, shared, options, fn);
   }
 
   /**
@@ -228,9 +135,7 @@ export class PassthroughHub {
       // identity's view is built from. Its log messages are not relayed: no session is known
       // to be the one they are for.
       registerServerRequests(this, upstream, client, owner);
-      const refresh = () => this.#refresh(upstream.primary);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
-      client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
+      listenTo(client, { listChanged: () => this.#refresh(upstream.primary) });
       return;
     }
     if (owner) {
@@ -240,23 +145,21 @@ export class PassthroughHub {
       registerServerRequests(this, upstream, client, channel);
       const session = channel as SessionLink;
       if (!this.#sessions.has(session)) return;
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-        relayLog([session], upstream.name, this.#screenLog(upstream.name, n.params));
+      listenTo(client, {
+        log: (params) => relayLog([session], upstream.name, this.#screenLog(upstream.name, params)),
       });
       return;
     }
     registerServerRequests(this, upstream, client);
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, n.params));
-    });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      this.#subscriptions.deliver(upstream, n.params);
-    });
     // A 2025 side's list change is its server's: the catalog is read on the main connection.
     const refresh = () => this.#refresh(upstream.primary);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh);
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh);
+    listenTo(client, {
+      log: (params) =>
+        relayLog(this.#sessions, upstream.name, this.#screenLog(upstream.name, params)),
+      resourceUpdated: (params) => this.#subscriptions.deliver(upstream, params),
+      listChanged: refresh,
+      resourceListChanged: refresh,
+    });
   }
 
   /** After a catalog rebuild: brings newly connected clients (and 2025 sides) up to date. */
@@ -319,7 +222,9 @@ export class PassthroughHub {
   }
 
   async #setUpstreamLevel(u: Upstream, level: LoggingLevel): Promise<void> {
-    await u.request("logging/setLevel", { level }, EmptyResultSchema).catch((err) =>
+    await u.request("logging/setLevel", { level }, resultSchemaOf("logging/setLevel")).catch((
+      err,
+    ) =>
       this.log.debug("upstream logging/setLevel failed", { server: u.name, error: messageOf(err) })
     );
   }

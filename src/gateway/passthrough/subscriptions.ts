@@ -6,10 +6,14 @@
  * subscription to a 2026-07-28 server that also speaks 2025 is held on that server's 2025 side
  * (upstream/legacy-side.ts), natively; it is keyed apart from what the modern connection holds.
  */
-import { EmptyResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { ProtocolEra, Upstream, UpstreamPool } from "../../upstream/mod.ts";
+import {
+  type ProtocolEra,
+  resultSchemaOf,
+  type Upstream,
+  type UpstreamPool,
+} from "../../upstream/mod.ts";
 import type { ResourceSubscriber } from "./link.ts";
 import { exposeUri, type ResourceIndex, type ResourceTarget } from "./resource-index.ts";
 
@@ -104,12 +108,12 @@ export class ResourceSubscriptions {
     const [server, side, uri] = splitKey(key);
     const upstream = this.#pool.get(server);
     await (side ? upstream?.legacySide : upstream)
-      ?.request("resources/unsubscribe", { uri }, EmptyResultSchema)
+      ?.request("resources/unsubscribe", { uri }, resultSchemaOf("resources/unsubscribe"))
       .catch((err) => this.#log.debug("upstream unsubscribe failed", { error: messageOf(err) }));
   }
 
   #subscribeUpstream(upstream: Upstream, uri: string): Promise<unknown> {
-    return upstream.request("resources/subscribe", { uri }, EmptyResultSchema);
+    return upstream.request("resources/subscribe", { uri }, resultSchemaOf("resources/subscribe"));
   }
 
   /** An upstream's `resources/updated`: to the sessions holding that URI there only. */

@@ -11,25 +11,25 @@
  */
 import {
   type CallToolRequest,
-  CancelTaskResultSchema,
   type CreateTaskResult,
-  CreateTaskResultSchema,
   type GetTaskPayloadResult,
-  GetTaskPayloadResultSchema,
-  GetTaskResultSchema,
-  ListTasksResultSchema,
   type Task,
-  TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
-import type { Upstream, UpstreamClient } from "../../upstream/mod.ts";
+import {
+  listenTo,
+  resultSchemaOf,
+  TASK_CREATED_SCHEMA,
+  type Upstream,
+  type UpstreamClient,
+} from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
 import type { InputRelay } from "../../upstream/mod.ts";
 import { TaskShares } from "./task-share.ts";
-import { childContext } from "../call-context.ts";
+import { childContext, enterCall } from "../call-context.ts";
 
 interface Owned {
   readonly server: string;
@@ -88,10 +88,10 @@ export class TaskRouter {
    */
   async create(
     params: CallToolRequest["params"],
-    caller: Caller,
     options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
+    const caller = options.caller;
     const target = this.#gateway.resolveTool(params.name, caller);
     if ("call" in target) {
       throw new GatewayError("UNSUPPORTED", `tool "${params.name}" does not run as a task`);
@@ -120,9 +120,9 @@ export class TaskRouter {
       (id) => this.#forget(id),
     );
     const hub = this.#gateway.passthrough;
-    const ctx = filterContext("tool", target.server, target.name, caller, options);
+    const ctx = filterContext("tool", target.server, target.name, options);
     let creator = upstream;
-    const result = await hub.serve(upstream, caller, options, (serving) => {
+    const result = await hub.serve(upstream, options, (serving) => {
       creator = serving;
       // The call's context goes on as it came: its `_meta` (the call's span, when tracing,
       // is the upstream's parent) is merged over the request's by the frame.
@@ -130,7 +130,7 @@ export class TaskRouter {
       return serving.request(
         "tools/call",
         { ...params, name: target.upstreamName },
-        CreateTaskResultSchema,
+        TASK_CREATED_SCHEMA,
         options,
         hub.inputRelay(serving, upstream, options),
       );
@@ -140,19 +140,18 @@ export class TaskRouter {
     const process = creator === upstream ? undefined : creator;
     const client = options.client?.lasting ? options.client : undefined;
     const id = this.#remember(target, { process, creator }, result.task, caller, client);
-    if (client && creator.era === "modern") this.#watch(id);
+    if (client && creator.era === "modern") this.#watch(id, caller);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
   /** `tasks/get`. */
   async get(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    return await this.#ask("tasks/get", GetTaskResultSchema, taskId, caller, signal);
+    return await this.#ask("tasks/get", taskId, caller, signal);
   }
 
   /** `tasks/get` or `tasks/cancel`: the task as its upstream reports it, screened. */
   async #ask(
     method: "tasks/get" | "tasks/cancel",
-    schema: typeof GetTaskResultSchema | typeof CancelTaskResultSchema,
     taskId: string,
     caller: Caller,
     signal: AbortSignal | undefined,
@@ -162,8 +161,8 @@ export class TaskRouter {
     const task = await this.#upstream(owned).request(
       method,
       { taskId: owned.upstreamId },
-      schema,
-      signal ? { signal } : {},
+      resultSchemaOf(method),
+      enterCall(caller, { signal }),
     ).catch((err) => {
       throw this.#screenError(ctx, err);
     }) as Task;
@@ -188,16 +187,12 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(
-    taskId: string,
-    caller: Caller,
-    options: CallContext,
-  ): Promise<GetTaskPayloadResult> {
-    const owned = this.#owned(taskId, caller);
+  async result(taskId: string, options: CallContext): Promise<GetTaskPayloadResult> {
+    const owned = this.#owned(taskId, options.caller);
     const hub = this.#gateway.passthrough;
     const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
     const ctx = {
-      ...filterContext("tool", owned.server, owned.tool, caller, options),
+      ...filterContext("tool", owned.server, owned.tool, options),
       ...(outputSchema ? { outputSchema } : {}),
     };
     hub.calls.track(owned.server, options);
@@ -206,7 +201,7 @@ export class TaskRouter {
       const payload = await upstream.request(
         "tasks/result",
         { taskId: owned.upstreamId },
-        GetTaskPayloadResultSchema,
+        resultSchemaOf("tasks/result"),
         childContext(options, { timeoutMs: 24 * 3_600_000 }),
         this.#inputRelay(owned, upstream, options),
       ).catch((err) => {
@@ -240,7 +235,7 @@ export class TaskRouter {
 
   /** `tasks/cancel`. */
   async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
-    return await this.#ask("tasks/cancel", CancelTaskResultSchema, taskId, caller, signal);
+    return await this.#ask("tasks/cancel", taskId, caller, signal);
   }
 
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
@@ -255,10 +250,13 @@ export class TaskRouter {
     for (const upstream of processes) {
       if (!upstream?.client) continue;
       const listed = upstream.client.getServerCapabilities()?.tasks?.list
-        ? await upstream.request("tasks/list", {}, ListTasksResultSchema, {
-          ...(signal ? { signal } : {}),
-        }).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] }
-        : await this.#getEach(upstream, mine, signal);
+        ? await upstream.request(
+          "tasks/list",
+          {},
+          resultSchemaOf("tasks/list"),
+          enterCall(caller, { signal }),
+        ).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] }
+        : await this.#getEach(upstream, mine, caller, signal);
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
         const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
@@ -275,6 +273,7 @@ export class TaskRouter {
   async #getEach(
     upstream: Upstream,
     mine: [string, Owned][],
+    caller: Caller,
     signal: AbortSignal | undefined,
   ): Promise<{ tasks: Task[] }> {
     const tasks: Task[] = [];
@@ -283,8 +282,8 @@ export class TaskRouter {
       const task = await upstream.request(
         "tasks/get",
         { taskId: o.upstreamId },
-        GetTaskResultSchema,
-        signal ? { signal } : {},
+        resultSchemaOf("tasks/get"),
+        enterCall(caller, { signal }),
       ).catch(() => undefined) as Task | undefined;
       if (task) tasks.push(task);
     }
@@ -392,14 +391,16 @@ export class TaskRouter {
    * session as `notifications/tasks/status` (`status` below). What the task asks meanwhile waits
    * for the session's own `tasks/result`, which relays it.
    */
-  #watch(id: string): void {
+  #watch(id: string, caller: Caller): void {
     const owned = this.#byId.get(id)!;
     const watch = owned.watch = new AbortController();
     this.#upstream(owned).request(
       "tasks/result",
       { taskId: owned.upstreamId },
       undefined,
-      { signal: watch.signal, timeoutMs: Math.max(1, owned.expires - Date.now()) },
+      childContext(enterCall(caller, { signal: watch.signal }), {
+        timeoutMs: Math.max(1, owned.expires - Date.now()),
+      }),
     ).catch(() => {/* the session reads how it ended with tasks/result */}).finally(() => {
       if (owned.watch === watch) delete owned.watch;
     });
@@ -439,7 +440,5 @@ export function relayTaskStatus(
   upstream: Upstream,
   client: UpstreamClient,
 ): void {
-  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
-    router.status(upstream, n.params);
-  });
+  listenTo(client, { taskStatus: (params) => router.status(upstream, params) });
 }

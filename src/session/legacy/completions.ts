@@ -5,7 +5,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Gateway } from "../../gateway/mod.ts";
+import { enterCall, type Gateway } from "../../gateway/mod.ts";
 import { complete } from "../../gateway/operations.ts";
 import type { SessionLink } from "../../gateway/passthrough/mod.ts";
 import { callerOfRequest } from "./request-caller.ts";
@@ -16,6 +16,8 @@ export function registerCompletions(server: Server, gateway: Gateway, link: Sess
   server.setRequestHandler(CompleteRequestSchema, (req, extra) =>
     onWire(() => {
       gateway.passthrough.touch(link);
-      return complete(gateway, callerOfRequest(extra, link.caller), req.params, extra.signal);
+      // No client: a completion is answered on the server's shared process, never tracked.
+      const context = enterCall(callerOfRequest(extra, link.caller), { signal: extra.signal });
+      return complete(gateway, req.params, context);
     }));
 }

@@ -95,7 +95,7 @@ export class FastCalls {
     ctx.activity.pending.add(id);
     this.#calls.set(id, call);
     const meta = msg.params._meta;
-    const options = enterCall({
+    const options = enterCall(ctx.caller, {
       meta,
       signal: call.abort.signal,
       client: ctx.link,
@@ -108,7 +108,7 @@ export class FastCalls {
           call.write(JSON.stringify({ method: "notifications/progress", params, jsonrpc: "2.0" })),
     });
     const answer = new Promise<Response>((resolve) => (call.resolve = resolve));
-    ctx.gateway.callTool(msg.params.name, msg.params.arguments, ctx.caller, options).then(
+    ctx.gateway.callTool(msg.params.name, msg.params.arguments, options).then(
       (result) => this.#finish(call, result, undefined),
       (err) => this.#finish(call, undefined, err),
     );

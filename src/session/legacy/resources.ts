@@ -53,12 +53,7 @@ export function registerResources(
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     onWire(() => {
       hub.touch(link);
-      return readResource(
-        gateway,
-        callerOfRequest(extra, link.caller),
-        req.params,
-        enterSessionCall(link, req.params._meta, extra),
-      );
+      return readResource(gateway, req.params, enterSessionCall(link, req.params._meta, extra));
     }));
 
   server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>

@@ -140,11 +140,7 @@ export function createSessionServer(
     onWire<ServerResult>(() => {
       hub.touch(link);
       if (req.params.task) {
-        return gateway.createTask(
-          req.params,
-          requestCaller(extra),
-          enterSessionCall(link, req.params._meta, extra),
-        );
+        return gateway.createTask(req.params, enterSessionCall(link, req.params._meta, extra));
       }
       const callOptions = enterSessionCall(
         link,
@@ -155,12 +151,7 @@ export function createSessionServer(
             () => {},
           ),
       );
-      return gateway.callTool(
-        req.params.name,
-        req.params.arguments,
-        requestCaller(extra),
-        callOptions,
-      );
+      return gateway.callTool(req.params.name, req.params.arguments, callOptions);
     }));
 
   server.setRequestHandler(ListPromptsRequestSchema, (req, extra) =>
@@ -176,14 +167,7 @@ export function createSessionServer(
   server.setRequestHandler(
     GetPromptRequestSchema,
     (req, extra) =>
-      onWire(() =>
-        getPrompt(
-          gateway,
-          requestCaller(extra),
-          req.params,
-          enterSessionCall(link, req.params._meta, extra),
-        )
-      ),
+      onWire(() => getPrompt(gateway, req.params, enterSessionCall(link, req.params._meta, extra))),
   );
 
   installPassthrough(server, gateway, link, options.pageSize);

@@ -40,11 +40,7 @@ export function registerTasks(server: Server, gateway: Gateway, link: SessionLin
     GetTaskPayloadRequestSchema,
     (req, extra) =>
       onWire(() =>
-        tasks.result(
-          req.params.taskId,
-          callerOfRequest(extra, link.caller),
-          enterSessionCall(link, req.params._meta, extra),
-        )
+        tasks.result(req.params.taskId, enterSessionCall(link, req.params._meta, extra))
       ),
   );
   server.setRequestHandler(

@@ -211,20 +211,19 @@ export class Continuations {
    */
   async call<R>(
     request: FlowRequest,
-    caller: Caller,
     options: CallContext,
     run: (options: CallContext) => Promise<R>,
   ): Promise<R | ReturnType<typeof inputRequired>> {
     const state = request.state as StatePayload | undefined;
     let parked: Parked;
     if (state && typeof state === "object") {
-      parked = this.#resume(state, caller, request);
+      parked = this.#resume(state, options.caller, request);
     } else if (!askable(request.capabilities)) {
       // Nothing to continue: no parking, no controller of its own, no wait on the signal —
       // the request's own signal cancels the call (the client went away).
       return await direct(request, options, run);
     } else {
-      parked = new Parked(request, caller);
+      parked = new Parked(request, options.caller);
       this.#parked.set(parked.id, parked);
       // A client that asked for progress gets it on whichever request of the flow is serving
       // it now (each retry carries its own progress token).

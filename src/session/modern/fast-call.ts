@@ -122,15 +122,13 @@ export async function serveCall(
     const result = askable(capabilities)
       ? await continuations.call(
         { method: "tools/call", capabilities },
-        caller,
-        enterCall({ meta: call.meta, signal }),
-        (options) => gateway.callTool(call.name, call.arguments, caller, options),
+        enterCall(caller, { meta: call.meta, signal }),
+        (options) => gateway.callTool(call.name, call.arguments, options),
       )
       : await gateway.callTool(
         call.name,
         call.arguments,
-        caller,
-        enterCall({ meta: call.meta, signal, client: unaskable(capabilities) }),
+        enterCall(caller, { meta: call.meta, signal, client: unaskable(capabilities) }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };

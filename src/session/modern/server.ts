@@ -81,12 +81,11 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     if (ready !== undefined) return ready;
     const caller = callerOfAuth(ctx.http?.authInfo);
     // Progress is relayed by the continuation, on whichever request of the flow is current.
-    const call = enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal });
+    const call = enterCall(caller, { meta: req.params._meta, signal: ctx.mcpReq.signal });
     return options.continuations.call(
       flowRequest(ctx),
-      caller,
       call,
-      (withClient) => tasks.callTool(req.params, ctx, caller, withClient),
+      (withClient) => tasks.callTool(req.params, ctx, withClient),
     );
   });
 
@@ -100,9 +99,8 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
     const caller = callerOfAuth(ctx.http?.authInfo);
     return options.continuations.call(
       flowRequest(ctx),
-      caller,
-      enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal }),
-      (call) => getPrompt(gateway, caller, req.params, call),
+      enterCall(caller, { meta: req.params._meta, signal: ctx.mcpReq.signal }),
+      (call) => getPrompt(gateway, req.params, call),
     );
   });
 
@@ -121,16 +119,22 @@ export function createModernServer(gateway: Gateway, options: ModernServerOption
   handle(server, "resources/read", (req, ctx) =>
     options.continuations.call(
       flowRequest(ctx),
-      callerOfAuth(ctx.http?.authInfo),
-      enterCall({ meta: req.params._meta, signal: ctx.mcpReq.signal }),
-      (call) => readResource(gateway, callerOfAuth(ctx.http?.authInfo), req.params, call),
+      enterCall(callerOfAuth(ctx.http?.authInfo), {
+        meta: req.params._meta,
+        signal: ctx.mcpReq.signal,
+      }),
+      (call) => readResource(gateway, req.params, call),
     ));
 
   handle(
     server,
     "completion/complete",
     (req, ctx) =>
-      complete(gateway, callerOfAuth(ctx.http?.authInfo), req.params, ctx.mcpReq.signal),
+      complete(
+        gateway,
+        req.params,
+        enterCall(callerOfAuth(ctx.http?.authInfo), { signal: ctx.mcpReq.signal }),
+      ),
   );
 
   return server;

@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { CallToolResult, ClientCapabilities, Task } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Gateway } from "../../gateway/mod.ts";
+import { enterCall, type Gateway } from "../../gateway/mod.ts";
 import type { CallContext, Caller } from "../../gateway/types.ts";
 import { TASK_TTL_MS } from "../../gateway/passthrough/mod.ts";
 import { onWire, toJsonRpcError } from "../../shared/errors.ts";
@@ -48,7 +48,6 @@ export interface ModernTasks {
   callTool(
     params: { name: string; arguments?: Record<string, unknown>; _meta?: unknown },
     ctx: ServerContext,
-    caller: Caller,
     options: CallContext,
   ): Promise<CallToolResult | Record<string, unknown>>;
 }
@@ -101,16 +100,16 @@ export function registerModernTasks(
   );
 
   return {
-    callTool(params, ctx, caller, options) {
-      const support = taskSupportOf(gateway, params.name, caller);
+    callTool(params, ctx, options) {
+      const support = taskSupportOf(gateway, params.name, options.caller);
       const negotiated = hasExtension(ctx);
       if (support === "required" && !negotiated) {
         throw missingExtension(`tool "${params.name}" runs only as a task`);
       }
       if (!negotiated || (support !== "required" && support !== "optional")) {
-        return gateway.callTool(params.name, params.arguments, caller, options);
+        return gateway.callTool(params.name, params.arguments, options);
       }
-      return create(gateway, params, ctx, caller, options);
+      return create(gateway, params, ctx, options);
     },
   };
 }
@@ -119,9 +118,9 @@ async function create(
   gateway: Gateway,
   params: { name: string; arguments?: Record<string, unknown> },
   ctx: ServerContext,
-  caller: Caller,
   options: CallContext,
 ): Promise<Record<string, unknown>> {
+  const caller = options.caller;
   const { task } = await gateway.createTask(
     {
       name: params.name,
@@ -129,17 +128,16 @@ async function create(
       ...(options.meta ? { _meta: options.meta } : {}),
       task: { ttl: TASK_TTL_MS },
     },
-    caller,
     options,
   );
   if (task.status === "completed") {
     // The upstream answered at once (a 2026-07-28 upstream may run the call without a task):
     // the answer is the call's, as the extension lets a server answer.
-    return await gateway.tasks.result(task.taskId, caller, options);
+    return await gateway.tasks.result(task.taskId, options);
   }
   const follower = new TaskFollower(capabilitiesOf(ctx));
   gateway.tasks.follow(task.taskId, caller, follower);
-  follower.start((signal) => gateway.tasks.result(task.taskId, caller, { signal }));
+  follower.start((signal) => gateway.tasks.result(task.taskId, enterCall(caller, { signal })));
   return createTaskResult(task);
 }
 
@@ -163,7 +161,7 @@ async function detail(
   let outcome = follower?.outcome;
   if (!outcome && task.status !== "cancelled") {
     // Ended upstream before the follower heard: read the result now (it is there at once).
-    outcome = await gateway.tasks.result(id, caller, { signal }).then(
+    outcome = await gateway.tasks.result(id, enterCall(caller, { signal })).then(
       (result) => ({ result: cleanResult(result) }),
       (err: unknown) => {
         if (signal.aborted) throw err; // the client went away: nothing learnt about the task

@@ -6,7 +6,7 @@
  * is finished only once the call broker has charged (or refused) its answer against the run's
  * transfer budget, so the trace shows what the script really received.
  */
-import { type CallContext, type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, enterCall, type Gateway } from "../../gateway/mod.ts";
 import { suggestNames } from "../../discovery/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
@@ -24,9 +24,10 @@ import type { CallTrace } from "./trace.ts";
 export interface ExecuteDeps {
   /** The gateway calls go through (`calls.callToolOutcome`: outages come back as data). */
   gateway: Pick<Gateway, "calls" | "callableNames">;
-  /** Who runs the script: token scopes apply inside it, hidden tools are unreachable. */
-  caller: Caller;
-  /** The downstream `execute` call the run serves (its session, request id, nesting depth). */
+  /**
+   * The downstream `execute` call the run serves (its session, request id, nesting depth) and
+   * its caller, who runs the script: token scopes apply inside it, hidden tools are unreachable.
+   */
   parent: CallContext;
   /**
    * True when the operator runs the script (`mcp-gateway run`): hidden tools are reachable.
@@ -70,7 +71,8 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
   bridge: ToolBridge;
   hostFunctions: Record<string, HostFunction>;
 } {
-  const { gateway, caller, parent } = deps;
+  const { gateway, parent } = deps;
+  const caller = parent.caller;
   const internal = deps.internal === true;
   const listTools = () =>
     gateway.callableNames(caller, internal).filter((n) => n !== EXECUTE_TOOL_NAME);
@@ -88,8 +90,7 @@ export function runCalls(deps: ExecuteDeps, trace: CallTrace): {
       const outcome = await gateway.calls.callToolOutcome(
         path,
         args,
-        caller,
-        enterCall({ signal, internal, parent }),
+        enterCall(caller, { signal, internal, parent }),
       );
       if (outcome.kind === "outage") {
         const code = signal.aborted ? "cancelled" : OUTAGE_CODES[outcome.outage];

@@ -10,7 +10,6 @@ import { runExecute } from "./run.ts";
 import type { ScriptHost, ScriptLimits, ToolResult } from "../../scripting/mod.ts";
 import type {
   CallContext,
-  Caller,
   Gateway,
   LocalTool,
   LocalToolProvider,
@@ -50,21 +49,18 @@ export class ExecuteTool implements LocalToolProvider {
           keywords: ["script", "lua", "batch", "orchestrate", "code"],
           script: "execute",
           // as never: a script's result: content optional
-          call: (args, caller, options) => this.call(args, caller, options) as never,
+          call: (args, options) => this.call(args, options) as never,
         },
       };
     }
     return [this.#tool.local];
   }
 
-  /** Runs one `execute` call as `caller`. */
-  async call(
-    args: Record<string, unknown>,
-    caller: Caller,
-    options: CallContext = {},
-  ): Promise<ToolResult> {
+  /** Runs one `execute` call as `options.caller`. */
+  async call(args: Record<string, unknown>, options: CallContext): Promise<ToolResult> {
     const started = performance.now();
-    const run = await runExecute(this.#host, args, this.#deps(caller, options), {
+    const caller = options.caller;
+    const run = await runExecute(this.#host, args, this.#deps(options), {
       limits: this.#limits(),
       ...(options.signal ? { signal: options.signal } : {}),
       depth: options.scriptDepth ?? 0,
@@ -89,11 +85,11 @@ export class ExecuteTool implements LocalToolProvider {
     return { timeoutMs, memoryBytes, transferBytes, pictures };
   }
 
-  /** What the run reaches of the gateway, as `caller`, on behalf of the call in `options`. */
-  #deps(caller: Caller, options: CallContext): ExecuteDeps {
+  /** What the run reaches of the gateway, as the caller of the call in `options`. */
+  #deps(options: CallContext): ExecuteDeps {
+    const caller = options.caller;
     return {
       gateway: this.#gateway,
-      caller,
       parent: options,
       search: (args) => this.#meta.searchFused(caller, args),
       describe: (path) => this.#meta.describe(caller, path),

@@ -1,10 +1,11 @@
 /**
- * The macros' one bridge to the gateway: a {@link ToolBridge} that calls tools as a given caller,
- * so token scopes apply inside scripts exactly as they do to direct calls. Macros see results as
+ * The macros' one bridge to the gateway: a {@link ToolBridge} that calls tools as the caller of
+ * the call the macro serves, so token scopes apply inside scripts exactly as they do to direct
+ * calls. Macros see results as
  * a direct caller does (an outage is an `isError` result naming the server).
  */
 import type { ToolBridge } from "../../scripting/mod.ts";
-import { type CallContext, type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
+import { type CallContext, enterCall, type Gateway } from "../../gateway/mod.ts";
 
 /** Options for {@link bridgeFor}. */
 export interface BridgeOptions {
@@ -13,21 +14,20 @@ export interface BridgeOptions {
    * scripts: they reach exactly what their caller could call directly.
    */
   internal: boolean;
-  /** The downstream call the script serves; its session receives sampling/roots requests. */
-  parent?: CallContext;
+  /**
+   * The downstream call the script serves: its caller makes the script's calls, its session
+   * receives sampling/roots requests.
+   */
+  parent: CallContext;
 }
 
-/** A bridge calling tools through `gateway` as `caller`. */
-export function bridgeFor(gateway: Gateway, caller: Caller, options: BridgeOptions): ToolBridge {
+/** A bridge calling tools through `gateway` as the caller of `options.parent`. */
+export function bridgeFor(gateway: Gateway, options: BridgeOptions): ToolBridge {
   const { internal, parent } = options;
+  const caller = parent.caller;
   return {
     callTool: (name, args, ctx) =>
-      gateway.callTool(
-        name,
-        args,
-        caller,
-        enterCall({ signal: ctx.signal, internal, parent: parent ?? {} }),
-      ),
+      gateway.callTool(name, args, enterCall(caller, { signal: ctx.signal, internal, parent })),
     listTools: () => gateway.callableNames(caller, internal),
   };
 }

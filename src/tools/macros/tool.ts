@@ -105,10 +105,11 @@ export class MacroTools implements LocalToolProvider {
       keywords: def.keywords,
       script: "macro",
       origin: def.origin,
-      call: (args, caller, options) => {
+      call: (args, options) => {
         const started = performance.now();
+        const caller = options.caller;
         return invokeMacro(host, def, args, {
-          bridge: bridgeFor(gateway, caller, { internal: true, parent: options }),
+          bridge: bridgeFor(gateway, { internal: true, parent: options }),
           ...(options.signal ? { signal: options.signal } : {}),
           maxPictures: gateway.config.scripting.limits.pictures,
           depth: options.scriptDepth ?? 0,

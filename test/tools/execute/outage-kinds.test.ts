@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import { outageOf } from "../../../src/gateway/mod.ts";
 import { OUTAGE_CODES } from "../../../src/tools/execute/mod.ts";
 import { GatewayError } from "../../../src/shared/errors.ts";
+import { NO_CONTEXT } from "../../../src/shared/call-context.ts";
 import { framed } from "../../../src/upstream/frame.ts";
 import { LeanLeg } from "../../../src/upstream/lean-leg.ts";
 
@@ -24,10 +25,11 @@ describe("outage kinds", () => {
   for (const wording of ["write EPIPE", "Broken pipe (os error 32)", "stream closed", ""]) {
     it(`a lean call whose write fails with ${JSON.stringify(wording)} is upstream_error`, async () => {
       const { caller } = lean(() => Promise.reject(new Error(wording)));
-      const err = await caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await caller.call("tools/call", { name: "t" }, NO_CONTEXT, { timeoutMs: 5000 })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       assert.ok(err instanceof GatewayError);
       assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
       assert.deepEqual(outageOf(err), {
@@ -42,8 +44,8 @@ describe("outage kinds", () => {
 
   it("calls pending when the connection closes are upstream_error", async () => {
     const { leg, caller } = lean(() => Promise.resolve());
-    const pending = caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 5000 }).catch((e) =>
-      e
+    const pending = caller.call("tools/call", { name: "t" }, NO_CONTEXT, { timeoutMs: 5000 }).catch(
+      (e) => e,
     );
     leg.closed();
     assert.equal(scriptCode(await pending), "upstream_error");
@@ -51,8 +53,8 @@ describe("outage kinds", () => {
 
   it("a lean call past its timeout is timeout", async () => {
     const { caller } = lean(() => Promise.resolve());
-    const err = await caller.call("tools/call", { name: "t" }, {}, { timeoutMs: 20 }).catch((e) =>
-      e
+    const err = await caller.call("tools/call", { name: "t" }, NO_CONTEXT, { timeoutMs: 20 }).catch(
+      (e) => e,
     );
     assert.equal(scriptCode(err), "timeout");
   });
