@@ -110,6 +110,7 @@ export function normaliseConfig(
       separator,
       exposure: g.exposure ?? "all",
       unprefixedCalls: g.unprefixedCalls ?? true,
+      streamAnswers: g.streamAnswers ?? false,
       tokens: g.auth
         ? (g.auth.tokens ?? []).map((t) => ({
           name: t.name,

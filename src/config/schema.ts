@@ -369,6 +369,12 @@ export const configSchema = z.strictObject({
         "offering it under that upstream name (MCP Apps views call their server's tools so; " +
         "default true).",
     ),
+    streamAnswers: z.boolean().optional().describe(
+      "Answer every POST of a 2025 streamable HTTP session as an event stream, as the MCP SDK " +
+        "does: a priming event with an id, events kept for a resume with GET and " +
+        "Last-Event-ID (default false: tools/call, tools/list and initialize answer plain " +
+        "JSON with no SDK server built for them).",
+    ),
     auth: z.strictObject({
       tokens: z.array(token).min(1, { error: "expected at least one token" }).optional(),
       rateLimit: z.strictObject({

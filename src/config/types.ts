@@ -264,6 +264,11 @@ export interface GatewayConfig {
     readonly exposure: "all" | "search";
     /** A `tools/call` by an upstream name reaches the one server offering it (MCP Apps views). */
     readonly unprefixedCalls: boolean;
+    /**
+     * A 2025 streamable HTTP session answers every POST as a resumable event stream through the
+     * SDK's transport; `false` (the default): the fast paths answer plain JSON.
+     */
+    readonly streamAnswers: boolean;
     readonly tokens: readonly TokenConfig[] | null;
     readonly rateLimit: {
       readonly perMinute: number;

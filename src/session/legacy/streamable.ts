@@ -4,7 +4,10 @@
  * `./fast-list.ts`) — or `notifications/initialized` (`./fast-open.ts`), a GET to the event
  * stream the session writes itself (`./get-stream.ts`), else to the session's SDK transport and
  * server, built for it if the session is lean (`./streamable-session.ts`); an `initialize`
- * without a session opens one.
+ * without a session opens one. With `gateway.streamAnswers` on, every POST goes to the SDK
+ * transport, which answers it as an event stream (a priming event, each event stored in the
+ * session's replay store, resumable with GET + `Last-Event-ID`), and the session is lean again
+ * once the answer is out.
  */
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerOf, type RequestIdentity } from "../door.ts";
@@ -81,6 +84,12 @@ function postOnSession(
   const gateway = table.gateway;
   const fast = s.fast;
   const caller = fast.callerOf(gateway, who, s);
+  // A call still on the fast path (the option turned on by a reload meanwhile) is cancelled there.
+  if (fast.cancel(cancelledId(body))) return Promise.resolve(new Response(null, { status: 202 }));
+  // Event-stream answers: the SDK transport writes them (priming event, stored, resumable).
+  if (gateway.config.gateway.streamAnswers) {
+    return s.handle(req, { parsedBody: body, authInfo: authInfoOf(caller) });
+  }
   if (isFastCall(req, body)) {
     const link = s.link;
     gateway.passthrough.touch(link);
@@ -93,7 +102,6 @@ function postOnSession(
       signal: req.signal,
     });
   }
-  if (fast.cancel(cancelledId(body))) return Promise.resolve(new Response(null, { status: 202 }));
   if (isFastInitialized(req, body)) {
     gateway.passthrough.touch(s.link);
     return Promise.resolve(new Response(null, { status: 202 }));
@@ -131,7 +139,7 @@ async function initialize(
   const s = new StreamableSession(table, who);
   // What a server built later is told the client declared (validated by isInitializeRequest).
   s.introduce(first.params);
-  if (isFastOpen(req, body)) {
+  if (!table.gateway.config.gateway.streamAnswers && isFastOpen(req, body)) {
     s.openLean();
     return new Response(openAnswer(body, sessionCapabilities(table.gateway)), {
       headers: { "mcp-session-id": s.id, "content-type": "application/json" },
