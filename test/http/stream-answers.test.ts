@@ -14,6 +14,7 @@ const HEADERS = { ...MCP_HEADERS, "mcp-protocol-version": VERSION };
 
 interface SseEvent {
   id: string | null;
+  retry: string | null;
   data: string;
 }
 
@@ -87,7 +88,11 @@ async function readEvents(
         if (lines.every((l) => l.startsWith(":"))) continue; // a keep-alive comment
         const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim())
           .join("\n");
-        events.push({ id: /^id: ?(.*)$/m.exec(block)?.[1] ?? null, data });
+        events.push({
+          id: /^id: ?(.*)$/m.exec(block)?.[1] ?? null,
+          retry: /^retry: ?(.*)$/m.exec(block)?.[1] ?? null,
+          data,
+        });
       }
     }
   } finally {
@@ -141,6 +146,7 @@ servers:
     const events = await readEvents(res, (e) => answer(e, 7) !== undefined);
     assert.ok(events[0]?.id, "the first event carries an id");
     assert.equal(events[0]?.data, "", "the first event is the priming event");
+    assert.ok(Number(events[0]?.retry) > 0, "the priming event says how long to wait to resume");
     const result = answer(events, 7);
     assert.equal(result?.result?.content?.[0]?.text, JSON.stringify({ text: "hi" }));
     assert.ok(events.find((e) => e.data.includes('"id":7'))?.id, "the result event has an id");

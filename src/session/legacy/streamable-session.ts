@@ -196,6 +196,9 @@ export class StreamableSession implements LeanSession {
       // Replay stays within this session: its events are stored under an owner of its own.
       eventStore: table.events.scoped(this.#owner),
       maxRequestBodySize: opts.maxBodyBytes,
+      // Answers sent as event streams tell the client how long to wait before resuming a broken
+      // one with GET and `Last-Event-ID` (the priming event's `retry`).
+      ...(table.gateway.config.gateway.streamAnswers ? { retryInterval: RESUME_AFTER_MS } : {}),
       onsessioninitialized: () => this.#open(),
       onsessionclosed: () => void table.sessions.delete(this.id),
     });
@@ -289,3 +292,6 @@ export class StreamableSession implements LeanSession {
 export function isStreamable(s: unknown): s is StreamableSession {
   return s instanceof StreamableSession;
 }
+
+/** How long a client waits before resuming a broken answer stream (`gateway.streamAnswers`). */
+const RESUME_AFTER_MS = 1_000;
