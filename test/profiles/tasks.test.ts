@@ -10,9 +10,9 @@ import {
   CancelTaskResultSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
-  ListTasksResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
+import { assertTaskOutOfReach } from "../_helpers/tasks.ts";
 import { EVERYTHING, untilTool } from "../gateway/passthrough/_helpers.ts";
 import { FULL, legacyClient } from "./_profiles.ts";
 
@@ -59,27 +59,7 @@ profiles:
 
   it("are seen only on the endpoint that created them", async () => {
     const { task } = await create(research);
-    for (const client of [whole, other]) {
-      await assert.rejects(
-        client.request(
-          { method: "tasks/get", params: { taskId: task.taskId } },
-          GetTaskResultSchema,
-        ),
-        /unknown task/,
-      );
-      await assert.rejects(
-        client.request(
-          { method: "tasks/cancel", params: { taskId: task.taskId } },
-          CancelTaskResultSchema,
-        ),
-        /unknown task/,
-      );
-      const listed = await client.request(
-        { method: "tasks/list", params: {} },
-        ListTasksResultSchema,
-      );
-      assert.ok(!listed.tasks.some((t) => t.taskId === task.taskId));
-    }
+    for (const client of [whole, other]) await assertTaskOutOfReach(client, task.taskId);
     const got = await research.request(
       { method: "tasks/get", params: { taskId: task.taskId } },
       GetTaskResultSchema,

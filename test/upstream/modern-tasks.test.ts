@@ -27,6 +27,7 @@ import {
   textOf,
   waitFor,
 } from "../_helpers/gateway.ts";
+import { assertTaskOutOfReach } from "../_helpers/tasks.ts";
 import { authedHttpClient, bearer } from "../security/_http.ts";
 import { answerOf, postModern } from "../protocol/_modern.ts";
 
@@ -240,19 +241,7 @@ servers:
     timeout: 60_000,
   }, async () => {
     const { task } = await create2025(a, "up__slow_compute", { seconds: 30, label: "own" });
-    await assert.rejects(
-      b.request({ method: "tasks/get", params: { taskId: task.taskId } }, GetTaskResultSchema),
-      /unknown task/,
-    );
-    await assert.rejects(
-      b.request(
-        { method: "tasks/cancel", params: { taskId: task.taskId } },
-        CancelTaskResultSchema,
-      ),
-      /unknown task/,
-    );
-    const theirs = await b.request({ method: "tasks/list", params: {} }, ListTasksResultSchema);
-    assert.ok(!theirs.tasks.some((t) => t.taskId === task.taskId));
+    await assertTaskOutOfReach(b, task.taskId);
     const mine = await a.request(
       { method: "tasks/get", params: { taskId: task.taskId } },
       GetTaskResultSchema,
