@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { LoadResult, LoadSpec } from "./load.ts";
@@ -45,6 +46,13 @@ async function connect(): Promise<Caller[]> {
     return Array.from({ length: spec.sessions }, () => client);
   }
   const url = new URL(spec.target.url);
+  if (spec.target.kind === "sse") {
+    return await Promise.all(Array.from({ length: spec.sessions }, async () => {
+      const client = make();
+      await client.connect(new SSEClientTransport(url));
+      return client;
+    }));
+  }
   if (spec.target.era === "2026-07-28") {
     return await Promise.all(Array.from({ length: spec.sessions }, async () => {
       const client = new ModernClient({ name: "bench-client", version: "1.0.0" }, {

@@ -18,6 +18,8 @@ export type Era = "2025-11-25" | "2026-07-28";
 export interface LoadSpec {
   target:
     | { kind: "http"; url: string; era?: Era }
+    // The 2025 SSE transport: a GET stream at `url`, calls POSTed to the endpoint it names.
+    | { kind: "sse"; url: string }
     | { kind: "stdio"; command: string; args: string[] };
   /** Tool to call, and the name of its string argument that carries the payload. */
   tool: string;

@@ -248,7 +248,9 @@ const METHOD =
   session or fast path; the gateway's CPU over the core's is the door's share) and through the
   gateway (client → HTTP \`/mcp\` → gateway → stdio → upstream), these three in both protocol
   eras: 2025-11-25 sessions (SDK 1.x clients) and stateless 2026-07-28 requests (SDK v2 clients
-  pinned to that revision; each request carries its own \`_meta\` envelope). The direct HTTP
+  pinned to that revision; each request carries its own \`_meta\` envelope); at the large
+  payloads also through the gateway's 2025 SSE transport (\`/sse\` and \`/message\`, SDK 1.x SSE
+  clients), set against the 2025-11-25 floor. The direct HTTP
   upstream answers with SSE streams; the gateway answers with JSON unless a notification comes
   first. **Peers** (\`bench/peers.ts\`), at the smallest payload beside the gateway in the same
   cells: \`mcp-proxy\` (streamable HTTP endpoint only) and \`supergateway\` (stateful, logging

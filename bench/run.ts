@@ -45,8 +45,8 @@ const MiB = 1024 ** 2;
 const PLANS = {
   full: {
     // Short repetitions rather than few long ones: on a shared machine, medians of more
-    // interleaved samples move less. Eight paths × three payloads × two session counts, the
-    // peers and the crowd keep a repetition at about two minutes.
+    // interleaved samples move less. Eight paths (nine at large payloads) × three payloads × two
+    // session counts, the peers and the crowd keep a repetition at about two minutes.
     reps: 5,
     sessions: [1, 8],
     crowd: 64,

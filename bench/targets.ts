@@ -29,6 +29,7 @@ export const TARGETS = [
   "core 2026-07-28",
   "gateway 2025-11-25",
   "gateway 2026-07-28",
+  "gateway /sse 2025-11-25",
   "mcp-proxy 2025-11-25",
   "supergateway 2025-11-25",
 ] as const;
@@ -36,7 +37,12 @@ export const TARGETS = [
 export type Target = typeof TARGETS[number];
 
 /** The paths of the session × payload matrix. */
-export const MATRIX_TARGETS: readonly Target[] = TARGETS.slice(0, 8);
+export const MATRIX_TARGETS: readonly Target[] = TARGETS.slice(0, 9);
+/**
+ * The 2025 SSE transport's door (`/sse` and `/message`): in the matrix for large results only,
+ * where its own goal is (the small calls' goals are `/mcp`'s).
+ */
+export const SSE_TARGET: Target = "gateway /sse 2025-11-25";
 /** The paths measured with many concurrent clients: the floor and the gateway, both eras. */
 export const CROWD_TARGETS: readonly Target[] = [
   "floor 2025-11-25",
@@ -146,14 +152,12 @@ export function specOf(
     const pidTool = peer === "supergateway" && base.sessions > 1 ? undefined : "pid";
     return { ...base, ...direct, pidTool, target: { kind: "http", url, era } };
   }
+  const gateway = { ...base, tool: "bench__echo", argName: "text", pidTool: "bench__pid" };
+  if (target === SSE_TARGET) {
+    return { ...gateway, target: { kind: "sse", url: `${s.gateway.url}/sse` } };
+  }
   const url = target.startsWith("core") ? s.core.url : `${s.gateway.url}/mcp`;
-  return {
-    ...base,
-    tool: "bench__echo",
-    argName: "text",
-    pidTool: "bench__pid",
-    target: { kind: "http", url, era },
-  };
+  return { ...gateway, target: { kind: "http", url, era } };
 }
 
 /** The process a target's CPU per call is read from (none for the direct paths). */

@@ -6,7 +6,7 @@
  * back), shown with how many repetitions there were and their range.
  */
 import type { Goal } from "./goals.ts";
-import { PEER_TARGETS } from "./targets.ts";
+import { PEER_TARGETS, SSE_TARGET } from "./targets.ts";
 import { fmt, median, perRep, ratio, sizeLabel } from "./stats.ts";
 import type { CellSummary, RepRun, ThroughputReport } from "./throughput.ts";
 
@@ -132,15 +132,22 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
   }
   for (const p of payloads.filter((x) => x !== small)) {
     for (const s of sessions) {
+      const vsFloor = (gw: CellSummary, floor: CellSummary) => {
+        const values = perRep(gw.runs, floor.runs, over(calls));
+        const perSec = `${fmt(gw.callsPerSec, 0)} vs ${fmt(floor.callsPerSec, 0)}/s`;
+        return { values, detail: `${perSec}, ${ratioFigure(values)}` };
+      };
+      // The SSE transport's door against the floor of its era (2025-11-25), when it ran.
+      const sse = cell(SSE_TARGET, s, p);
+      const sseFloor = cell("floor 2025-11-25", s, p);
       row(
         `throughput through the gateway ÷ the floor's, ${s} session(s), ${sizeLabel(p)}`,
         "≥ 0.95×",
         (v) => v >= 0.95,
-        eras(s, p, (era) => `floor ${era}`, (gw, floor) => {
-          const values = perRep(gw.runs, floor.runs, over(calls));
-          const perSec = `${fmt(gw.callsPerSec, 0)} vs ${fmt(floor.callsPerSec, 0)}/s`;
-          return { values, detail: `${perSec}, ${ratioFigure(values)}` };
-        }),
+        [
+          ...eras(s, p, (era) => `floor ${era}`, vsFloor),
+          ...(sse && sseFloor ? [{ label: "/sse", ...vsFloor(sse, sseFloor) }] : []),
+        ],
       );
     }
   }

@@ -26,6 +26,7 @@ import {
   peerOf,
   type Servers,
   specOf,
+  SSE_TARGET,
   startServers,
   stopServers,
   type Target,
@@ -190,7 +191,8 @@ function plan(opts: ThroughputOptions): Cell[] {
   for (const sessions of opts.sessions) {
     for (const payloadBytes of opts.payloads) {
       const targets = MATRIX_TARGETS.filter((t) =>
-        !opts.targets || t === "direct HTTP" || t.startsWith("floor") || opts.targets.includes(t)
+        (!opts.targets || t === "direct HTTP" || t.startsWith("floor") ||
+          opts.targets.includes(t)) && (t !== SSE_TARGET || payloadBytes !== smallest)
       );
       const peers = payloadBytes === smallest && opts.peerSessions?.includes(sessions);
       cells.push({ sessions, payloadBytes, targets: [...targets, ...(peers ? PEER_TARGETS : [])] });

@@ -110,6 +110,30 @@ describe("the benchmark's throughput goals", () => {
     assert.match(g.measured, /2026-07-28: .*0\.10×/);
   });
 
+  it("judges large results against the floor on /mcp in both eras and on /sse", () => {
+    const big = (c: CellSummary): CellSummary => ({ ...c, payloadBytes: 1024 * 1024 });
+    const report: ThroughputReport = {
+      ...run,
+      cells: [
+        ...run.cells,
+        big(cell("direct HTTP", 1, [0], [30])),
+        big(cell("floor 2025-11-25", 1, [1], [40])),
+        big(cell("floor 2026-07-28", 1, [1], [40])),
+        big(cell("gateway 2025-11-25", 1, [1], [39])),
+        big(cell("gateway 2026-07-28", 1, [1], [40])),
+        big(cell("gateway /sse 2025-11-25", 1, [1], [36])),
+      ],
+    };
+    const g = throughputGoals(report).find((j) =>
+      j.goal === "throughput through the gateway ÷ the floor's, 1 session(s), 1 MB"
+    );
+    assert.ok(g);
+    assert.match(g.measured, /2025-11-25: 39 vs 40\/s, 0\.97×/);
+    assert.match(g.measured, /\/sse: 36 vs 40\/s, 0\.90×/);
+    // Both eras of /mcp pass; the SSE door does not, so the row is missed.
+    assert.equal(g.met, false);
+  });
+
   it("judges calls/s under the crowd against the floor's, at the crowd's size", () => {
     const g = goal("calls/s through the gateway ÷ the floor's, 64 concurrent clients, 100 B");
     assert.equal(g.target, "≥ 0.85×");
