@@ -9,8 +9,8 @@
  *
  * `--embeddings` ranks a second time with the gateway's fused search: a real embedding model
  * (`bench/discovery/embedder.ts`) behind an embeddings endpoint, the gateway's own semantic
- * ranker and fusion, and prints both tables (`--fuse-depth=N`, `--rrf-k=N`,
- * `--semantic-weight=W` try other settings).
+ * ranker and fusion, and prints both tables (`--fuse-depth=N`, `--semantic-weight=W` try other
+ * settings).
  */
 import {
   buildSearchIndex,
@@ -143,7 +143,6 @@ async function main(): Promise<void> {
   if (args.includes("--embeddings")) {
     const settings: FuseSettings = {
       ...(flag("fuse-depth") === undefined ? {} : { depth: Number(flag("fuse-depth")) }),
-      ...(flag("rrf-k") === undefined ? {} : { k: Number(flag("rrf-k")) }),
       ...(flag("semantic-weight") === undefined
         ? {}
         : { semanticWeight: Number(flag("semantic-weight")) }),

@@ -167,7 +167,7 @@ export function semanticLines(lexical: ScoreSet, s: SemanticReport | undefined):
     "",
     `Fused with a real embedding model: \`discovery.embeddings\` pointing at ${s.model} ` +
     "(Universal Sentence Encoder lite, 512 dimensions, on TensorFlow.js in a local process; " +
-    "`bench/discovery/embedder.ts`), reciprocal-rank fusion as the gateway ships it. BM25 " +
+    "`bench/discovery/embedder.ts`), score fusion as the gateway ships it. BM25 " +
     "alone on the left, fused on the right:",
     "",
     table(

@@ -28,7 +28,7 @@ export { browseText, describeText, searchText } from "./answer.ts";
 export { browseServers } from "./browse.ts";
 export type { ServerSummary } from "./browse.ts";
 export { MAX_SUMMARY, summarize } from "./summary.ts";
-export { fuseRankings, RRF_K } from "./fuse.ts";
+export { fuseScores, type ScoredRanking, SEMANTIC_WEIGHT } from "./fuse.ts";
 export type { RankedDocs } from "./index.ts";
 export { SemanticRanker } from "./semantic/ranker.ts";
 export type { SemanticStats } from "./semantic/ranker.ts";

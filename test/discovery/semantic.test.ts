@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSearchIndex, fuseRankings, SemanticRanker } from "../../src/discovery/mod.ts";
+import { buildSearchIndex, fuseScores, SemanticRanker } from "../../src/discovery/mod.ts";
 import type { ToolDescriptor } from "../../src/discovery/mod.ts";
 import type { EmbeddingsConfig } from "../../src/config/mod.ts";
 import type { Logger } from "../../src/shared/log.ts";
@@ -132,7 +132,8 @@ describe("semantic ranking through an embeddings endpoint", () => {
   it("finds a tool that shares no word with the query, and sends the key as a bearer", async () => {
     const ranker = new SemanticRanker(config(), recordingLog(), state);
     const ranked = await ranker.rank("will I need an umbrella tomorrow", TOOLS, null, 3);
-    assert.equal(ranked?.[0], 0);
+    assert.equal(ranked?.ids[0], 0);
+    assert.ok((ranked?.scores[0] ?? 0) > (ranked?.scores[1] ?? 1));
     assert.equal(buildSearchIndex(TOOLS).search("will I need an umbrella tomorrow").total, 0);
     assert.equal(endpoint.requests[0]?.auth, "Bearer sk-secret-key");
   });
@@ -148,7 +149,7 @@ describe("semantic ranking through an embeddings endpoint", () => {
 
   it("a server filter keeps only that server's tools", async () => {
     const ranker = new SemanticRanker(config(), recordingLog(), state);
-    assert.deepEqual(await ranker.rank("umbrella", TOOLS, [1, 2], 3), [1, 2]);
+    assert.deepEqual((await ranker.rank("umbrella", TOOLS, [1, 2], 3))?.ids, [1, 2]);
   });
 
   it("a down endpoint gives null, is logged once without the key, and is counted", async () => {
@@ -167,18 +168,34 @@ describe("semantic ranking through an embeddings endpoint", () => {
     assert.ok(!warnings[0]!.includes("sk-secret-key"));
   });
 
-  it("reciprocal-rank fusion favours what both rankings place high", () => {
-    const fused = fuseRankings([[1, 2, 3], [3, 1, 4]]);
-    assert.deepEqual(fused.ids, [1, 3, 2, 4]);
-    assert.equal(fused.scores[0]! <= 1, true);
+  it("a close lexical call is decided by the model, a clear lexical win is not", () => {
+    const model = { ids: [2, 3, 1], scores: [0.8, 0.5, 0.2] };
+    // Lexically 1 leads 2 by a hair: the model, which prefers 2, decides.
+    assert.deepEqual(fuseScores([{ ids: [1, 2, 3], scores: [10, 9.5, 1] }, model], [1, 0.2]).ids, [
+      2,
+      1,
+      3,
+    ]);
+    // Lexically 1 leads 2 by far: the same ranks, but the model cannot overturn it.
+    assert.deepEqual(fuseScores([{ ids: [1, 2, 3], scores: [10, 2, 1] }, model], [1, 0.2]).ids, [
+      1,
+      2,
+      3,
+    ]);
   });
 
   it("a weight scales what a ranking gives to the fusion", () => {
-    // Each ranking places the other's first second: the heavier ranking decides.
-    assert.deepEqual(fuseRankings([[1, 2], [2, 1]], 60, [1, 0.5]).ids, [1, 2]);
-    assert.deepEqual(fuseRankings([[1, 2], [2, 1]], 60, [0.5, 1]).ids, [2, 1]);
-    // First in every ranking still scores 1, whatever the weights.
-    assert.equal(fuseRankings([[7], [7]], 60, [1, 0.25]).scores[0], 1);
+    // Each ranking places the other's first last: the heavier ranking decides.
+    const a = { ids: [1, 2], scores: [2, 1] };
+    const b = { ids: [2, 1], scores: [0.9, 0.1] };
+    assert.deepEqual(fuseScores([a, b], [1, 0.5]).ids, [1, 2]);
+    assert.deepEqual(fuseScores([a, b], [0.5, 1]).ids, [2, 1]);
+    // First in every ranking still scores 1, whatever the weights; a lone hit counts as first.
+    assert.equal(
+      fuseScores([{ ids: [7], scores: [3] }, { ids: [7], scores: [0.4] }], [1, 0.25])
+        .scores[0],
+      1,
+    );
   });
 
   it("tool_search through the gateway fuses the semantic ranking with the lexical one", async () => {

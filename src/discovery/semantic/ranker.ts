@@ -52,14 +52,15 @@ export class SemanticRanker {
 
   /**
    * Docs ranked by similarity to `query` (positions in `docs`), best first, at most `k`, only
-   * those `allowed` (when given); `null` when the endpoint cannot answer now.
+   * those `allowed` (when given), with their cosine similarities; `null` when the endpoint cannot
+   * answer now.
    */
   async rank(
     query: string,
     docs: readonly ToolDescriptor[],
     allowed: ArrayLike<number> | null,
     k: number,
-  ): Promise<number[] | null> {
+  ): Promise<{ ids: number[]; scores: number[] } | null> {
     if (Date.now() < this.#downUntil) return this.#fallback();
     try {
       const vectors = await this.#toolVectors(docs);
@@ -75,7 +76,8 @@ export class SemanticRanker {
         this.#reported = false;
         this.#log.info("discovery: the embeddings endpoint answers again");
       }
-      return scored.slice(0, k).map(([d]) => d);
+      const top = scored.slice(0, k);
+      return { ids: top.map(([d]) => d), scores: top.map(([, c]) => c) };
     } catch (err) {
       this.#downUntil = Date.now() + RETRY_AFTER_MS;
       if (!this.#reported) {

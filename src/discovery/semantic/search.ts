@@ -1,9 +1,10 @@
 /**
  * A search ranked both ways and fused: the lexical ranking's best and the embeddings' best,
- * joined by reciprocal-rank fusion, then paged like any search. The gateway's `tool_search`
- * answers with it whenever an embeddings endpoint is configured.
+ * joined by their scores with the lexical ranking leading (`fuse.ts`), then paged like any
+ * search. The gateway's `tool_search` answers with it whenever an embeddings endpoint is
+ * configured.
  */
-import { fuseRankings, RRF_K } from "../fuse.ts";
+import { fuseScores, SEMANTIC_WEIGHT } from "../fuse.ts";
 import type { SearchIndex } from "../index.ts";
 import type { SearchOptions, SearchResult } from "../types.ts";
 import type { SemanticRanker } from "./ranker.ts";
@@ -15,9 +16,7 @@ export const FUSE_DEPTH = 50;
 export interface FuseSettings {
   /** Hits taken from each ranking (default {@link FUSE_DEPTH}). */
   readonly depth?: number;
-  /** The fusion's constant (default {@link RRF_K}). */
-  readonly k?: number;
-  /** What the semantic ranking weighs against the lexical one's 1 (default 1). */
+  /** What the semantic ranking weighs against the lexical one's 1 (default {@link SEMANTIC_WEIGHT}). */
   readonly semanticWeight?: number;
 }
 
@@ -37,12 +36,7 @@ export async function searchFused(
   const allowed = server === undefined ? null : index.data.serverDocs.get(server) ?? [];
   const semantic = await ranker.rank(query, index.data.docs, allowed, depth);
   if (semantic === null) return null;
-  const lexical = index.ranked(query, server, depth).ids;
-  return index.page(
-    fuseRankings([lexical, semantic], settings.k ?? RRF_K, [
-      1,
-      settings.semanticWeight ?? 1,
-    ]),
-    options,
-  );
+  const lexical = index.ranked(query, server, depth);
+  const weights = [1, settings.semanticWeight ?? SEMANTIC_WEIGHT];
+  return index.page(fuseScores([lexical, semantic], weights), options);
 }
