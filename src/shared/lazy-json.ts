@@ -17,6 +17,11 @@
 export const LAZY_LINE_CHARS = 1024 * 1024;
 /** String literals at least this long (quotes included) stay in the line until read. */
 const LAZY_STRING_CHARS = 64 * 1024;
+/**
+ * A line with more strings than this is parsed whole: the skeleton's scan visits each string in
+ * script, and a line made of many short ones has nothing to save anyway.
+ */
+const MAX_STRINGS = 100_000;
 /** What a JSON string body may not contain unescaped. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const CONTROL = /[\u0000-\u001f]/;
@@ -47,7 +52,9 @@ export function parseLine(line: string): unknown {
 /** The lazily parsed value of `text`; `undefined` when it has no long string or is not valid. */
 function parseLazily(text: string): unknown {
   const spans: number[] = [];
+  let strings = 0;
   for (let at = text.indexOf('"'); at !== -1;) {
+    if (++strings > MAX_STRINGS) return undefined;
     const close = closingQuote(text, at + 1);
     if (close === -1) return undefined;
     if (close + 1 - at >= LAZY_STRING_CHARS && !isKey(text, close + 1)) spans.push(at, close + 1);

@@ -66,3 +66,13 @@ describe("a large line parsed lazily", () => {
     assert.equal(Object.getOwnPropertyDescriptor(msg.result.content[0], "text")?.get, undefined);
   });
 });
+
+describe("a large line of many short strings", () => {
+  it("is parsed whole, its scan bounded", () => {
+    const many = Array.from({ length: 150_000 }, (_, i) => `s${i}`);
+    const text = line({ many, content: [{ type: "text", text: LONG }] });
+    const msg = parseLine(text) as { result: { content: object[] } };
+    assert.equal(Object.getOwnPropertyDescriptor(msg.result.content[0], "text")?.get, undefined);
+    assert.ok(JSON.stringify(msg) === text);
+  });
+});
