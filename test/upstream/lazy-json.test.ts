@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { LAZY_LINE_CHARS, parseLine } from "../../src/shared/lazy-json.ts";
 
 const LONG = 'x"y\\z\n\u0007é€'.repeat(LAZY_LINE_CHARS / 8);
@@ -31,6 +32,12 @@ describe("a large line parsed lazily", () => {
       assert.ok(JSON.stringify(parsed) === text);
       assert.deepEqual(parsed, JSON.parse(text));
     }
+  });
+
+  it("is read whole by the SDK client's message schema (a caller without the lean leg)", () => {
+    const text = line({ content: [{ type: "text", text: LONG }] });
+    const parsed = JSONRPCMessageSchema.parse(parseLine(text));
+    assert.deepEqual(parsed, JSONRPCMessageSchema.parse(JSON.parse(text)));
   });
 
   it("can be written to like a parsed value", () => {
