@@ -8,6 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type ChildExit, spawnChild, type SpawnedChild } from "../runtime/mod.ts";
+import { parseLine } from "../shared/lazy-json.ts";
 import type { Logger } from "../shared/log.ts";
 import type { LineTap } from "./lean-leg.ts";
 import { LineReader } from "./line-reader.ts";
@@ -151,7 +152,8 @@ export class StdioTransport implements Transport {
     if (line.trim() === "") return;
     let msg: unknown;
     try {
-      msg = JSON.parse(line);
+      // A large result's long texts stay in the line until read (most are only sent on).
+      msg = parseLine(line);
     } catch {
       this.#opts.log.warn("ignored a stdout line that is not JSON-RPC", {
         line: line.slice(0, 200),
