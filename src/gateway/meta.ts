@@ -75,7 +75,14 @@ export class MetaTools implements LocalToolProvider {
       this.#warming = false;
       if (this.localTools().length === 0) return;
       try {
-        warmRanking(this.#index(LOCAL_CALLER).index);
+        const { index } = this.#index(LOCAL_CALLER);
+        // The whole answer (ranking, summaries, its text), unless the semantic half would ask
+        // its endpoint: then the lexical ranking alone.
+        const whole = this.#semantic() === null;
+        for (const query of warmQueries(index)) {
+          if (whole) void searchAnswer(this, LOCAL_CALLER, { query }).catch(() => {});
+          else index.search(query);
+        }
       } catch (err) {
         this.#gateway.log.debug("search index warm-up failed", {
           error: err instanceof Error ? err.message : String(err),
@@ -287,15 +294,13 @@ export class MetaTools implements LocalToolProvider {
 }
 
 /**
- * A few searches over `index` from its first tool's own words (its description, its name, the
- * start of its name: every stage of the ranking runs), their answers dropped.
+ * Queries from `index`'s first tool's own words (its description, its name, the start of its
+ * name), so a search for each runs every stage of the ranking.
  */
-function warmRanking(index: SearchIndex): void {
+function warmQueries(index: SearchIndex): string[] {
   const doc = index.data.docs[0];
-  if (doc === undefined) return;
+  if (doc === undefined) return [];
   const name = doc.localName ?? doc.name;
   const words = (doc.description ?? "").split(/\s+/).slice(0, 8).join(" ");
-  for (const query of [words, name, name.slice(0, 4)]) {
-    index.search(query);
-  }
+  return [words, name, name.slice(0, 4)];
 }
