@@ -1,6 +1,6 @@
 /**
  * The discovery meta-tools `tool_search` and `tool_describe`: agents find tools without loading
- * every schema. The search index is rebuilt lazily when the catalog changes, one per token
+ * every schema. The search index is rebuilt lazily when what a scope finds changes, one per token
  * scope, profile and catalog (an identity with per-user connections has its own).
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
