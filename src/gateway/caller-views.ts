@@ -19,7 +19,9 @@ import {
   callableNames,
   listedTools,
   reachesUpstream,
+  sameVisible,
   type Scope,
+  visibleLocal,
   type VisibleTool,
   visibleTools,
 } from "./tool-views.ts";
@@ -34,6 +36,28 @@ export interface ViewSource {
   viewOf(caller: Caller): CatalogView;
   readonly localByName: ReadonlyMap<string, LocalTool>;
   readonly pins: Pins;
+}
+
+/**
+ * What one caller's {@link CallerViews.visibleTools} is made of, cheap to compare (with the
+ * caller's scope key: its identity's catalog, profile and token globs): the local tools it
+ * finds (a handful, worked out at each read), the catalog's entries and the config that scopes
+ * them. A rebuild keeps one entry object per tool that did not change, so equal inputs
+ * ({@link sameVisibleInputs}) mean an equal view without filtering the catalog again.
+ */
+export interface VisibleInputs {
+  readonly local: readonly VisibleTool[];
+  readonly entries: readonly ToolEntry[];
+  readonly config: GatewayConfig;
+}
+
+/** True when `a` and `b` (of one scope key) make the same visible tools. */
+export function sameVisibleInputs(a: VisibleInputs, b: VisibleInputs): boolean {
+  if (a.config !== b.config || !sameVisible(a.local, b.local)) return false;
+  if (a.entries === b.entries) return true;
+  if (a.entries.length !== b.entries.length) return false;
+  for (let i = 0; i < a.entries.length; i++) if (a.entries[i] !== b.entries[i]) return false;
+  return true;
 }
 
 /** The views of one gateway. */
@@ -127,6 +151,15 @@ export class CallerViews {
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
     return visibleTools(this.#source.localByName, this.#catalog(caller), this.scope(caller));
+  }
+
+  /** What this caller's {@link visibleTools} are made of, to compare (`sameVisibleInputs`). */
+  visibleInputs(caller: Caller): VisibleInputs {
+    return {
+      local: visibleLocal(this.#source.localByName, this.scope(caller)),
+      entries: this.#catalog(caller).tools,
+      config: this.#source.config,
+    };
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */

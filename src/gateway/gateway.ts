@@ -16,7 +16,7 @@ import type { Logger } from "../shared/log.ts";
 import { type Upstream, UpstreamPool } from "../upstream/mod.ts";
 import { UpstreamAuth } from "../upstream/oauth/mod.ts";
 import { CallPath } from "./call-path.ts";
-import { CallerViews } from "./caller-views.ts";
+import { CallerViews, type VisibleInputs } from "./caller-views.ts";
 import { buildCatalog, type Catalog, type PromptEntry, type ToolEntry } from "./catalog.ts";
 import { ResultScreen, screenLog } from "./filters/mod.ts";
 import { type ChangeListener, ListChanges } from "./list-changes.ts";
@@ -251,6 +251,11 @@ export class Gateway {
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
     return this.#views.visibleTools(caller);
+  }
+
+  /** What this caller's {@link visibleTools} are made of, cheap to compare (`./caller-views.ts`). */
+  visibleInputs(caller: Caller): VisibleInputs {
+    return this.#views.visibleInputs(caller);
   }
 
   /** Names a script run for this caller may call (hidden tools included: macros may call them). */

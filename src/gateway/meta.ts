@@ -1,6 +1,6 @@
 /**
  * The discovery meta-tools `tool_search` and `tool_describe`: agents find tools without loading
- * every schema. The search index is rebuilt lazily when the catalog changes, one per token
+ * every schema. The search index is rebuilt lazily when what a scope finds changes, one per token
  * scope, profile and catalog (an identity with per-user connections has its own).
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -18,10 +18,12 @@ import {
   type ToolDescription,
   type ToolDescriptor,
 } from "../discovery/mod.ts";
+import { onCompacted } from "../runtime/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
+import { sameVisibleInputs, type VisibleInputs } from "./caller-views.ts";
 import { DESCRIBE_TOOL, describeAnswer, SEARCH_TOOL, searchAnswer } from "./meta-answers.ts";
 import type { Gateway } from "./gateway.ts";
-import type { VisibleTool } from "./tool-views.ts";
+import { sameVisible, type VisibleTool } from "./tool-views.ts";
 import { type Caller, LOCAL_CALLER, type LocalTool, type LocalToolProvider } from "./types.ts";
 
 /** Names of the meta-tools. */
@@ -38,7 +40,7 @@ export class MetaTools implements LocalToolProvider {
   #indexes = new Map<
     string,
     {
-      version: number;
+      inputs: VisibleInputs;
       index: SearchIndex;
       tools: Map<string, VisibleTool>;
       visible: readonly VisibleTool[];
@@ -60,6 +62,10 @@ export class MetaTools implements LocalToolProvider {
       promptsChanged: () => {},
       resourcesChanged: () => {},
     });
+    // A heap compaction drops the runtime's compiled code with the garbage: the first search
+    // after one would run the ranking interpreted. Searches off the request path compile it again.
+    const off = onCompacted(() => this.#warmSoon());
+    gateway.onStop(async () => off());
   }
 
   #warmSoon(): void {
@@ -69,7 +75,14 @@ export class MetaTools implements LocalToolProvider {
       this.#warming = false;
       if (this.localTools().length === 0) return;
       try {
-        this.#index(LOCAL_CALLER);
+        const { index } = this.#index(LOCAL_CALLER);
+        // The whole answer (ranking, summaries, its text), unless the semantic half would ask
+        // its endpoint: then the lexical ranking alone.
+        const whole = this.#semantic() === null;
+        for (const query of warmQueries(index)) {
+          if (whole) void searchAnswer(this, LOCAL_CALLER, { query }).catch(() => {});
+          else index.search(query);
+        }
       } catch (err) {
         this.#gateway.log.debug("search index warm-up failed", {
           error: err instanceof Error ? err.message : String(err),
@@ -176,7 +189,7 @@ export class MetaTools implements LocalToolProvider {
   hasIndex(caller: Caller): boolean {
     const cached = this.#indexes.get(this.#scopeKey(caller));
     if (!cached) return false;
-    return cached.version === this.#gateway.version ||
+    return sameVisibleInputs(cached.inputs, this.#gateway.visibleInputs(caller)) ||
       sameVisible(cached.visible, this.#visible(caller));
   }
 
@@ -188,19 +201,24 @@ export class MetaTools implements LocalToolProvider {
 
   #index(caller: Caller) {
     const key = this.#scopeKey(caller);
-    const version = this.#gateway.version;
+    const inputs = this.#gateway.visibleInputs(caller);
     const cached = this.#indexes.get(key);
-    if (cached && cached.version === version) return cached;
+    // A rebuild that left the catalog's entries as they were (a restart, a pins review, another
+    // identity's change) keeps the index without filtering the catalog again: a rebuild keeps
+    // one entry object per unchanged tool. Else the view itself is compared: a reload that
+    // changed nothing this scope finds keeps it too.
+    if (cached && sameVisibleInputs(cached.inputs, inputs)) {
+      cached.inputs = inputs;
+      return cached;
+    }
     const visible = this.#visible(caller);
-    // A rebuild that left this scope's tools as they were (a restart, a pins review, another
-    // scope's change) keeps the index: catalog entries are the same objects then.
     if (cached && sameVisible(cached.visible, visible)) {
-      cached.version = version;
+      cached.inputs = inputs;
       return cached;
     }
     const tools = new Map(visible.map((t) => [t.tool.name, t]));
     const index = buildSearchIndex(visible.map((t) => this.#descriptor(t)));
-    const entry = { version, index, tools, visible };
+    const entry = { inputs, index, tools, visible };
     if (this.#indexes.size > 64) this.#indexes.clear();
     this.#indexes.set(key, entry);
     return entry;
@@ -275,17 +293,14 @@ export class MetaTools implements LocalToolProvider {
   }
 }
 
-/** True when two views hold the same tool objects, in order, found the same way. */
-function sameVisible(a: readonly VisibleTool[], b: readonly VisibleTool[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.tool !== y.tool || x.server !== y.server || x.discoverable !== y.discoverable) {
-      return false;
-    }
-    if (x.keywords.length !== y.keywords.length) return false;
-    if (x.keywords.some((k, j) => k !== y.keywords[j])) return false;
-  }
-  return true;
+/**
+ * Queries from `index`'s first tool's own words (its description, its name, the start of its
+ * name), so a search for each runs every stage of the ranking.
+ */
+function warmQueries(index: SearchIndex): string[] {
+  const doc = index.data.docs[0];
+  if (doc === undefined) return [];
+  const name = doc.localName ?? doc.name;
+  const words = (doc.description ?? "").split(/\s+/).slice(0, 8).join(" ");
+  return [words, name, name.slice(0, 4)];
 }

@@ -69,6 +69,17 @@ export function listedTools(
 
 /** Every tool this scope may find and call (listed or discoverable), for search/describe. */
 export function visibleTools(local: LocalTools, catalog: Catalog, scope: Scope): VisibleTool[] {
+  const out = visibleLocal(local, scope);
+  for (const e of catalog.tools) {
+    if (!e.hidden && !e.appOnly && reachesUpstream(scope, e)) {
+      out.push({ tool: e.tool, server: e.server, keywords: [], discoverable: e.discoverable });
+    }
+  }
+  return out;
+}
+
+/** The local tools of {@link visibleTools}: the part that does not come from the catalog. */
+export function visibleLocal(local: LocalTools, scope: Scope): VisibleTool[] {
   const out: VisibleTool[] = [];
   for (const t of local.values()) {
     if (reachesLocal(scope, t)) {
@@ -80,12 +91,22 @@ export function visibleTools(local: LocalTools, catalog: Catalog, scope: Scope):
       });
     }
   }
-  for (const e of catalog.tools) {
-    if (!e.hidden && !e.appOnly && reachesUpstream(scope, e)) {
-      out.push({ tool: e.tool, server: e.server, keywords: [], discoverable: e.discoverable });
-    }
-  }
   return out;
+}
+
+/** True when two views hold the same tool objects, in order, found the same way. */
+export function sameVisible(a: readonly VisibleTool[], b: readonly VisibleTool[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tool !== y.tool || x.server !== y.server || x.discoverable !== y.discoverable) {
+      return false;
+    }
+    if (x.keywords.length !== y.keywords.length) return false;
+    if (x.keywords.some((k, j) => k !== y.keywords[j])) return false;
+  }
+  return true;
 }
 
 /** Names a script run for this scope may call (`internal`: hidden tools too). */

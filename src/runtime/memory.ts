@@ -9,11 +9,28 @@
 
 declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | undefined;
 
-/** One full, synchronous collection, then the heap's free pages returned to the system. */
+/** Who hears of each compaction ({@link onCompacted}). */
+const compactedListeners = new Set<() => void>();
+
+/**
+ * One full, synchronous collection, then the heap's free pages returned to the system. The
+ * shrink also drops the code the runtime compiled (the next run of each function starts
+ * interpreted), so those who keep a hot path warm hear of it ({@link onCompacted}).
+ */
 export function compactHeap(): void {
   if (typeof Bun === "undefined") return;
   Bun.gc?.(true);
   Bun.shrink?.();
+  for (const listener of compactedListeners) listener();
+}
+
+/**
+ * Calls `listener` after each {@link compactHeap} (never outside Bun, where none runs), during
+ * it: a listener with work to do schedules it. Returns the unsubscribe function.
+ */
+export function onCompacted(listener: () => void): () => void {
+  compactedListeners.add(listener);
+  return () => void compactedListeners.delete(listener);
 }
 
 /** When a {@link CompactionSchedule} compacts. */

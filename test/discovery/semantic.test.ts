@@ -225,6 +225,23 @@ servers:
     }
   });
 
+  it("the search warm-up off the request path never asks the endpoint", async () => {
+    const asked = endpoint.requests.length;
+    const gw = await startTestGateway(`
+gateway: { exposure: search, state: ${JSON.stringify(join(state, "warm"))} }
+discovery: { embeddings: { url: "${endpoint.url}", model: test-embed } }
+servers:
+  echo: ${nodeServer("echo.mjs")}
+`);
+    try {
+      // The warm-up runs a tick after the tool list changes; give it ample time.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(endpoint.requests.length, asked);
+    } finally {
+      await gw.stop();
+    }
+  });
+
   it("with the endpoint down tool_search answers lexically and /metrics counts it", async () => {
     const gw = await startTestGateway(`
 gateway: { exposure: search, state: ${JSON.stringify(join(state, "down"))} }

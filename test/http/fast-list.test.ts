@@ -77,6 +77,17 @@ servers:
     }
   });
 
+  it("a page served many times at once is the whole prepared page each time", async () => {
+    const sid = await session(gw.url, WIDE);
+    const request = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(gw.url, WIDE, sid, request(i))),
+    );
+    const [first] = await post(gw.url, WIDE, sid, [request(0)]);
+    const expected = JSON.parse(first!);
+    answers.forEach(([answer], i) => assert.deepEqual(JSON.parse(answer!), { ...expected, id: i }));
+  });
+
   it("owners with different views never get each other's list", async () => {
     const narrow = await session(gw.url, NARROW);
     const wide = await session(gw.url, WIDE);

@@ -2,7 +2,12 @@
 // 64 MiB of dropped arrays leave the process's RSS after one call, not at the collector's leisure.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compactHeap, CompactionSchedule, runtimeName } from "../../src/runtime/mod.ts";
+import {
+  compactHeap,
+  CompactionSchedule,
+  onCompacted,
+  runtimeName,
+} from "../../src/runtime/mod.ts";
 
 describe("compactHeap", () => {
   it("returns dropped memory to the system (Bun) and never throws", () => {
@@ -72,5 +77,16 @@ describe("CompactionSchedule", () => {
     await wait(120);
     assert.equal(runs, 2, "a trickle after the burst waits for a full count");
     s.cancel();
+  });
+});
+
+describe("onCompacted", () => {
+  it("tells each listener after a compaction (Bun; none runs elsewhere) until it unsubscribes", () => {
+    let heard = 0;
+    const off = onCompacted(() => heard++);
+    compactHeap();
+    off();
+    compactHeap();
+    assert.equal(heard, runtimeName() === "bun" ? 1 : 0);
   });
 });

@@ -11,6 +11,9 @@ import { rendersApps } from "../../gateway/passthrough/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer } from "../answers.ts";
 
+const ENCODER = new TextEncoder();
+const HEAD = ENCODER.encode('{"result":');
+
 /** A `tools/list` request the fast path can take. */
 export interface FastListRequest {
   jsonrpc: "2.0";
@@ -46,7 +49,9 @@ export function isFastList(req: Request, msg: unknown): msg is FastListRequest {
 
 /**
  * The answer to `msg` for `caller` on session `sessionId` (client `capabilities`): the prepared
- * page's bytes between the members the SDK's session server writes around a result.
+ * page's bytes between the members the SDK's session server writes around a result. The three
+ * parts are streamed as they are: the page goes out from the prepared copy every request shares,
+ * where one body made of them (a Blob) would copy the whole page into new memory each time.
  */
 export function fastList(
   msg: FastListRequest,
@@ -62,11 +67,15 @@ export function fastList(
   try {
     const list = ctx.gateway.preparedList(ctx.caller, rendersApps(ctx.capabilities));
     const bytes = list.pageBytes(msg.params?.cursor, ctx.pageSize ?? DEFAULT_PAGE_SIZE);
-    body = new Blob([
-      '{"result":',
-      bytes as BlobPart,
-      `,"jsonrpc":"2.0","id":${JSON.stringify(msg.id)}}`,
-    ]);
+    const tail = ENCODER.encode(`,"jsonrpc":"2.0","id":${JSON.stringify(msg.id)}}`);
+    body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(HEAD);
+        controller.enqueue(bytes);
+        controller.enqueue(tail);
+        controller.close();
+      },
+    });
   } catch (err) {
     body = errorAnswer(msg.id, toJsonRpcError(err));
   }
