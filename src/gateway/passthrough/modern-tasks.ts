@@ -4,7 +4,7 @@
  * (`inputRequests`) instead of by server requests of its own. What the task router
  * (./tasks.ts) does the same for both eras stays there.
  */
-import type { Task } from "@modelcontextprotocol/sdk/types.js";
+import type { Task } from "../../shared/protocol.ts";
 import { type InputRelay, resultSchemaOf, type Upstream } from "../../upstream/mod.ts";
 import { childContext, enterCall } from "../call-context.ts";
 import type { Gateway } from "../gateway.ts";

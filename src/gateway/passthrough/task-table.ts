@@ -5,7 +5,7 @@
  * be guessed or used by another token. Each token holds at most its share of the table
  * (./task-share.ts): past it, its next creation is refused, and no other token's task is evicted.
  */
-import type { Task } from "@modelcontextprotocol/sdk/types.js";
+import type { Task } from "../../shared/protocol.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { Gateway } from "../gateway.ts";

@@ -8,12 +8,7 @@
  * have a follower (a 2026-07-28 client's task): the server requests the upstream sends about it
  * go there.
  */
-import {
-  type CallToolRequest,
-  type CreateTaskResult,
-  type GetTaskPayloadResult,
-  type Task,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolParams, CreateTaskResult, Task, TaskPayload } from "../../shared/protocol.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
   listenTo,
@@ -55,7 +50,7 @@ export class TaskRouter {
    * calls when they allow it).
    */
   async create(
-    params: CallToolRequest["params"],
+    params: CallToolParams,
     options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
@@ -154,7 +149,7 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(taskId: string, options: CallContext): Promise<GetTaskPayloadResult> {
+  async result(taskId: string, options: CallContext): Promise<TaskPayload> {
     const owned = this.#table.owned(taskId, options.caller);
     const hub = this.#gateway.passthrough;
     const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
@@ -173,7 +168,7 @@ export class TaskRouter {
         taskInputRelay(this.#gateway, owned, upstream, options),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
-      }) as GetTaskPayloadResult;
+      }) as TaskPayload;
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
       const screened = await this.#gateway.filters.run(this.#gateway.config, ctx, payload);
