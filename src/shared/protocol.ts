@@ -16,6 +16,9 @@ export interface Meta {
   [key: string]: unknown;
 }
 
+/** The `_meta` key of a request or notification about a task (the 2025 related-task). */
+export const RELATED_TASK_META = "io.modelcontextprotocol/related-task";
+
 /** An icon a client may show for a tool, prompt or resource. */
 export type Icon = {
   src: string;

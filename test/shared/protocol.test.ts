@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type * as Sdk from "@modelcontextprotocol/sdk/types.js";
-import { LoggingLevelSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingLevelSchema, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 import * as Own from "../../src/shared/protocol.ts";
 import {
   acceptsElicitation,
@@ -66,6 +66,10 @@ describe("the gateway's protocol shapes", () => {
 
   it("rank the log levels as the SDK does", () => {
     assert.deepEqual([...Own.LOGGING_LEVELS], LoggingLevelSchema.options);
+  });
+
+  it("name the related-task `_meta` key as the SDK does", () => {
+    assert.equal(Own.RELATED_TASK_META, RELATED_TASK_META_KEY);
   });
 
   it("match a URI against a template, and only the URIs it expands to", () => {
