@@ -1,32 +1,15 @@
 /**
- * Starting a gateway: the port (or the `--stdio` pipe) first, then the upstreams, the doors,
- * observers and operator routes; `stop` drains and stops them in order. Running it until a
- * signal is `./serve-command.ts`.
+ * Starting a gateway: the port (or the `--stdio` pipe) first, then the upstreams, the observers
+ * (`./serve-observers.ts`) and the doors (`./serve-app.ts` builds the HTTP side); `reload`
+ * re-reads the config, `stop` drains and stops them in order. Running it until a signal is
+ * `./serve-command.ts`.
  */
 import { type GatewayConfig, splitListen } from "../config/mod.ts";
 import { type Gateway, type MetaTools, profileConfig } from "../gateway/mod.ts";
-import { EarlyStdio, SessionRegistry, sseDoor } from "../session/legacy/mod.ts";
-import {
-  assertSafeExposure,
-  createApp,
-  frontDoor,
-  oauthRoutes,
-  securityChain,
-  StatusSessions,
-  TokenCallLimits,
-} from "../http/mod.ts";
+import { EarlyStdio, SessionRegistry } from "../session/legacy/mod.ts";
+import { assertSafeExposure, frontDoor, TokenCallLimits } from "../http/mod.ts";
 import type { SharedCallBuckets } from "../http/mod.ts";
-import {
-  AuditLog,
-  CallJournal,
-  createReloader,
-  Lifecycle,
-  Metrics,
-  ScriptJournal,
-  ServerOverrides,
-  ToolStats,
-  watchConfigFile,
-} from "../ops/mod.ts";
+import { createReloader, Lifecycle, ServerOverrides, watchConfigFile } from "../ops/mod.ts";
 import {
   AddressInUseError,
   compactHeap,
@@ -35,14 +18,12 @@ import {
   setJitPolicy,
 } from "../runtime/mod.ts";
 import { describePortHolders } from "./port-holder.ts";
-import { createModernFront, modernDoor } from "../session/modern/mod.ts";
-import type { Cluster } from "../cluster/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
-import type { StreamReport } from "../shared/stream-guard.ts";
 import type { Scripting } from "../tools/mod.ts";
 import { bootGateway, readConfig } from "./boot.ts";
-import { operatorRoutes } from "./serve-operator.ts";
+import { buildHttpApp, hostPort } from "./serve-app.ts";
+import { observeGateway } from "./serve-observers.ts";
 
 const log = createLogger("serve");
 
@@ -106,9 +87,8 @@ export async function startGateway(
   // The pipe is read from the start too: an era probe is answered before any upstream starts.
   const pipe = options.stdio ? await openStdio() : null;
   if (http) {
-    const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
     log.info("listening", {
-      url: `http://${shown}:${http.port}/mcp`,
+      url: `http://${hostPort(http)}/mcp`,
       upstreams: config.servers.length,
     });
   }
@@ -130,60 +110,29 @@ export async function startGateway(
     throw err;
   }
   // Per-token call rates and concurrency count tool calls (scripts' calls included), live.
-  const callLimits = (shared?: SharedCallBuckets) =>
-    new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security"), shared);
-  gateway.calls.setGate(callLimits());
+  const setCallLimits = (shared?: SharedCallBuckets) =>
+    gateway.calls.setGate(
+      new TokenCallLimits(() => gateway.config.gateway.rateLimit, log.child("security"), shared),
+    );
+  setCallLimits();
   const startedAt = Date.now();
-  const journal = new CallJournal(createLogger("calls"));
-  // Built in stdio mode too (then it stays empty): cheap, and metrics read one source.
-  // Event streams report what their guards do and hold; metrics count it, closures are logged.
-  const streams: StreamReport = {
-    ledger: { queued: 0 },
-    observe: (event) => {
-      metrics.observeStream(event);
-      if (event.kind === "closed") {
-        log.info("event stream closed: its client reads too slowly", {
-          stream: event.stream,
-          bytes: event.bytes,
-        });
-      }
-    },
-  };
+  const observers = observeGateway(
+    { gateway, scripting, meta },
+    config,
+    () => sessions.counts(),
+    log,
+  );
   const sessions = new SessionRegistry(gateway, {
     maxSessions: config.gateway.maxSessions,
     maxBodyBytes: config.gateway.requestBodyBytes,
-    streams,
-  });
-  const metrics = new Metrics({
-    gateway,
-    sessions: () => sessions.counts(),
-    streamQueued: () => streams.ledger.queued,
-    semantic: () => meta.semanticStats(),
-  });
-  const toolStats = new ToolStats();
-  gateway.calls.observeCalls((call) => {
-    metrics.observe(call);
-    toolStats.record(call);
-  });
-  // Recent calls list prompt gets and resource reads too.
-  gateway.calls.observeOperations((call) => journal.record(call));
-  gateway.filters.observe((event) => metrics.observeFilter(event));
-  // The audit settings are read at start: a change to gateway.audit applies on restart.
-  const audit = config.gateway.audit
-    ? new AuditLog(config.gateway.audit, gateway, createLogger("audit"))
-    : null;
-  audit?.observe(gateway);
-  const scriptJournal = new ScriptJournal();
-  scripting?.runs.observe((run) => {
-    scriptJournal.record(run);
-    metrics.observeScript(run);
+    streams: observers.streams,
   });
   const reloader = createReloader({
     gateway,
     read: () => overrides.overlay(readConfig(config.file)),
     log,
     listenOverridden: Boolean(options.listen) || Boolean(options.stdio),
-    onResult: (applied) => metrics.reload(applied),
+    onResult: (applied) => observers.metrics.reload(applied),
   });
   const reload = (trigger = "api") => reloader(trigger);
   const watch = options.watch === false
@@ -224,63 +173,20 @@ export async function startGateway(
         })(),
     };
   }
-  // Status-page sign-ins: one signing key per process, shared by the middleware and the routes.
-  const statusSessions = new StatusSessions();
-  // --- cluster: shared limits, MRTR relay and membership through Redis.
-  // The Redis client is loaded only when a cluster is configured.
-  const cluster: Cluster | null = config.gateway.cluster
-    ? new (await import("../cluster/mod.ts")).Cluster(config.gateway.cluster, {
-      url: config.gateway.cluster.advertise ?? `http://${hostPort(http!)}`,
-      phase: () => lifecycle.phase,
-      upstreams: () => gateway.pool.all().map((u) => ({ name: u.name, state: u.state })),
-      startedAt,
-    }, createLogger("cluster"))
-    : null;
-  cluster?.start();
-  // In a cluster the call rate is counted in Redis, across instances.
-  if (cluster) gateway.calls.setGate(callLimits(cluster.callLimiter));
-  // --- end cluster
-  const modern = createModernFront(gateway, {
-    maxBodyBytes: config.gateway.requestBodyBytes,
-    streams,
-    admitStream: (identity) => sessions.admitStream(identity),
-    ...(cluster ? { stateKey: cluster.stateKey, relay: cluster.relay } : {}),
-  });
-  gateway.upstreamAuth.listening(hostPort(http!));
-  const operator = operatorRoutes({
+  const { fetch, modern, cluster } = await buildHttpApp({
     gateway,
+    config,
+    hostname,
+    http: http!,
+    lifecycle,
     sessions,
-    statusSessions,
-    journal,
-    scriptJournal,
-    toolStats,
-    metrics,
-    cluster,
-    phase: () => lifecycle.phase,
-    startedAt,
+    observers,
     overrides,
     reload: reloader,
-    audit,
-    log: createLogger("admin"),
+    startedAt,
+    setCallLimits,
   });
-  const app = createApp({
-    gateway,
-    // The doors, asked in this order: legacy SSE takes its own paths (`/sse`, `/message`), the
-    // 2026-07-28 door what the SDK classifies as its revision (never a request on a session),
-    // the 2025 door the rest.
-    doors: [
-      sseDoor(sessions),
-      modernDoor(modern, () => gateway.config.gateway.requestBodyBytes),
-      sessions,
-    ],
-    // The one security chain: hono's middleware and the POST /mcp pre-dispatch.
-    chain: securityChain(gateway, hostname, statusSessions, cluster?.limiter),
-    routes: (app) => {
-      oauthRoutes(gateway)(app);
-      operator(app);
-    },
-  });
-  lifecycle.ready((req) => app.fetch(req));
+  lifecycle.ready(fetch);
   // Start-up code ran under the binary's lazier JIT policy; request paths get the normal one.
   setJitPolicy(1);
   // Once every upstream's first start is done, what start-up left behind is given back.
@@ -326,10 +232,6 @@ async function openStdio(): Promise<EarlyStdio> {
   const pipe = new EarlyStdio(new StdioServerTransport());
   await pipe.open();
   return pipe;
-}
-
-function hostPort(http: HttpServer): string {
-  return `${http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname}:${http.port}`;
 }
 
 /** Binds the port, or fails naming the address and, when it can be seen, the process holding it. */

@@ -6,11 +6,7 @@
  * call's {@link CallContext} is handed on as it came; only a span (its own `traceparent`) or a
  * view URI mapped back for the upstream makes a new one.
  */
-import type {
-  CallToolRequest,
-  CallToolResult,
-  CreateTaskResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolParams, CallToolResult, CreateTaskResult } from "../shared/protocol.ts";
 import type { CallContext } from "../shared/call-context.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { CallGate } from "./call-gate.ts";
@@ -105,7 +101,7 @@ export class CallPath {
    * routing; the concurrency slot is held while the task is being created.
    */
   createTask(
-    params: CallToolRequest["params"],
+    params: CallToolParams,
     options: CallContext,
   ): Promise<CreateTaskResult> {
     return this.#gated(

@@ -4,7 +4,7 @@
  * only publishes: `ops` subscribes through `Gateway.calls.observeCalls` / `observeOperations`, and
  * with no observer an operation pays one length check.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../shared/protocol.ts";
 import { withoutLinkSecrets } from "../shared/connect-link.ts";
 import { GatewayError, messageOf } from "../shared/errors.ts";
 import { type Era, eraOf } from "./call-context.ts";

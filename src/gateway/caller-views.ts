@@ -5,7 +5,7 @@
  * what its per-user connections declare: `./user-views.ts`) and local tools at each use, so a
  * reload or a catalog change applies to callers already connected.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "../shared/protocol.ts";
 import type { GatewayConfig } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { callerAllows } from "./access.ts";

@@ -7,7 +7,7 @@
  * first copy); upstream names never key a plain object.
  */
 import picomatch from "picomatch";
-import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Tool } from "../shared/protocol.ts";
 import type { GatewayConfig } from "../config/mod.ts";
 import { own } from "../shared/by-name.ts";
 import type { Logger } from "../shared/log.ts";

@@ -2,12 +2,7 @@
  * The gateway core: owns the upstream pool and the aggregated catalog, merges in local tools
  * (meta-tools, macros, execute), routes calls, and tells every session when lists change.
  */
-import type {
-  CallToolRequest,
-  CallToolResult,
-  CreateTaskResult,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolParams, CallToolResult, CreateTaskResult, Tool } from "../shared/protocol.ts";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
 import { noteReleased } from "../runtime/mod.ts";
 import type { CallContext } from "../shared/call-context.ts";
@@ -287,7 +282,7 @@ export class Gateway {
   }
 
   /** Creates a task upstream for a task-augmented `tools/call` (either era): a gated call. */
-  createTask(params: CallToolRequest["params"], context: CallContext): Promise<CreateTaskResult> {
+  createTask(params: CallToolParams, context: CallContext): Promise<CreateTaskResult> {
     return this.calls.createTask(params, context);
   }
 

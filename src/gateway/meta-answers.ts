@@ -2,7 +2,7 @@
  * What the discovery meta-tools answer: their definitions, and the answers built from
  * {@link MetaTools}' search, browse and describe — a short readable text beside the data.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "../shared/protocol.ts";
 import { browseText, describeText, searchText, type ToolDescription } from "../discovery/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { MetaTools } from "./meta.ts";

@@ -3,7 +3,7 @@
  * every schema. The search index is rebuilt lazily when what a scope finds changes, one per token
  * scope, profile and catalog (an identity with per-user connections has its own).
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "../shared/protocol.ts";
 import {
   browseServers,
   buildSearchIndex,

@@ -8,16 +8,16 @@
  * name a session or an MRTR origin), so sampling, elicitation and roots requests an upstream
  * sends while serving them reach the client that asked.
  */
-import {
-  type CompleteRequest,
-  type CompleteResult,
-  type GetPromptRequest,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CompleteParams,
+  CompleteResult,
+  GetPromptParams,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "../shared/protocol.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { filterContext, screenRpcError } from "./filters/mod.ts";
 import type { Gateway } from "./gateway.ts";
@@ -59,7 +59,7 @@ export function listTemplates(gateway: Gateway, caller: Caller): ResourceTemplat
 /** `prompts/get` by exposed name, sent upstream under the upstream's name. */
 export async function getPrompt(
   gateway: Gateway,
-  params: GetPromptRequest["params"],
+  params: GetPromptParams,
   options: CallContext,
 ): Promise<GetPromptResult> {
   const caller = options.caller;
@@ -207,7 +207,7 @@ async function readFrom(
  */
 export async function complete(
   gateway: Gateway,
-  params: CompleteRequest["params"],
+  params: CompleteParams,
   context: CallContext,
 ): Promise<CompleteResult> {
   const caller = context.caller;

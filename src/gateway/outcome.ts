@@ -6,7 +6,7 @@
  * upstream was reached (`server "x" is gone`) carry only their code, which then decides. Direct callers still receive an outage
  * as an `isError` text result ({@link outageResult}); scripts receive the kind.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../shared/protocol.ts";
 import { type ErrorCode, GatewayError } from "../shared/errors.ts";
 import { reasonOf, type UpstreamReason } from "../upstream/mod.ts";
 

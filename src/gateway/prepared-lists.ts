@@ -9,7 +9,7 @@
  * another's and a rebuild drops them all), the local tools, the running config (profiles,
  * exposure), the caller's profile and token globs, and whether its client renders MCP Apps.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "../shared/protocol.ts";
 import type { GatewayConfig } from "../config/mod.ts";
 import type { Catalog } from "./catalog.ts";
 import { listDigest } from "./list-changes.ts";

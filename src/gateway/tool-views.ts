@@ -7,7 +7,7 @@
  * gives them, visibility unchanged, to a host that declared the Apps extension, which keeps them
  * from its model itself (as the extension asks of hosts).
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "../shared/protocol.ts";
 import { callerAllows } from "./access.ts";
 import type { Catalog, ToolEntry } from "./catalog.ts";
 import type { ProfileView } from "./profiles.ts";

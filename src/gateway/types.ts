@@ -1,5 +1,5 @@
 /** Shapes shared by the gateway room and the rooms that plug tools into it. */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "../shared/protocol.ts";
 import type { GatewayConfig } from "../config/mod.ts";
 import type { CallContext } from "../shared/call-context.ts";
 

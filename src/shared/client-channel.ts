@@ -5,7 +5,7 @@
  * keys the call's own processes — without knowing which door it came through. A new door is a
  * new implementation of this interface, nothing in the core.
  */
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities } from "./protocol.ts";
 
 /** How one server-to-client request is sent (a channel uses what its transport can carry). */
 export interface ChannelRequestOptions {

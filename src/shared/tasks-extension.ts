@@ -6,7 +6,7 @@
  * `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, `statusMessage`): durations are
  * integer milliseconds named `ttlMs` / `pollIntervalMs`, where 2025 says `ttl` / `pollInterval`.
  */
-import type { Task } from "@modelcontextprotocol/sdk/types.js";
+import type { Task } from "./protocol.ts";
 
 /** The extension's id, as negotiated in `capabilities.extensions`. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";

@@ -7,6 +7,8 @@ export { BASE_ENV, childEnv } from "./child-env.ts";
 export type { InputRelay } from "./caller.ts";
 export type { ProtocolEra, UpstreamClient } from "./client.ts";
 export { listenTo } from "./notifications.ts";
+export { answerClientRequests } from "./client-requests.ts";
+export type { ClientRequestExtra, ClientRequestHandler } from "./client-requests.ts";
 export { type CheckedMethod, resultSchemaOf, TASK_CREATED_SCHEMA } from "./result-schemas.ts";
 export type { LogParams, TaskStatusParams, UpstreamNotices } from "./notifications.ts";
 export { SessionUpstreams } from "./isolated.ts";

@@ -11,7 +11,7 @@
  * the `_meta.ui.resourceUri` and legacy `_meta["ui/resourceUri"]` of tools, and resource links
  * in tool results. Every other `_meta` key passes untouched.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "../../shared/protocol.ts";
 
 /** Scheme of MCP Apps resources. */
 export const APP_SCHEME = "ui://";

@@ -6,8 +6,8 @@
  * elicitation and the call is sent again, once. Any other client (or a declined or
  * unanswered elicitation) gets the tool error that names the link.
  */
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError } from "../../shared/errors.ts";
+import { acceptsElicitation } from "../../shared/protocol-checks.ts";
 import { LOGIN_TTL_MS, type UpstreamCredential } from "../../upstream/oauth/mod.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext } from "../types.ts";
@@ -63,10 +63,9 @@ async function connectRound<T>(
     if (!own) throw err;
     const loggedIn = own.nextLogin();
     const signal = call.signal ?? new AbortController().signal;
-    const answer = ElicitResultSchema.safeParse(
-      await answerRound(hub, upstream, call, request.method, params, signal).catch(() => null),
-    );
-    if (!answer.success || answer.data.action !== "accept") throw err;
+    const answer = await answerRound(hub, upstream, call, request.method, params, signal)
+      .catch(() => null);
+    if (!acceptsElicitation(answer)) throw err;
     await waitFor(loggedIn, signal);
     // The client may close the page it opened (a channel without such notices drops it).
     client.notify(

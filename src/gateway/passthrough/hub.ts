@@ -4,7 +4,7 @@
  * (`./serving.ts`), resource subscriptions shared across sessions (`./subscriptions.ts`), the
  * logging level sent upstream, and the handlers every upstream client gets.
  */
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingLevel } from "../../shared/protocol.ts";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import {

@@ -5,14 +5,10 @@
  * whose token reaches that server.
  * The message is tagged with its server: `logger` becomes `<server>` or `<server>/<logger>`.
  */
-import {
-  type LoggingLevel,
-  LoggingLevelSchema,
-  type LoggingMessageNotification,
-} from "@modelcontextprotocol/sdk/types.js";
+import { LOGGING_LEVELS, type LoggingLevel, type LogMessageParams } from "../../shared/protocol.ts";
 import type { SessionLink } from "./link.ts";
 
-const SEVERITY = new Map<string, number>(LoggingLevelSchema.options.map((l, i) => [l, i]));
+const SEVERITY = new Map<string, number>(LOGGING_LEVELS.map((l, i) => [l, i]));
 
 /** Severity rank of a level (debug = 0 … emergency = 7); unknown levels rank highest. */
 export function severity(level: string): number {
@@ -37,7 +33,7 @@ export function mostVerbose(sessions: Iterable<SessionLink>): LoggingLevel | und
 export function relayLog(
   sessions: Iterable<SessionLink>,
   server: string,
-  params: LoggingMessageNotification["params"],
+  params: LogMessageParams,
 ): void {
   const tagged = { ...params, logger: params.logger ? `${server}/${params.logger}` : server };
   const rank = severity(params.level);

@@ -8,8 +8,8 @@
  * MCP Apps URIs (`ui://…`) are the exception: hosts render only that scheme, so they are always
  * exposed as `ui://<server>/<rest>` (./app-uris.ts), collision or not, and resolved only so.
  */
-import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { Resource, ResourceTemplate } from "../../shared/protocol.ts";
+import { type UriMatcher, uriMatcher } from "../../shared/protocol-checks.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import { exposeAppUri, isAppUri, upstreamAppUri } from "./app-uris.ts";
 
@@ -36,7 +36,7 @@ export interface ResourceIndex {
   /** Upstream URI → the server that keeps it unrewritten. */
   readonly owner: ReadonlyMap<string, string>;
   /** Templates kept unrewritten, to route URIs expanded from them. */
-  readonly matchers: readonly { server: string; template: UriTemplate }[];
+  readonly matchers: readonly { server: string; matches: UriMatcher }[];
   /** `scheme://authority` and `scheme:` → servers listing resources or templates under it. */
   readonly origins: ReadonlyMap<string, ReadonlySet<string>>;
   /** Servers that offer resources at all. */
@@ -85,7 +85,7 @@ export function buildResourceIndex(
   const exposed = new Map<string, string>();
   const owner = new Map<string, string>();
   const templateOwner = new Map<string, string>();
-  const matchers: { server: string; template: UriTemplate }[] = [];
+  const matchers: { server: string; matches: UriMatcher }[] = [];
   const origins = new Map<string, Set<string>>();
   const servers: string[] = [];
   const addOrigin = (uri: string, server: string) => {
@@ -132,7 +132,7 @@ export function buildResourceIndex(
       templates.push(plain ? t : { ...t, uriTemplate });
       if (plain) {
         try {
-          matchers.push({ server, template: new UriTemplate(t.uriTemplate) });
+          matchers.push({ server, matches: uriMatcher(t.uriTemplate) });
         } catch { /* a template the SDK cannot parse is still listed, just not matched */ }
       }
       addOrigin(t.uriTemplate, server);
@@ -158,7 +158,7 @@ export function resolveResource(index: ResourceIndex, uri: string): ResourceTarg
   const listed = index.byUri.get(uri);
   if (listed) return listed;
   for (const m of index.matchers) {
-    if (m.template.match(uri)) return { server: m.server, uri };
+    if (m.matches(uri)) return { server: m.server, uri };
   }
   for (const o of originsOf(uri)) {
     const owners = index.origins.get(o);

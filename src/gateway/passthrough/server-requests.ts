@@ -14,24 +14,19 @@
  * `roots/list` from a shared process is answered from the config (`roots:`), never by a client:
  * a client's roots would otherwise decide what the process grants every other session.
  */
-import { type UpstreamClient, UserKey } from "../../upstream/mod.ts";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  type ClientResult,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  RELATED_TASK_META_KEY,
-  type Request,
-} from "@modelcontextprotocol/sdk/types.js";
+  answerClientRequests,
+  type ClientRequestExtra as Extra,
+  type UpstreamClient,
+  UserKey,
+} from "../../upstream/mod.ts";
+import { type ProtocolRequest as Request, RELATED_TASK_META } from "../../shared/protocol.ts";
 import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext, ClientChannel } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 
 export { missingCapability } from "./capabilities.ts";
-
-type Extra = RequestHandlerExtra<never, never>;
 
 /**
  * Installs the three relays on an upstream client; `owner` is set for a client's own process
@@ -44,14 +39,10 @@ export function registerServerRequests(
   client: UpstreamClient,
   owner?: ClientChannel | UserKey,
 ): void {
-  // The client's answer, whatever its request: the SDK checks it against the request's schema.
-  const handle = (req: Request, extra: unknown) =>
-    relay(hub, upstream, owner, req, extra as Extra) as Promise<ClientResult>;
-  client.setRequestHandler(CreateMessageRequestSchema, handle);
-  client.setRequestHandler(ElicitRequestSchema, handle);
-  // Without `roots:` the capability is not offered, and the SDK answers roots/list itself
-  // with "method not found".
-  if (upstream.config.roots !== null) client.setRequestHandler(ListRootsRequestSchema, handle);
+  // Without `roots:` the capability is not offered (nor is roots/list handled).
+  answerClientRequests(client, (req, extra) => relay(hub, upstream, owner, req, extra), {
+    roots: upstream.config.roots !== null,
+  });
 }
 
 /**
@@ -70,7 +61,7 @@ export function answerRound(
   own = false,
 ): Promise<unknown> {
   const req = { method, ...(params ? { params } : {}) } as Request;
-  return relay(hub, upstream, undefined, req, { signal } as Extra, call, own);
+  return relay(hub, upstream, undefined, req, { signal }, call, own);
 }
 
 /** Answers one upstream request itself, or sends it to its one client and returns the answer. */
@@ -92,7 +83,7 @@ function relay(
     }
     // A request about a followed task (the 2025 related-task `_meta`) goes to its follower.
     const related = (req.params?._meta as Record<string, { taskId?: unknown }> | undefined)
-      ?.[RELATED_TASK_META_KEY]?.taskId;
+      ?.[RELATED_TASK_META]?.taskId;
     const follower = hub.calls.taskFollower(upstream, related);
     if (follower) return await follower.request(req.method, req.params);
     if (chosen && !chosen.client) {

@@ -2,19 +2,13 @@
  * Tasks pass-through: a `tools/call` with a `task` parameter creates the task on the upstream
  * that owns the tool, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to that
  * upstream — to the very process or connection the task was created on when the server has more
- * than one (a session's own process, a user's own connection of a per-user server). Clients see an opaque random task id per upstream task, bound to the token that
- * created it, so ids cannot collide across servers nor be guessed or used by another token.
- * Each token holds at most its share of the task table (./task-share.ts): past it, its next
- * creation is refused, and no other token's task is evicted. Status notifications go to the
- * session that created the task. A task may have a follower (a
- * 2026-07-28 client's task): the server requests the upstream sends about it go there.
+ * than one (a session's own process, a user's own connection of a per-user server). Which task
+ * is whose is the task table's (./task-table.ts); what differs on a 2026-07-28 upstream is in
+ * ./modern-tasks.ts. Status notifications go to the session that created the task. A task may
+ * have a follower (a 2026-07-28 client's task): the server requests the upstream sends about it
+ * go there.
  */
-import {
-  type CallToolRequest,
-  type CreateTaskResult,
-  type GetTaskPayloadResult,
-  type Task,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolParams, CreateTaskResult, Task, TaskPayload } from "../../shared/protocol.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import {
   listenTo,
@@ -27,53 +21,22 @@ import type { Gateway } from "../gateway.ts";
 import type { CallNotes } from "../call-records.ts";
 import { type FilterContext, filterContext, screenRpcError, screenTask } from "../filters/mod.ts";
 import type { CallContext, Caller, ClientChannel, RequestAnswerer } from "../types.ts";
-import type { InputRelay } from "../../upstream/mod.ts";
-import { TaskShares } from "./task-share.ts";
 import { childContext, enterCall } from "../call-context.ts";
+import { getEach, taskInputRelay, watchTask } from "./modern-tasks.ts";
+import { type OwnedTask, TaskTable } from "./task-table.ts";
 
-interface Owned {
-  readonly server: string;
-  /** The exposed name of the tool the task runs (its result passes that server's filters). */
-  readonly tool: string;
-  /**
-   * The process the task lives on when it is not the server's shared one: a session's own
-   * (`isolation: session`), or its creator's own connection of a per-user server.
-   */
-  readonly process: Upstream | undefined;
-  /** The process that created it: the one whose status notifications and requests are its. */
-  readonly creator: Upstream;
-  readonly upstreamId: string;
-  readonly tokenName: string | null;
-  /** The profile endpoint it was created on: only that endpoint sees it. */
-  readonly profile: string | null;
-  /** The lasting client that made it (a 2025 session): its status notifications go there. */
-  readonly client: ClientChannel | undefined;
-  expires: number;
-  /** Known to have ended upstream: may make room for its token's next task (./task-share.ts). */
-  ended: boolean;
-  /** Who answers the task's own server requests (a 2026-07-28 client's task), when followed. */
-  follower?: RequestAnswerer;
-  /** Stops the watch of a 2026-07-28 upstream's task for its session (see `#watch`). */
-  watch?: AbortController;
-}
+export { DEFAULT_TTL_MS } from "./task-table.ts";
 
-/** Longest a task is remembered without a TTL of its own. */
-export const DEFAULT_TTL_MS = 60 * 60_000;
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** Routes task requests to the upstream that owns each task. */
 export class TaskRouter {
   #gateway: Gateway;
-  #byId = new Map<string, Owned>();
-  /**
-   * Per process, upstream task id → exposed id, for status notifications. Keyed by the process:
-   * two sessions' processes, or two users' connections, may hand out the same upstream id.
-   */
-  #byUpstream = new WeakMap<Upstream, Map<string, string>>();
-  #shares = new TaskShares();
+  #table: TaskTable;
 
   constructor(gateway: Gateway) {
     this.#gateway = gateway;
+    this.#table = new TaskTable(gateway);
   }
 
   /**
@@ -87,7 +50,7 @@ export class TaskRouter {
    * calls when they allow it).
    */
   async create(
-    params: CallToolRequest["params"],
+    params: CallToolParams,
     options: CallContext,
     notes?: CallNotes,
   ): Promise<CreateTaskResult> {
@@ -111,14 +74,7 @@ export class TaskRouter {
         { data: { server: target.server } },
       );
     }
-    this.#sweep();
-    const perToken = this.#gateway.config.gateway.maxTasksPerToken;
-    const release = this.#shares.reserve(
-      this.#byId,
-      caller.tokenName,
-      perToken,
-      (id) => this.#forget(id),
-    );
+    const release = this.#table.reserve(caller.tokenName);
     const hub = this.#gateway.passthrough;
     const ctx = filterContext("tool", target.server, target.name, options);
     let creator = upstream;
@@ -139,8 +95,14 @@ export class TaskRouter {
     }).finally(release) as CreateTaskResult;
     const process = creator === upstream ? undefined : creator;
     const client = options.client?.lasting ? options.client : undefined;
-    const id = this.#remember(target, { process, creator }, result.task, caller, client);
-    if (client && creator.era === "modern") this.#watch(id, caller);
+    const { id, owned } = this.#table.remember(
+      target,
+      { process, creator },
+      result.task,
+      caller,
+      client,
+    );
+    if (client && creator.era === "modern") watchTask(owned, this.#table.upstreamOf(owned), caller);
     return { ...result, task: { ...this.#screenTask(ctx, result.task), taskId: id } };
   }
 
@@ -156,9 +118,9 @@ export class TaskRouter {
     caller: Caller,
     signal: AbortSignal | undefined,
   ): Promise<Task> {
-    const owned = this.#owned(taskId, caller);
+    const owned = this.#table.owned(taskId, caller);
     const ctx = ownedContext(owned, caller);
-    const task = await this.#upstream(owned).request(
+    const task = await this.#table.upstreamOf(owned).request(
       method,
       { taskId: owned.upstreamId },
       resultSchemaOf(method),
@@ -187,8 +149,8 @@ export class TaskRouter {
    * `tasks/result`: waits for the upstream's result. The request counts as a call in flight
    * on its server, so an elicitation the task sends meanwhile reaches the waiting client.
    */
-  async result(taskId: string, options: CallContext): Promise<GetTaskPayloadResult> {
-    const owned = this.#owned(taskId, options.caller);
+  async result(taskId: string, options: CallContext): Promise<TaskPayload> {
+    const owned = this.#table.owned(taskId, options.caller);
     const hub = this.#gateway.passthrough;
     const outputSchema = this.#gateway.catalog.toolsByName.get(owned.tool)?.tool.outputSchema;
     const ctx = {
@@ -197,16 +159,16 @@ export class TaskRouter {
     };
     hub.calls.track(owned.server, options);
     try {
-      const upstream = this.#upstream(owned);
+      const upstream = this.#table.upstreamOf(owned);
       const payload = await upstream.request(
         "tasks/result",
         { taskId: owned.upstreamId },
         resultSchemaOf("tasks/result"),
         childContext(options, { timeoutMs: 24 * 3_600_000 }),
-        this.#inputRelay(owned, upstream, options),
+        taskInputRelay(this.#gateway, owned, upstream, options),
       ).catch((err) => {
         throw this.#screenError(ctx, err);
-      }) as GetTaskPayloadResult;
+      }) as TaskPayload;
       owned.ended = true; // tasks/result answers once the task is done
       // A task's result is a tool result: it passes the tool's server's filters the same way.
       const screened = await this.#gateway.filters.run(this.#gateway.config, ctx, payload);
@@ -216,23 +178,6 @@ export class TaskRouter {
     }
   }
 
-  /**
-   * Who answers what a 2026-07-28 upstream's task asks while `tasks/result` waits on it (the
-   * extension's `inputRequests`): the task's follower when it has one (a 2026-07-28 client's
-   * task), else the client waiting. A 2025 upstream's task asks by requests of its own, routed
-   * as they arrive.
-   */
-  #inputRelay(owned: Owned, upstream: Upstream, options: CallContext): InputRelay | undefined {
-    if (upstream.era !== "modern") return undefined;
-    const follower = owned.follower;
-    if (follower) return (method, params) => follower.request(method, params);
-    return this.#gateway.passthrough.inputRelay(
-      upstream,
-      this.#gateway.pool.get(owned.server) ?? upstream,
-      options,
-    );
-  }
-
   /** `tasks/cancel`. */
   async cancel(taskId: string, caller: Caller, signal?: AbortSignal): Promise<Task> {
     return await this.#ask("tasks/cancel", taskId, caller, signal);
@@ -240,12 +185,11 @@ export class TaskRouter {
 
   /** `tasks/list`: this token's tasks, as their upstreams report them now. */
   async list(caller: Caller, signal?: AbortSignal): Promise<{ tasks: Task[] }> {
-    this.#sweep();
-    const mine = [...this.#byId].filter(([, o]) =>
-      o.tokenName === caller.tokenName && o.profile === caller.profile
-    );
+    const mine = this.#table.mine(caller);
     // Asked per process: a session's own process knows only its own tasks.
-    const processes = new Set(mine.map(([, o]) => this.#processOf(o)));
+    const processes = new Set(mine.map(([, o]) => this.#table.processOf(o)));
+    const livingOn = (upstream: Upstream) =>
+      mine.filter(([, o]) => this.#table.processOf(o) === upstream).map(([, o]) => o);
     const tasks: Task[] = [];
     for (const upstream of processes) {
       if (!upstream?.client) continue;
@@ -256,36 +200,12 @@ export class TaskRouter {
           resultSchemaOf("tasks/list"),
           enterCall(caller, { signal }),
         ).catch(() => ({ tasks: [] as Task[] })) as { tasks: Task[] }
-        : await this.#getEach(upstream, mine, caller, signal);
+        : await getEach(upstream, livingOn(upstream), caller, signal);
       const byUpstream = new Map(listed.tasks.map((t) => [t.taskId, t]));
       for (const [id, o] of mine) {
-        const t = this.#processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
+        const t = this.#table.processOf(o) === upstream ? byUpstream.get(o.upstreamId) : undefined;
         if (t) tasks.push({ ...this.#screenTask(ownedContext(o, caller), t), taskId: id });
       }
-    }
-    return { tasks };
-  }
-
-  /**
-   * The tasks of `mine` on `upstream`, read one by one: for a server without `tasks/list` (the
-   * tasks extension has none). A task its server no longer knows is left out, as a list would.
-   */
-  async #getEach(
-    upstream: Upstream,
-    mine: [string, Owned][],
-    caller: Caller,
-    signal: AbortSignal | undefined,
-  ): Promise<{ tasks: Task[] }> {
-    const tasks: Task[] = [];
-    for (const [, o] of mine) {
-      if (this.#processOf(o) !== upstream) continue;
-      const task = await upstream.request(
-        "tasks/get",
-        { taskId: o.upstreamId },
-        resultSchemaOf("tasks/get"),
-        enterCall(caller, { signal }),
-      ).catch(() => undefined) as Task | undefined;
-      if (task) tasks.push(task);
     }
     return { tasks };
   }
@@ -295,14 +215,14 @@ export class TaskRouter {
    * (those carrying the 2025 related-task `_meta`), wherever its process is.
    */
   follow(taskId: string, caller: Caller, follower: RequestAnswerer): void {
-    const owned = this.#owned(taskId, caller);
+    const owned = this.#table.owned(taskId, caller);
     owned.follower = follower;
     this.#gateway.passthrough.calls.followTask(owned.creator, owned.upstreamId, follower);
   }
 
   /** The task's follower (see {@link follow}), if this caller's token created the task. */
   followerOf(taskId: string, caller: Caller): RequestAnswerer | undefined {
-    return this.#owned(taskId, caller).follower;
+    return this.#table.owned(taskId, caller).follower;
   }
 
   /**
@@ -311,11 +231,7 @@ export class TaskRouter {
    * its token's, read from any of them).
    */
   runsFor(session: ClientChannel): boolean {
-    const now = Date.now();
-    for (const o of this.#byId.values()) {
-      if (o.client === session && !o.ended && o.expires >= now) return true;
-    }
-    return false;
+    return this.#table.runsFor(session);
   }
 
   /**
@@ -323,108 +239,16 @@ export class TaskRouter {
    * task there.
    */
   status(from: Upstream, params: Task & Record<string, unknown>): void {
-    const id = this.#byUpstream.get(from)?.get(params.taskId);
-    const owned = id ? this.#byId.get(id) : undefined;
+    const [id, owned] = this.#table.fromUpstream(from, params.taskId) ?? [];
     if (owned && TERMINAL.has(String(params.status))) owned.ended = true;
     if (!id || !owned?.client || owned.client.closed) return;
     const screened = this.#screenTask(ownedContext(owned), params);
     owned.client.notify("notifications/tasks/status", { ...screened, taskId: id });
   }
-
-  #remember(
-    { server, name: tool }: { server: string; name: string },
-    { process, creator }: { process: Upstream | undefined; creator: Upstream },
-    task: Task,
-    caller: Caller,
-    client: ClientChannel | undefined,
-  ): string {
-    // Room was reserved before the upstream was asked (TaskShares): nobody's task is evicted.
-    const id = crypto.randomUUID();
-    const ttl = typeof task.ttl === "number" ? task.ttl : DEFAULT_TTL_MS;
-    this.#byId.set(id, {
-      server,
-      tool,
-      process,
-      creator,
-      upstreamId: task.taskId,
-      tokenName: caller.tokenName,
-      profile: caller.profile,
-      client,
-      expires: Date.now() + ttl + 60_000,
-      ended: false,
-    });
-    let ids = this.#byUpstream.get(creator);
-    if (!ids) this.#byUpstream.set(creator, ids = new Map());
-    ids.set(task.taskId, id);
-    return id;
-  }
-
-  /** The task `id` names, if this caller's token created it; otherwise "not found". */
-  #owned(id: string, caller: Caller): Owned {
-    const owned = this.#byId.get(id);
-    if (
-      !owned || owned.tokenName !== caller.tokenName || owned.profile !== caller.profile ||
-      owned.expires < Date.now()
-    ) {
-      throw new GatewayError("INVALID_ARGUMENTS", `unknown task "${String(id).slice(0, 80)}"`);
-    }
-    return owned;
-  }
-
-  /** The process a task lives on: its session's own, else the server's shared one now. */
-  #processOf(owned: Owned): Upstream | undefined {
-    return owned.process ?? this.#gateway.pool.get(owned.server);
-  }
-
-  #upstream(owned: Owned): Upstream {
-    const upstream = this.#processOf(owned);
-    if (!upstream) {
-      throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${owned.server}" is gone`);
-    }
-    return upstream;
-  }
-
-  /**
-   * A 2026-07-28 upstream pushes no task status a 2025 session could be given, and its
-   * connection tells each change it reads (`upstream/modern/tasks.ts`): so a session's task
-   * there is read until it ends, at the task's own poll interval, and its changes reach the
-   * session as `notifications/tasks/status` (`status` below). What the task asks meanwhile waits
-   * for the session's own `tasks/result`, which relays it.
-   */
-  #watch(id: string, caller: Caller): void {
-    const owned = this.#byId.get(id)!;
-    const watch = owned.watch = new AbortController();
-    this.#upstream(owned).request(
-      "tasks/result",
-      { taskId: owned.upstreamId },
-      undefined,
-      childContext(enterCall(caller, { signal: watch.signal }), {
-        timeoutMs: Math.max(1, owned.expires - Date.now()),
-      }),
-    ).catch(() => {/* the session reads how it ended with tasks/result */}).finally(() => {
-      if (owned.watch === watch) delete owned.watch;
-    });
-  }
-
-  #forget(id: string): void {
-    const owned = this.#byId.get(id);
-    if (!owned) return;
-    owned.watch?.abort();
-    this.#byId.delete(id);
-    this.#byUpstream.get(owned.creator)?.delete(owned.upstreamId);
-    if (owned.follower) {
-      this.#gateway.passthrough.calls.unfollowTask(owned.creator, owned.upstreamId);
-    }
-  }
-
-  #sweep(): void {
-    const now = Date.now();
-    for (const [id, o] of this.#byId) if (o.expires < now) this.#forget(id);
-  }
 }
 
 /** What the filters know of a task: its server and tool, and who asks. */
-function ownedContext(owned: Owned, caller?: Caller): FilterContext {
+function ownedContext(owned: OwnedTask, caller?: Caller): FilterContext {
   return {
     kind: "tool",
     server: owned.server,

@@ -4,8 +4,8 @@
  * per-user server's shared entry lists none). A held template also holds every URI expanded
  * from it, so a read cannot reach a held resource by spelling its URI out.
  */
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { GatewayError } from "../../shared/errors.ts";
+import { type UriMatcher, uriMatcher } from "../../shared/protocol-checks.ts";
 import { refusalMessage } from "./review.ts";
 import type { ServerPins } from "./pins.ts";
 
@@ -16,7 +16,7 @@ interface HeldResource {
   readonly uri: string;
   readonly message: string;
   /** A held template's matcher: URIs expanded from it are held too. */
-  readonly template?: UriTemplate;
+  readonly matches?: UriMatcher;
 }
 
 /** The held resources of one review, per server. */
@@ -29,15 +29,15 @@ export class HeldResources {
       const held: HeldResource[] = [];
       for (const c of s.changes) {
         if (c.kind !== "resource" && c.kind !== "template") continue;
-        let template: UriTemplate | undefined;
+        let matches: UriMatcher | undefined;
         try {
-          if (c.kind === "template") template = new UriTemplate(c.name);
+          if (c.kind === "template") matches = uriMatcher(c.name);
         } catch { /* a template the SDK cannot parse matches nothing, and is still held */ }
         held.push({
           kind: c.kind,
           uri: c.name,
           message: refusalMessage(c, `${c.name} of ${s.server}`, s.server),
-          ...(template ? { template } : {}),
+          ...(matches ? { matches } : {}),
         });
       }
       if (held.length > 0) this.#byServer.set(s.server, held);
@@ -58,7 +58,7 @@ export class HeldResources {
     for (const [server, held] of this.#byServer) {
       if (!on(server)) continue;
       const found = held.find((h) =>
-        h.uri === uri || (h.kind === "template" && !listed && h.template?.match(uri) != null)
+        h.uri === uri || (h.kind === "template" && !listed && h.matches?.(uri) === true)
       );
       if (!found) continue;
       throw new GatewayError("FORBIDDEN", found.message, {
