@@ -48,8 +48,13 @@ import { childContext } from "../../gateway/mod.ts";
 
 /** The `_meta` key an upstream names its input with. */
 export const INPUT_KEY_META = "mcp-gateway/inputKey";
-/** How long the gateway waits for more requests of the same round once one arrived. */
-const GATHER_MS = 15;
+/**
+ * How long the gateway waits for more requests of the same round once one arrived. An upstream
+ * that asks several things at once writes them together, but each is handled on its own way in;
+ * on a busy machine a collection pause between two of them outlasts a few milliseconds, and a
+ * round answered early makes the client answer twice.
+ */
+const GATHER_MS = 40;
 
 const RESULT_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean } }> = {
   "sampling/createMessage": CreateMessageResultSchema,
