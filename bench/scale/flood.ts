@@ -3,8 +3,8 @@
  * reading it, while an upstream (`log-flood.mjs`) sends `floodBytes` of log messages to every
  * session. The gateway may hold `gateway.limits.streamBuffer` for that stream (it drops the oldest
  * log messages past it); what its peak RSS grows by over the flood is the figure, beside the
- * bound the goal allows (the buffer per stuck stream and 10 MiB). The session's replay store
- * (bounded on its own) keeps what it may resend, so it counts too.
+ * bound the goal allows (the buffer per stuck stream and 10 MiB). Each session's replay store
+ * keeps up to the same buffer of log messages for a resume, so it counts too.
  */
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
@@ -76,7 +76,7 @@ export async function benchFlood(
         `of which stopped reading its GET stream (\`streamBuffer: ${STREAM_BUFFER / MiB}MiB\`): ` +
         `RSS before ${mib(before)}, peak growth ${mib(growth)} against ${mib(bound)} allowed ` +
         `(the stuck stream's buffer and 10 MiB); RSS 10 s after the flood ${mib(after)}. Each ` +
-        `session's replay store holds what it may resend, within its own bound${
+        `session's replay store keeps up to the same buffer of log messages for a resume${
           resetOk ? "" : " (RSS after, not the peak: the kernel " +
             "refused the peak reset)"
         }.`,

@@ -425,7 +425,8 @@ export const configSchema = z.strictObject({
       ),
       streamBuffer: size.optional().describe(
         "Bytes queued for a client that does not read its event stream (default 4MiB); " +
-          "past it progress and log notifications are dropped, or the stream is closed.",
+          "past it progress and log notifications are dropped, or the stream is closed. " +
+          "Also each session's share of progress and log notifications kept for a resume.",
       ),
       tasksPerToken: z.number().int().positive().max(10_000).optional().describe(
         "Tasks one token may hold in the gateway's table of 10000 (default 1000).",

@@ -78,6 +78,23 @@ const DROPPABLE_METHODS: ReadonlySet<string> = new Set([
   "notifications/progress",
 ]);
 
+/** True when `message` is a notification a client can lose (a progress or log notification). */
+export function isDroppableMessage(message: { method?: unknown; id?: unknown } | null): boolean {
+  return typeof message?.method === "string" && DROPPABLE_METHODS.has(message.method) &&
+    message.id === undefined;
+}
+
+/**
+ * The bytes of an event its producer knows to be droppable (it wrote a progress or log
+ * notification): the guard takes its word instead of decoding and parsing the event again.
+ */
+class DroppableChunk extends Uint8Array {}
+
+/** `event`, marked as droppable for the guard (a view of the same bytes, not a copy). */
+export function markDroppable(event: Uint8Array<ArrayBuffer>): Uint8Array {
+  return new DroppableChunk(event.buffer, event.byteOffset, event.byteLength);
+}
+
 /** Longest delay `setTimeout` takes (about 24.8 days); longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -110,9 +127,7 @@ export function isDroppableEvent(chunk: Uint8Array): boolean {
     l.slice(5).trimStart()
   ).join("\n");
   try {
-    const message = JSON.parse(data) as { method?: unknown; id?: unknown } | null;
-    return typeof message?.method === "string" && DROPPABLE_METHODS.has(message.method) &&
-      message.id === undefined;
+    return isDroppableMessage(JSON.parse(data) as { method?: unknown; id?: unknown } | null);
   } catch {
     return false;
   }
@@ -170,7 +185,7 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
     const before = bytes;
     for (let i = head; i < queue.length && bytes > options.maxBytes; i++) {
       const q = queue[i]!;
-      q.droppable ??= isDroppableEvent(q.chunk);
+      q.droppable ??= q.chunk instanceof DroppableChunk || isDroppableEvent(q.chunk);
       if (!q.droppable) continue;
       account(-q.chunk.byteLength);
       queue.splice(i, 1);

@@ -93,4 +93,57 @@ describe("the resumability event store", () => {
     assert.ok(most <= bound, `a resume replayed ${most} bytes (bound ${bound})`);
     assert.ok(most > bound / 2, `the store still replays recent events (${most} bytes)`);
   });
+
+  it("holds log and progress notifications within their own share, never at a request's cost", async () => {
+    const share = 512 * 1024;
+    const store = new MemoryEventStore(10_000, 1024 * 1024, () => share);
+    const start = await store.storeEvent("s", { jsonrpc: "2.0", method: "n0" });
+    const ask = { jsonrpc: "2.0" as const, id: 7, method: "elicitation/create", params: {} };
+    await store.storeEvent("s", ask);
+    const log = (i: number) => ({
+      jsonrpc: "2.0" as const,
+      method: i % 2 ? "notifications/message" : "notifications/progress",
+      params: { level: "info", data: "x".repeat(64 * 1024), i },
+    });
+    // 3 MiB of them: three times the whole bound, six times their share.
+    const logIds: string[] = [];
+    for (let i = 0; i < 48; i++) logIds.push(await store.storeEvent("s", log(i)));
+    const seen: unknown[] = [];
+    await store.replayEventsAfter(start, {
+      send: (_id, m) => Promise.resolve(void seen.push(m)),
+    });
+    assert.deepEqual(seen[0], ask, "the request the client must answer is still replayed");
+    const kept = seen.slice(1) as { params: { i: number } }[];
+    assert.ok(store.bytes <= share + 1024, `holds ${store.bytes} bytes`);
+    assert.ok(kept.length >= 6 && kept.length <= 8, `kept ${kept.length} notifications`);
+    assert.deepEqual(
+      kept.map((m) => m.params.i),
+      [...Array(kept.length)].map((_, k) => 48 - kept.length + k),
+    );
+    // Resuming from a log message let go since replays what is left after it.
+    const after: unknown[] = [];
+    await store.replayEventsAfter(logIds[0]!, {
+      send: (_id, m) => Promise.resolve(void after.push(m)),
+    });
+    assert.deepEqual(after, kept);
+  });
+
+  it("gives each session its own share: one session's flood keeps another's log messages", async () => {
+    const store = new MemoryEventStore(10_000, 32 * 1024 * 1024, () => 256 * 1024);
+    const quiet = store.scoped("quiet");
+    const loud = store.scoped("loud");
+    const start = await quiet.storeEvent("s", { jsonrpc: "2.0", method: "n0" });
+    const note = {
+      jsonrpc: "2.0" as const,
+      method: "notifications/message",
+      params: { level: "info", data: "kept" },
+    };
+    await quiet.storeEvent("s", note);
+    const big = { ...note, params: { level: "info", data: "x".repeat(64 * 1024) } };
+    for (let i = 0; i < 40; i++) await loud.storeEvent("s", big);
+    assert.ok(store.bytes <= 256 * 1024 + 1024, `holds ${store.bytes} bytes`);
+    const seen: unknown[] = [];
+    await quiet.replayEventsAfter(start, { send: (_id, m) => Promise.resolve(void seen.push(m)) });
+    assert.deepEqual(seen, [note]);
+  });
 });

@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import {
   guardStream,
   isDroppableEvent,
+  markDroppable,
   type StreamGuardEvent,
 } from "../../src/shared/stream-guard.ts";
 
@@ -94,6 +95,18 @@ describe("the event-stream guard", () => {
     const dropped = seen.reduce((n, e) => n + (e.kind === "dropped" ? e.events : 0), 0);
     assert.equal(dropped, 50 - kept.length);
     assert.equal(ledger.queued, 0, "nothing is held once the stream ended");
+  });
+
+  it("takes its producer's word that an event is droppable", async () => {
+    const p = producer();
+    const guarded = guardStream(p.response, { maxBytes: 2_000 });
+    // Events the guard, reading them, would keep: marked by whoever wrote them, they may go.
+    for (let i = 0; i < 100; i++) p.write(markDroppable(update(i)));
+    p.write(update(100));
+    await tick();
+    p.end();
+    const uris = [...(await readAll(guarded)).matchAll(/"uri":"u(\d+)"/g)].map((m) => m[1]);
+    assert.ok(uris.length < 40 && uris.at(-1) === "100", uris.join(","));
   });
 
   it("closes the stream when nothing queued can be dropped", async () => {

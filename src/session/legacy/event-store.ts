@@ -2,14 +2,19 @@
  * An in-memory event store so the gateway's SSE streams are resumable: a client reconnecting
  * with `Last-Event-ID` gets what it missed. Bounded in events and in bytes (each message's UTF-8
  * JSON length, what a replay writes), oldest first out, so neither large tool results nor large
- * notifications can pile up.
+ * notifications can pile up. Log and progress notifications — what a slow reader's stream drops
+ * first — have a smaller share per session: a flood of them neither holds the whole bound nor
+ * pushes out a request the client still has to answer.
  */
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Buffer } from "node:buffer";
+import { isDroppableMessage } from "../../shared/stream-guard.ts";
 
 /** Bytes the store holds at most by default: the bound on what one resume can replay. */
 export const REPLAY_MAX_BYTES = 32 * 1024 * 1024;
+/** Bytes of log and progress notifications it holds at most by default. */
+export const REPLAY_DROPPABLE_BYTES = 4 * 1024 * 1024;
 
 interface Stored {
   streamId: string;
@@ -17,6 +22,14 @@ interface Stored {
   bytes: number;
   /** The session ({@link MemoryEventStore.scoped}) it was stored for, if any. */
   owner?: string;
+  /** A log or progress notification: counted in the smaller share too. */
+  droppable?: true;
+}
+
+/** The store as one session sees it: the SDK's {@link EventStore}, and a store of known size. */
+export interface SessionReplay extends EventStore {
+  /** Stores `message`, whose UTF-8 JSON length is `bytes`, at once; returns its event id. */
+  store(streamId: string, message: JSONRPCMessage, bytes: number): string;
 }
 
 /**
@@ -26,16 +39,29 @@ interface Stored {
  */
 export class MemoryEventStore implements EventStore {
   #events = new Map<string, Stored>();
+  /** The log and progress notifications among them, by owner (`""`: none), oldest first. */
+  #droppable = new Map<string, { bytes: number; events: Map<string, Stored> }>();
   /** Event ids by owner, so a closed session's events leave with it. */
   #owned = new Map<string, Set<string>>();
   #seq = 0;
   #bytes = 0;
   readonly #maxEvents: number;
   readonly #maxBytes: number;
+  readonly #maxDroppable: () => number;
 
-  constructor(maxEvents = 10_000, maxBytes = REPLAY_MAX_BYTES) {
+  /**
+   * `maxDroppable`: each session's share of log and progress notifications, read at each
+   * store (the gateway passes its live `limits.streamBuffer`: a client that reconnects gets back
+   * as many as its live stream may queue).
+   */
+  constructor(
+    maxEvents = 10_000,
+    maxBytes = REPLAY_MAX_BYTES,
+    maxDroppable: () => number = () => REPLAY_DROPPABLE_BYTES,
+  ) {
     this.#maxEvents = maxEvents;
     this.#maxBytes = maxBytes;
+    this.#maxDroppable = maxDroppable;
   }
 
   /** Bytes held: the UTF-8 JSON length of every stored message (tests, metrics). */
@@ -44,24 +70,41 @@ export class MemoryEventStore implements EventStore {
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage, owner?: string): Promise<string> {
+    return Promise.resolve(this.store(streamId, message, messageBytes(message), owner));
+  }
+
+  /** {@link storeEvent} of a message whose UTF-8 JSON length is known, at once. */
+  store(streamId: string, message: JSONRPCMessage, bytes: number, owner?: string): string {
     const id = `${streamId}_${++this.#seq}`;
-    const bytes = messageBytes(message);
-    this.#events.set(
-      id,
-      owner === undefined ? { streamId, message, bytes } : { streamId, message, bytes, owner },
-    );
-    this.#bytes += bytes;
+    const stored: Stored = { streamId, message, bytes };
     if (owner !== undefined) {
+      stored.owner = owner;
       const ids = this.#owned.get(owner);
       if (ids) ids.add(id);
       else this.#owned.set(owner, new Set([id]));
+    }
+    this.#events.set(id, stored);
+    this.#bytes += bytes;
+    if (isDroppableMessage(message as { method?: unknown; id?: unknown })) {
+      stored.droppable = true;
+      const key = owner ?? "";
+      let own = this.#droppable.get(key);
+      if (!own) this.#droppable.set(key, own = { bytes: 0, events: new Map() });
+      own.events.set(id, stored);
+      own.bytes += bytes;
+      const share = this.#maxDroppable();
+      while (own.bytes > share) {
+        const oldest = own.events.entries().next().value;
+        if (!oldest) break;
+        this.#drop(oldest[0], oldest[1]);
+      }
     }
     while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
       const oldest = this.#events.entries().next().value;
       if (!oldest) break;
       this.#drop(oldest[0], oldest[1]);
     }
-    return Promise.resolve(id);
+    return id;
   }
 
   /** Drops every event stored for `owner` (its session closed: nobody can resume them). */
@@ -78,6 +121,13 @@ export class MemoryEventStore implements EventStore {
   #drop(id: string, e: Stored): void {
     this.#events.delete(id);
     this.#bytes -= e.bytes;
+    if (e.droppable) {
+      const key = e.owner ?? "";
+      const own = this.#droppable.get(key)!;
+      own.events.delete(id);
+      own.bytes -= e.bytes;
+      if (own.events.size === 0) this.#droppable.delete(key);
+    }
     if (e.owner === undefined) return;
     const ids = this.#owned.get(e.owner);
     ids?.delete(id);
@@ -90,12 +140,13 @@ export class MemoryEventStore implements EventStore {
    * instead of replaying. The SDK gives every session's GET stream the same stream id, which is
    * why the owner must be part of what is stored.
    */
-  scoped(owner: string): EventStore {
+  scoped(owner: string): SessionReplay {
     const prefix = `${owner}/`;
     const own = (streamId: string | undefined) =>
       streamId?.startsWith(prefix) ? streamId.slice(prefix.length) : undefined;
     return {
       storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message, owner),
+      store: (streamId, message, bytes) => this.store(prefix + streamId, message, bytes, owner),
       getStreamIdForEventId: async (eventId) =>
         eventId.startsWith(prefix) ? own(await this.getStreamIdForEventId(eventId)) : undefined,
       replayEventsAfter: async (lastEventId, io) => {
@@ -118,13 +169,11 @@ export class MemoryEventStore implements EventStore {
   ): Promise<string> {
     const streamId = this.#events.get(lastEventId)?.streamId ?? streamOf(lastEventId);
     if (!streamId) return "";
-    let after = false;
+    // By sequence number, not by finding the event: the one the client saw last may have been
+    // let go since (a log message past its share), and what came after it is still owed.
+    const last = seqOf(lastEventId);
     for (const [id, e] of this.#events) {
-      if (id === lastEventId) {
-        after = true;
-        continue;
-      }
-      if (after && e.streamId === streamId) await send(id, e.message);
+      if (e.streamId === streamId && seqOf(id) > last) await send(id, e.message);
     }
     return streamId;
   }
@@ -136,7 +185,18 @@ export class MemoryEventStore implements EventStore {
  * log messages filled a replay far past the bound.
  */
 export function messageBytes(message: JSONRPCMessage): number {
-  return Buffer.byteLength(JSON.stringify(message), "utf8");
+  return textBytes(JSON.stringify(message));
+}
+
+/** The UTF-8 length of `text`. */
+export function textBytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** The sequence number an event id ends with (NaN for an id this store did not make). */
+function seqOf(eventId: string): number {
+  const tail = eventId.slice(eventId.lastIndexOf("_") + 1);
+  return /^\d+$/.test(tail) ? Number(tail) : NaN;
 }
 
 function streamOf(eventId: string): string | undefined {

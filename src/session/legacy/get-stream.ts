@@ -14,11 +14,12 @@ import {
   armSseKeepAlive,
   DEFAULT_SSE_KEEP_ALIVE_MS,
 } from "@modelcontextprotocol/sdk/server/sseKeepAlive.js";
-import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type SessionReplay, textBytes } from "./event-store.ts";
+import { isDroppableMessage, markDroppable } from "../../shared/stream-guard.ts";
 import { jsonError } from "./sse.ts";
 
 /** The stream id the SDK's transport gives every session's GET stream; events keep it. */
@@ -34,13 +35,13 @@ interface Open {
 
 /** See the module comment. One per session, made when its client first opens the stream. */
 export class GetStream {
-  readonly #store: EventStore;
+  readonly #store: SessionReplay;
   readonly #sessionId: string;
   #open: Open | undefined;
   #closed = false;
 
   /** `store`: the replay store as the session sees it (`MemoryEventStore.scoped`). */
-  constructor(store: EventStore, sessionId: string) {
+  constructor(store: SessionReplay, sessionId: string) {
     this.#store = store;
     this.#sessionId = sessionId;
   }
@@ -90,11 +91,15 @@ export class GetStream {
    * Sends `message` (a request or notification related to no request): stored for a resume,
    * and written when the stream is open.
    */
-  async send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage): void {
     if (this.#closed) return;
-    const id = await this.#store.storeEvent(GET_STREAM_ID, message);
+    // Serialised once: the store counts these bytes and the stream writes them.
+    const text = JSON.stringify(message);
+    const id = this.#store.store(GET_STREAM_ID, message, textBytes(text));
     const open = this.#open;
-    if (open && !open.replayed?.has(id)) write(open.controller, message, id);
+    if (open && !open.replayed?.has(id)) {
+      write(open.controller, text, id, isDroppableMessage(message as { method?: unknown }));
+    }
   }
 
   /** The session ended: the stream is closed and no more is stored. */
@@ -119,7 +124,12 @@ export class GetStream {
     try {
       await this.#store.replayEventsAfter(lastEventId, {
         send: (id, message) => {
-          write(controller, message, id);
+          write(
+            controller,
+            JSON.stringify(message),
+            id,
+            isDroppableMessage(message as { method?: unknown }),
+          );
           replayed.add(id);
           return Promise.resolve();
         },
@@ -178,16 +188,19 @@ export class GetStream {
   }
 }
 
-/** Writes one message as one SSE event (the stream guard drops events whole). */
+/**
+ * Writes one message, as JSON `text`, as one SSE event (the stream guard drops events whole;
+ * `droppable` tells it this one may be).
+ */
 function write(
   controller: ReadableStreamDefaultController<Uint8Array>,
-  message: JSONRPCMessage,
+  text: string,
   id: string,
+  droppable: boolean,
 ): void {
   try {
-    controller.enqueue(
-      ENCODER.encode(`event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`),
-    );
+    const event = ENCODER.encode(`event: message\nid: ${id}\ndata: ${text}\n\n`);
+    controller.enqueue(droppable ? markDroppable(event) : event);
   } catch { /* the client went away: the stream's cancel lets it go */ }
 }
 

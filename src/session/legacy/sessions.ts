@@ -52,7 +52,11 @@ export class SessionRegistry implements Door<true> {
       gateway,
       opts,
       sessions: new Map(),
-      events: new MemoryEventStore(),
+      events: new MemoryEventStore(
+        undefined,
+        undefined,
+        () => gateway.config.gateway.streamBufferBytes,
+      ),
       shares: new SessionShares(),
     };
     this.#unobserve = gateway.observeConfig((prev, next) => this.#closeRemoved(prev, next));

@@ -154,7 +154,7 @@ export class StreamableSession implements LeanSession {
   }
 
   sendOnStream(message: JSONRPCMessage): void {
-    void this.#stream?.send(message);
+    this.#stream?.send(message);
   }
 
   wakeServer(): Server {
@@ -213,7 +213,7 @@ export class StreamableSession implements LeanSession {
       transport,
       this.activity,
       this.fast.route,
-      (message) => this.#stream?.send(message) ?? Promise.resolve(),
+      (message) => Promise.resolve(this.#stream?.send(message)),
     );
     wire.onclose = () => this.#end();
     wire.onanswered = () => this.#settle();
