@@ -1,12 +1,13 @@
 /**
  * @module The protocol's data as the gateway reads and writes it: tools, their results, prompts,
- * resources, tasks, log levels and what a client declared it can be asked. Every room may use
- * these; the core (`gateway/`) uses nothing else, so it names no SDK type. They are the gateway's
- * own shapes, written from the specification's 2025-11-25 revision: each declares the fields the
- * gateway reads or writes, typed as the specification types them, so an SDK object is one of
- * these and one of these is the SDK's where the two meet (`session/`, `upstream/`), and the
- * compiler checks both at those seams. A result the gateway only passes on keeps what it does
- * not read (the index signature): what an upstream adds reaches the client.
+ * resources, tasks, log levels, what a client declared at `initialize` and the notifications a
+ * session sends it. Every room may use these; the core (`gateway/`) uses nothing else, so it
+ * names no SDK type. They are the gateway's own shapes, written from the specification's
+ * 2025-11-25 revision: each declares the fields the gateway reads or writes, typed as the
+ * specification types them, so an SDK object is one of these and one of these is the SDK's where
+ * the two meet (`session/`, `upstream/`), and the compiler checks both at those seams. A result
+ * the gateway only passes on keeps what it does not read (the index signature): what an upstream
+ * adds reaches the client.
  */
 
 /** Fields the protocol reserves for metadata (`_meta`) on a request, result or notification. */
@@ -255,6 +256,23 @@ export interface ClientCapabilities {
     [key: string]: unknown;
   };
   extensions?: Record<string, object>;
+}
+
+/** What a client or server says of itself at `initialize` (`clientInfo`, `serverInfo`). */
+export interface Implementation {
+  name: string;
+  title?: string;
+  version: string;
+  websiteUrl?: string;
+  description?: string;
+  icons?: Icon[];
+}
+
+/** A notification as it goes on the wire: no `id`, nothing answers it. */
+export interface JSONRPCNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: { _meta?: Meta; [key: string]: unknown };
 }
 
 /** A request (to a server or to a client): its method and parameters. */

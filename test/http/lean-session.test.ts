@@ -126,7 +126,7 @@ describe("a lean 2025 session", () => {
   it("holds no server once initialized, and none again after a request that built one", async () => {
     const [sid, link] = await open({ roots: {} }, "lean");
     await turn();
-    assert.equal(link.server, undefined, "an idle session holds no SDK server");
+    assert.equal(link.connection, undefined, "an idle session holds no SDK server");
     const [pong] = await messages(await post({ jsonrpc: "2.0", id: 1, method: "ping" }, sid));
     assert.deepEqual(pong, { jsonrpc: "2.0", id: 1, result: {} });
     const [prompts] = await messages(
@@ -134,7 +134,7 @@ describe("a lean 2025 session", () => {
     );
     assert.deepEqual(prompts?.result, { prompts: [] });
     await turn();
-    assert.equal(link.server, undefined, "the rebuilt server was let go");
+    assert.equal(link.connection, undefined, "the rebuilt server was let go");
     assert.deepEqual(link.capabilities, { roots: {} });
     assert.deepEqual(link.clientInfo, { name: "lean", version: "1" });
   });
@@ -176,7 +176,7 @@ describe("a lean 2025 session", () => {
     // A request the fast paths do not answer builds a server; the open stream does not keep it.
     await messages(await post({ jsonrpc: "2.0", id: 1, method: "ping" }, sid));
     await turn();
-    assert.equal(link.server, undefined, "an open GET stream holds no SDK server");
+    assert.equal(link.connection, undefined, "an open GET stream holds no SDK server");
     link.notify("notifications/message", { level: "info", data: "to the stream" });
     const [event] = await stream.events(1);
     assert.deepEqual(event?.message, {
@@ -204,7 +204,7 @@ describe("a lean 2025 session", () => {
     assert.equal(answer.status, 202);
     assert.deepEqual(await asked, { action: "decline" });
     await turn();
-    assert.equal(link.server, undefined, "the server built to ask was let go");
+    assert.equal(link.connection, undefined, "the server built to ask was let go");
     await stream.close();
   });
 
@@ -235,7 +235,7 @@ describe("a lean 2025 session", () => {
     assert.equal(resumed.status, 200);
     const missed = await resumed.events(2);
     assert.deepEqual(missed.map((e) => (e.message.params as { data: number }).data), [2, 3]);
-    assert.equal(link.server, undefined, "a resume needs no server either");
+    assert.equal(link.connection, undefined, "a resume needs no server either");
     // Another session's event id means nothing here.
     const [other] = await open({}, "other");
     const stolen = await getStream(other, { "last-event-id": seen!.id! });

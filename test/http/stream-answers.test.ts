@@ -155,10 +155,10 @@ servers:
       l.caller().sessionId === sid
     );
     assert.ok(link, "the session is attached to the hub");
-    for (let i = 0; i < 50 && link.server !== undefined; i++) {
+    for (let i = 0; i < 50 && link.connection !== undefined; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.equal(link.server, undefined, "the session's SDK server was let go");
+    assert.equal(link.connection, undefined, "the session's SDK server was let go");
   });
 
   it("a dropped stream is resumed with GET + Last-Event-ID and delivers the result", async () => {

@@ -38,6 +38,8 @@ const SAME: {
   loggingLevel: Same<Own.LoggingLevel, Sdk.LoggingLevel>;
   logMessageParams: Same<Own.LogMessageParams, Sdk.LoggingMessageNotification["params"]>;
   clientCapabilities: Same<Own.ClientCapabilities, Sdk.ClientCapabilities>;
+  implementation: Same<Own.Implementation, Sdk.Implementation>;
+  jsonrpcNotification: Same<Own.JSONRPCNotification, Sdk.JSONRPCNotification>;
 } = {
   tool: true,
   callToolResult: true,
@@ -57,6 +59,8 @@ const SAME: {
   loggingLevel: true,
   logMessageParams: true,
   clientCapabilities: true,
+  implementation: true,
+  jsonrpcNotification: true,
 };
 
 describe("the gateway's protocol shapes", () => {

@@ -1,20 +1,19 @@
 /**
- * One downstream session as pass-through sees it: the SDK server that talks to its client, what
+ * One downstream session as pass-through sees it: the connection that reaches its client, what
  * the client declared, its logging level, its resource subscriptions and when it last did
  * something. It is also the key of the session's own processes of session-isolated servers.
- * Everything a session owns lives here, not in its SDK server: a lean 2025 session has no server
- * at all (`src/session/legacy/streamable-session.ts`) and builds one when it needs it.
+ * Everything a session owns lives here, not in its connection: a lean 2025 session has none at
+ * all (`src/session/legacy/streamable-session.ts`) and builds one when it needs it. The
+ * connection is the 2025 door's SDK server (`src/session/legacy/server.ts`), which the core knows
+ * only as a {@link ClientConnection}.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  type ClientCapabilities,
-  type Implementation,
-  type JSONRPCMessage,
-  type LoggingLevel,
-  type Request,
-  ResultSchema,
-  type ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  JSONRPCNotification,
+  LoggingLevel,
+  ProtocolRequest as Request,
+} from "../../shared/protocol.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Caller, ChannelRequestOptions, ClientChannel } from "../types.ts";
 import { missingCapability } from "./capabilities.ts";
@@ -35,28 +34,49 @@ export interface ResourceSubscriber {
 }
 
 /**
- * A session that can be lean: without an SDK server while it is idle (the 2025 door's streamable
- * HTTP sessions, `src/session/legacy/streamable-session.ts`). Its link asks it for a server when
- * a request to its client needs one.
+ * How a session reaches its client: what its link asks of the door's server (the SDK's, in the
+ * 2025 door), so the core sends requests and notifications without knowing whose server it is.
+ */
+export interface ClientConnection {
+  /**
+   * Sends a server-to-client request and answers the client's result (rejects when the client
+   * answers an error, the request times out or `options.signal` aborts it).
+   */
+  request(req: Request, options: ChannelRequestOptions): Promise<unknown>;
+  /**
+   * Sends a notification, on the stream of `relatedRequestId` when given; one that cannot be
+   * sent is dropped (a notification has no one to tell).
+   */
+  notify(method: string, params: Record<string, unknown>, relatedRequestId?: string | number): void;
+  /** What the client declared at `initialize`, once it has. */
+  capabilities(): ClientCapabilities | undefined;
+  /** What the client said of itself at `initialize`, once it has. */
+  clientInfo(): Implementation | undefined;
+}
+
+/**
+ * A session that can be lean: without a connection (an SDK server) while it is idle (the 2025
+ * door's streamable HTTP sessions, `src/session/legacy/streamable-session.ts`). Its link asks it
+ * for one when a request to its client needs one.
  */
 export interface LeanSession {
-  /** Builds the session's server (bound to its link) if it has none; throws once it closed. */
-  wakeServer(): Server;
+  /** Builds the session's connection (bound to its link) if it has none; throws once it closed. */
+  wakeConnection(): ClientConnection;
   /** Writes `message` into the answer of fast-path request `id`; false when there is none. */
-  routeRelated(id: string | number, message: JSONRPCMessage): boolean;
+  routeRelated(id: string | number, message: JSONRPCNotification): boolean;
   /**
    * Sends `message`, related to no request, on the session's GET stream (kept for a resumed
-   * stream), server or not; dropped when the client never opened one.
+   * stream), connection or not; dropped when the client never opened one.
    */
-  sendOnStream(message: JSONRPCMessage): void;
-  /** Its link has no request to the client left unanswered: the server may not be needed. */
+  sendOnStream(message: JSONRPCNotification): void;
+  /** Its link has no request to the client left unanswered: the connection may not be needed. */
   settled(): void;
 }
 
 /**
  * The session side of pass-through; the hub holds one per open downstream session. It is the
  * channel of every call the session makes: what an upstream asks during one goes out through
- * the session's SDK server, on the stream of the request it belongs to.
+ * the session's connection, on the stream of the request it belongs to.
  */
 export class SessionLink implements ResourceSubscriber, ClientChannel {
   readonly era = "legacy";
@@ -78,7 +98,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   sees: (server: string) => boolean = SEES_ALL;
   #closed = false;
   #touch: (link: SessionLink) => void;
-  #server: Server | undefined;
+  #connection: ClientConnection | undefined;
   #client: { capabilities: ClientCapabilities; clientInfo: Implementation } | undefined;
   #asking = 0;
   /** Set by a session that can be lean: see {@link SessionLink.leanAs}. */
@@ -91,16 +111,16 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   }
 
   /**
-   * The session's SDK server when it has one: server-to-client requests and notifications go
+   * The session's connection when it has one: server-to-client requests and notifications go
    * through it. A lean session has none.
    */
-  get server(): Server | undefined {
-    return this.#server;
+  get connection(): ClientConnection | undefined {
+    return this.#connection;
   }
 
-  /** Binds the session's server (`undefined`: the session let it go and is lean again). */
-  bind(server: Server | undefined): void {
-    this.#server = server;
+  /** Binds the session's connection (`undefined`: the session let it go and is lean again). */
+  bind(connection: ClientConnection | undefined): void {
+    this.#connection = connection;
   }
 
   /** Makes this the link of a session that can be lean (see {@link LeanSession}). */
@@ -108,14 +128,14 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     this.#lean = session;
   }
 
-  /** Records what the client declared at `initialize` (a lean session has no server to ask). */
+  /** Records what the client declared at `initialize` (a lean session has no connection to ask). */
   introduce(capabilities: ClientCapabilities, clientInfo: Implementation): void {
     this.#client = { capabilities, clientInfo };
   }
 
   /** What the client said of itself at `initialize`, when {@link introduce}d. */
   get clientInfo(): Implementation | undefined {
-    return this.#client?.clientInfo ?? this.#server?.getClientVersion();
+    return this.#client?.clientInfo ?? this.#connection?.clientInfo();
   }
 
   /** Requests to the client still unanswered: a session asking something cannot be lean. */
@@ -124,15 +144,15 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
   }
 
   /**
-   * Asks the session's client, after checking it declared it can answer: the SDK would send
-   * the request regardless, and the client would fail it less clearly.
+   * Asks the session's client, after checking it declared it can answer: the connection would
+   * send the request regardless, and the client would fail it less clearly.
    */
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: ChannelRequestOptions,
   ): Promise<unknown> {
-    const req = { method, ...(params ? { params } : {}) } as Request;
+    const req: Request = { method, ...(params ? { params } : {}) };
     const missing = missingCapability(this.capabilities, req);
     if (missing) {
       throw new GatewayError(
@@ -143,9 +163,10 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
       );
     }
     this.#touch(this);
-    // A closed session has no server to ask; a lean one builds its own.
-    const server = this.#server ?? (this.#closed ? undefined : this.#lean?.wakeServer());
-    if (!server) {
+    // A closed session has no connection to ask; a lean one builds its own.
+    const connection = this.#connection ??
+      (this.#closed ? undefined : this.#lean?.wakeConnection());
+    if (!connection) {
       throw new GatewayError(
         "UNSUPPORTED",
         `the calling session has closed, so it cannot answer ${method} from server ` +
@@ -155,18 +176,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
     }
     this.#asking++;
     try {
-      return await server.request(
-        // Any of the three server-to-client requests; the client's answer is checked by the SDK.
-        { method, params: sessionParams(req) } as ServerRequest,
-        ResultSchema,
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs,
-          ...(options.relatedRequestId === undefined
-            ? {}
-            : { relatedRequestId: options.relatedRequestId }),
-        },
-      );
+      return await connection.request({ method, params: sessionParams(req) }, options);
     } finally {
       if (--this.#asking === 0) this.#lean?.settled();
     }
@@ -183,16 +193,13 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
       lean.sendOnStream({ method, params, jsonrpc: "2.0" });
       return;
     }
-    const server = this.#server;
-    if (server) {
-      void server.notification(
-        { method, params },
-        relatedRequestId === undefined ? undefined : { relatedRequestId },
-      ).catch(() => {});
+    const connection = this.#connection;
+    if (connection) {
+      connection.notify(method, params, relatedRequestId);
       return;
     }
     // Lean, a message related to a request: the requests a lean session has in flight are its
-    // fast-path calls, whose answers it goes into (laid out as the server writes it).
+    // fast-path calls, whose answers it goes into (laid out as its server writes it).
     if (relatedRequestId !== undefined) {
       lean?.routeRelated(relatedRequestId, { method, params, jsonrpc: "2.0" });
     }
@@ -200,7 +207,7 @@ export class SessionLink implements ResourceSubscriber, ClientChannel {
 
   /** What the client declared at `initialize` (empty before it). */
   get capabilities(): ClientCapabilities {
-    return this.#client?.capabilities ?? this.#server?.getClientCapabilities() ?? {};
+    return this.#client?.capabilities ?? this.#connection?.capabilities() ?? {};
   }
 
   /** True once the session has closed. */

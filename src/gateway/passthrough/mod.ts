@@ -18,7 +18,7 @@ export {
 } from "./app-uris.ts";
 export { DEFAULT_TTL_MS as TASK_TTL_MS, relayTaskStatus, TaskRouter } from "./tasks.ts";
 export { SessionLink } from "./link.ts";
-export type { LeanSession, ResourceSubscriber } from "./link.ts";
+export type { ClientConnection, LeanSession, ResourceSubscriber } from "./link.ts";
 export { mostVerbose, relayLog, severity } from "./logging.ts";
 export {
   buildResourceIndex,

@@ -12,7 +12,9 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  ResultSchema,
   type ServerCapabilities,
+  type ServerRequest,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../../gateway/mod.ts";
@@ -20,7 +22,11 @@ import { enterSessionCall } from "./enter.ts";
 import { noteReleased } from "../../runtime/mod.ts";
 import { getPrompt, listPrompts } from "../../gateway/operations.ts";
 import { page } from "../../gateway/paging.ts";
-import { rendersApps, type SessionLink } from "../../gateway/passthrough/mod.ts";
+import {
+  type ClientConnection,
+  rendersApps,
+  type SessionLink,
+} from "../../gateway/passthrough/mod.ts";
 import { LazySchemaValidator } from "../../shared/schema-validator.ts";
 import type { Caller } from "../../gateway/types.ts";
 import { onWire } from "../../shared/errors.ts";
@@ -74,6 +80,8 @@ export interface SessionOptions {
 /** One session's server, and how to let it go while the session stays open. */
 export interface SessionServer {
   readonly server: Server;
+  /** The server as its link reaches the client through it (see {@link clientConnection}). */
+  readonly connection: ClientConnection;
   /**
    * Stops what the server listens to in the gateway (list changes, reloads) and unbinds it from
    * its link, without closing the session: a lean session lets its server go this way.
@@ -118,7 +126,8 @@ export function createSessionServer(
 
   const hub = gateway.passthrough;
   const caller = link.caller;
-  link.bind(server);
+  const connection = clientConnection(server);
+  link.bind(connection);
   server.oninitialized = () => hub.touch(link);
 
   // Each request is judged by the token that presented it (./request-caller.ts).
@@ -183,7 +192,7 @@ export function createSessionServer(
     if (released) return;
     released = true;
     unwatch?.();
-    if (link.server === server) link.bind(undefined);
+    if (link.connection === connection) link.bind(undefined);
   };
   const prevClose = server.onclose;
   server.onclose = () => {
@@ -192,5 +201,35 @@ export function createSessionServer(
     prevClose?.();
     noteReleased(SESSION_BYTES);
   };
-  return { server, release };
+  return { server, connection, release };
+}
+
+/**
+ * `server` as a session's link reaches its client through it. The SDK's server correlates each
+ * request with the client's answer, times it out and checks the answer is a result; the link
+ * has already checked the client declared it can answer.
+ */
+function clientConnection(server: Server): ClientConnection {
+  return {
+    request: (req, options) =>
+      server.request(
+        // Any of the three server-to-client requests; the client's answer is checked by the SDK.
+        req as ServerRequest,
+        ResultSchema,
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+          ...(options.relatedRequestId === undefined
+            ? {}
+            : { relatedRequestId: options.relatedRequestId }),
+        },
+      ),
+    notify: (method, params, relatedRequestId) =>
+      void server.notification(
+        { method, params },
+        relatedRequestId === undefined ? undefined : { relatedRequestId },
+      ).catch(() => {}),
+    capabilities: () => server.getClientCapabilities(),
+    clientInfo: () => server.getClientVersion(),
+  };
 }

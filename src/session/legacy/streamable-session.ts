@@ -18,7 +18,6 @@
  * A rebuilt server and transport take up the session where `initialize` left it: the same id,
  * initialized, with the client's capabilities and info as it declared them.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type HandleRequestOptions,
   WebStandardStreamableHTTPServerTransport,
@@ -29,7 +28,7 @@ import type {
   JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { noteReleased } from "../../runtime/mod.ts";
-import type { LeanSession, SessionLink } from "../../gateway/passthrough/mod.ts";
+import type { ClientConnection, LeanSession, SessionLink } from "../../gateway/passthrough/mod.ts";
 import type { StreamGuardOptions } from "../../shared/stream-guard.ts";
 import type { RequestIdentity } from "../door.ts";
 import { type Activity, newActivity, trackStream } from "./activity.ts";
@@ -157,8 +156,8 @@ export class StreamableSession implements LeanSession {
     this.#stream?.send(message);
   }
 
-  wakeServer(): Server {
-    return this.#wake().server;
+  wakeConnection(): ClientConnection {
+    return this.#wake().connection;
   }
 
   routeRelated(id: string | number, message: JSONRPCMessage): boolean {
