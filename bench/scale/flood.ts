@@ -6,6 +6,7 @@
  * bound the goal allows (the buffer per stuck stream and 10 MiB). Each session's replay store
  * keeps up to the same buffer of log messages for a resume, so it counts too.
  */
+import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "../procs.ts";
@@ -30,6 +31,8 @@ const MESSAGE_BYTES = 64 * 1024;
 export interface FloodReport {
   /** Peak RSS growth over the flood, bytes. */
   growth: number;
+  /** The same of a bare runtime process that only reads and parses the flood's lines. */
+  floor: number | null;
   /** What the goal allows: the buffer of the one stuck stream, and 10 MiB. */
   bound: number;
   markdown: string;
@@ -68,8 +71,13 @@ export async function benchFlood(
     const bound = STREAM_BUFFER + 10 * MiB;
     const after = await settledRss(gw, 10_000);
     say(`scale: ${mib(count * MESSAGE_BYTES)} flood, one stuck stream: peak +${mib(growth)}`);
+    // The floor is the bench's own runtime: beside a gateway on another one it says nothing.
+    const sameRuntime = !argv.some((a) => /(^|\/)deno$/.test(a));
+    const floor = sameRuntime ? await floodFloor(count, MESSAGE_BYTES) : null;
+    if (floor !== null) say(`scale: the same flood read by a bare runtime: peak +${mib(floor)}`);
     return {
       growth,
+      floor,
       bound,
       markdown: `A ${mib(count * MESSAGE_BYTES)} flood of log messages (${count} × ` +
         `${MESSAGE_BYTES / 1024} KiB, sent in ${(ms / 1000).toFixed(1)} s) to two sessions, one ` +
@@ -79,12 +87,41 @@ export async function benchFlood(
         `session's replay store keeps up to the same buffer of log messages for a resume${
           resetOk ? "" : " (RSS after, not the peak: the kernel " +
             "refused the peak reset)"
-        }.`,
+        }.` + (floor === null
+          ? ""
+          : ` The runtime's floor: a bare ${
+            process.versions.bun ? "Bun" : "runtime"
+          } process that only cuts the same lines and parses them grows by ${mib(floor)} at ` +
+            `its peak (\`bench/scale/flood-floor.ts\`), the gateway ${mib(growth - floor)} more.`),
     };
   } finally {
     stuck?.destroy();
     await gw.stop();
   }
+}
+
+/**
+ * Peak RSS growth of a bare process of this runtime reading the same flood
+ * (`./flood-floor.ts`); null when it cannot be measured here (not Bun).
+ */
+async function floodFloor(count: number, bytes: number): Promise<number | null> {
+  if (!process.versions.bun) return null;
+  const child = spawn(process.execPath, [
+    join(ROOT, "bench/scale/flood-floor.ts"),
+    `${count}`,
+    `${bytes}`,
+  ], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  if (code !== 0) throw new Error(`flood-floor.ts exited ${code}`);
+  const report = JSON.parse(out) as { parsed: number; growth: number };
+  if (report.parsed !== count) {
+    throw new Error(`flood-floor.ts parsed ${report.parsed} of ${count}`);
+  }
+  return report.growth;
 }
 
 /** One `tools/call` on a 2025 session; the first text of its result. */
