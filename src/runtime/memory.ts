@@ -9,6 +9,17 @@
 
 declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | undefined;
 
+/**
+ * One full, synchronous collection, without the heap's shrink (compiled code stays). Bun frees
+ * the buffers a pipe was read into only when a collection finds them dead: the owner of a large
+ * heap of them that were just copied out (a long stdout line joined) has them freed before it
+ * allocates again. A pause of some milliseconds; a no-op outside Bun.
+ */
+export function collectNow(): void {
+  if (typeof Bun === "undefined") return;
+  Bun.gc?.(true);
+}
+
 /** Who hears of each compaction ({@link onCompacted}). */
 const compactedListeners = new Set<() => void>();
 

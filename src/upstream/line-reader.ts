@@ -8,6 +8,7 @@
  * rest of it, up to its newline, is skipped too, so its tail is never read as a message of its
  * own.
  */
+import { collectNow } from "../runtime/mod.ts";
 
 const NEWLINE = 10;
 /**
@@ -15,6 +16,12 @@ const NEWLINE = 10;
  * came can then be written from those bytes, instead of from one more copy as text.
  */
 const BYTES_WITH_LINE = 1024 * 1024;
+/**
+ * A line of this many bytes in more than one chunk leaves its chunks behind as garbage once
+ * joined: they are collected before the line is decoded, so the line's text can take their
+ * place instead of adding to them (the pause is small beside reading that many bytes).
+ */
+const COLLECT_AFTER_JOIN = 16 * 1024 * 1024;
 
 /** Splits a byte stream into lines; see the module comment. */
 export class LineReader {
@@ -70,8 +77,10 @@ export class LineReader {
     if (this.#parts.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       this.#parts.push(chunk.subarray(0, nl));
+      const copied = this.#parts.length > 1;
       const line = this.#unmarked(joined(this.#parts, this.#bytes + nl));
       this.#parts = [];
+      if (copied && line.length >= COLLECT_AFTER_JOIN) collectNow();
       const text = this.#decoder.decode(line);
       if (line.length >= BYTES_WITH_LINE) this.#onLine(text, line);
       else this.#onLine(text);
