@@ -11,9 +11,9 @@ declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | unde
 
 /**
  * One full, synchronous collection, without the heap's shrink (compiled code stays). Bun frees
- * the buffers a pipe was read into only when a collection finds them dead: the owner of a large
- * heap of them that were just copied out (a long stdout line joined) has them freed before it
- * allocates again. A pause of some milliseconds; a no-op outside Bun.
+ * the buffers a pipe was read into, and large strings, only when a collection finds them dead:
+ * whoever is about to allocate as much again (a long stdout line joined, then decoded) has the
+ * dead ones freed first. A pause of some milliseconds; a no-op outside Bun.
  */
 export function collectNow(): void {
   if (typeof Bun === "undefined") return;

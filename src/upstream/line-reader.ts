@@ -17,11 +17,13 @@ const NEWLINE = 10;
  */
 const BYTES_WITH_LINE = 1024 * 1024;
 /**
- * A line of this many bytes in more than one chunk leaves its chunks behind as garbage once
- * joined: they are collected before the line is decoded, so the line's text can take their
- * place instead of adding to them (the pause is small beside reading that many bytes).
+ * A line of this many bytes read in more than one chunk is joined between two collections: the
+ * first frees what earlier long lines left (their text, once answered) before the joined copy
+ * is made, the second frees this line's chunks before its text is made. Bun frees a read
+ * buffer or a string only at a collection, and without them a few large results in flight
+ * each held three copies at once. Each pause is small beside reading that many bytes.
  */
-const COLLECT_AFTER_JOIN = 16 * 1024 * 1024;
+const COLLECT_AROUND_JOIN = 16 * 1024 * 1024;
 
 /** Splits a byte stream into lines; see the module comment. */
 export class LineReader {
@@ -77,10 +79,12 @@ export class LineReader {
     if (this.#parts.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       this.#parts.push(chunk.subarray(0, nl));
-      const copied = this.#parts.length > 1;
-      const line = this.#unmarked(joined(this.#parts, this.#bytes + nl));
+      const bytes = this.#bytes + nl;
+      const collect = this.#parts.length > 1 && bytes >= COLLECT_AROUND_JOIN;
+      if (collect) collectNow();
+      const line = this.#unmarked(joined(this.#parts, bytes));
       this.#parts = [];
-      if (copied && line.length >= COLLECT_AFTER_JOIN) collectNow();
+      if (collect) collectNow();
       const text = this.#decoder.decode(line);
       if (line.length >= BYTES_WITH_LINE) this.#onLine(text, line);
       else this.#onLine(text);

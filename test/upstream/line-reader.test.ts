@@ -119,4 +119,14 @@ describe("the stdout line reader", () => {
     assert.ok(given?.length === want.length && given.every((b, i) => b === want[i]));
     assert.deepEqual(got[1], ["short", undefined]);
   });
+
+  it("reads a line long enough to be joined between collections, and the line after it", () => {
+    const text = `{"t":"${"0123456789".repeat(1_700_000)}"}`; // past 16 MiB
+    const all = bytes(`${text}\nnext\n`);
+    const { r, lines } = reader(64 * 1024 * 1024);
+    for (let i = 0; i < all.length; i += 65536) r.push(all.subarray(i, i + 65536));
+    assert.equal(lines.length, 2);
+    assert.ok(lines[0] === text, "the long line changed");
+    assert.equal(lines[1], "next");
+  });
 });
