@@ -9,6 +9,17 @@
 
 declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | undefined;
 
+/**
+ * One full, synchronous collection, without the heap's shrink (compiled code stays). Bun frees
+ * the buffers a pipe was read into, and large strings, only when a collection finds them dead:
+ * whoever is about to allocate as much again (a long stdout line joined, then decoded) has the
+ * dead ones freed first. A pause of some milliseconds; a no-op outside Bun.
+ */
+export function collectNow(): void {
+  if (typeof Bun === "undefined") return;
+  Bun.gc?.(true);
+}
+
 /** Who hears of each compaction ({@link onCompacted}). */
 const compactedListeners = new Set<() => void>();
 

@@ -9,7 +9,13 @@ import { serveDeno } from "./deno.ts";
 export { AddressInUseError } from "./address-in-use.ts";
 export { exitWhenFlushed } from "./exit.ts";
 export { setJitPolicy } from "./jit.ts";
-export { compactHeap, CompactionSchedule, noteReleased, onCompacted } from "./memory.ts";
+export {
+  collectNow,
+  compactHeap,
+  CompactionSchedule,
+  noteReleased,
+  onCompacted,
+} from "./memory.ts";
 export { type ChildExit, spawnChild, type SpawnedChild, type SpawnOptions } from "./spawn.ts";
 
 /** Which JavaScript runtime runs this process. */

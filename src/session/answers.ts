@@ -9,7 +9,7 @@
  * to that text instead of serialising the result again.
  */
 import { noteReleased } from "../runtime/mod.ts";
-import { rawJsonOf } from "../shared/raw-json.ts";
+import { rawBytesOf, rawJsonOf } from "../shared/raw-json.ts";
 
 /** An answer this long is large: once sent, the heap it passed through is worth giving back. */
 const LARGE_ANSWER = 256 * 1024;
@@ -38,6 +38,58 @@ export function resultAnswer(id: string | number, result: unknown, stamp?: Resul
   if (answer.length >= LARGE_ANSWER) noteReleased(answer.length * 3);
   return answer;
 }
+
+/**
+ * As {@link resultAnswer} (no stamp), as the body of an HTTP answer: a result that arrived with
+ * its bytes (a long line off a stdio pipe, `rawBytesOf`) is written from those bytes, between
+ * the answer's head and tail, in slices as the socket takes them — the same bytes as the text
+ * answer, without making that text (one more copy of the whole result).
+ */
+export function resultBody(
+  id: string | number,
+  result: unknown,
+): string | ReadableStream<Uint8Array> {
+  const bytes = rawBytesOf(result);
+  if (bytes === undefined) return resultAnswer(id, result);
+  // The pipe's chunks, the line's bytes and its text become garbage once it is sent.
+  noteReleased(bytes.length * 3);
+  return bytesBody([
+    ENCODER.encode('{"result":'),
+    bytes,
+    ENCODER.encode(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
+  ]);
+}
+
+/** Slices of the bytes a socket takes at once, so a slow reader leaves no copy behind. */
+const SLICE = 256 * 1024;
+const ENCODER = new TextEncoder();
+
+/**
+ * `parts` as a stream read on demand, a slice at a time (never a byte stream: its reader would
+ * take the buffers over, and these are views of the line's bytes).
+ */
+function bytesBody(parts: Uint8Array[]): ReadableStream<Uint8Array> {
+  let part = 0;
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const bytes = parts[part];
+      if (bytes === undefined) return controller.close();
+      const end = Math.min(at + SLICE, bytes.length);
+      controller.enqueue(bytes.subarray(at, end));
+      at = end;
+      if (at < bytes.length) return;
+      // Each part is let go once written.
+      parts[part++] = EMPTY;
+      at = 0;
+    },
+    cancel() {
+      parts.length = 0;
+    },
+  }, { highWaterMark: 0 });
+}
+
+const EMPTY = new Uint8Array(0);
 
 /** The error answer for request `id`. */
 export function errorAnswer(

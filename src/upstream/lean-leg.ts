@@ -7,7 +7,7 @@
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
-import { rawResultOf, withRawJson } from "../shared/raw-json.ts";
+import { rawResultOf, rawResultWithBytes, withRawJson } from "../shared/raw-json.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "./call-errors.ts";
 
@@ -15,9 +15,11 @@ import { closed, notConnected, unavailable, UpstreamRpcError } from "./call-erro
 export interface LineTap {
   /**
    * True when the message was this tap's (it is then not passed on). `line` is the text it was
-   * parsed from: a result keeps it (`rawJsonOf`), so the HTTP fast path can send it on as is.
+   * parsed from: a result keeps it (`rawJsonOf`), so the HTTP fast path can send it on as is;
+   * `bytes`, when given, the UTF-8 `line` was decoded from (a long line: its result keeps them
+   * too, `rawBytesOf`).
    */
-  message(msg: Record<string, unknown>, line?: string): boolean;
+  message(msg: Record<string, unknown>, line?: string, bytes?: Uint8Array): boolean;
   /** The connection ended. */
   closed(): void;
 }
@@ -86,7 +88,7 @@ export class LeanLeg implements CallLeg, LineTap {
     });
   }
 
-  message(msg: Record<string, unknown>, line?: string): boolean {
+  message(msg: Record<string, unknown>, line?: string, bytes?: Uint8Array): boolean {
     if (msg.method === "notifications/progress") return this.#progress(msg.params);
     const id = msg.id;
     if (typeof id !== "string" || !id.startsWith(PREFIX) || "method" in msg) return false;
@@ -97,8 +99,7 @@ export class LeanLeg implements CallLeg, LineTap {
     const { result, error } = msg as { result?: unknown; error?: RpcError };
     if (isObject(result)) {
       this.#pending.delete(id);
-      const raw = line === undefined ? undefined : rawResultOf(line, msg);
-      p.resolve(raw === undefined ? result : withRawJson(result, raw));
+      p.resolve(line === undefined ? result : marked(result, msg, line, bytes));
     } else if (
       isObject(error) && Number.isInteger(error.code) && typeof error.message === "string"
     ) {
@@ -126,4 +127,19 @@ export class LeanLeg implements CallLeg, LineTap {
   #notify(message: JSONRPCMessage): void {
     this.#write(message)?.catch(() => {});
   }
+}
+
+/** `result` marked with the text (and bytes, when given) it arrived as, where they are sure. */
+function marked(
+  result: Record<string, unknown>,
+  msg: Record<string, unknown>,
+  line: string,
+  bytes: Uint8Array | undefined,
+): Record<string, unknown> {
+  if (bytes === undefined) {
+    const raw = rawResultOf(line, msg);
+    return raw === undefined ? result : withRawJson(result, raw);
+  }
+  const raw = rawResultWithBytes(line, msg, bytes);
+  return raw === undefined ? result : withRawJson(result, raw.text, raw.bytes);
 }

@@ -8,15 +8,29 @@
  * rest of it, up to its newline, is skipped too, so its tail is never read as a message of its
  * own.
  */
+import { collectNow } from "../runtime/mod.ts";
 
 const NEWLINE = 10;
+/**
+ * A line this long that spanned chunks is handed on with its bytes too: a result sent on as it
+ * came can then be written from those bytes, instead of from one more copy as text.
+ */
+const BYTES_WITH_LINE = 1024 * 1024;
+/**
+ * A line of this many bytes read in more than one chunk is joined between two collections: the
+ * first frees what earlier long lines left (their text, once answered) before the joined copy
+ * is made, the second frees this line's chunks before its text is made. Bun frees a read
+ * buffer or a string only at a collection, and without them a few large results in flight
+ * each held three copies at once. Each pause is small beside reading that many bytes.
+ */
+const COLLECT_AROUND_JOIN = 16 * 1024 * 1024;
 
 /** Splits a byte stream into lines; see the module comment. */
 export class LineReader {
   readonly #maxBytes: number;
-  readonly #onLine: (line: string) => void;
+  readonly #onLine: (line: string, bytes?: Uint8Array) => void;
   readonly #onDrop: (bytes: number) => void;
-  /** Lines are decoded whole; a byte-order mark is stripped by hand (see {@link #decode}). */
+  /** Lines are decoded whole; a byte-order mark is stripped by hand (see {@link #unmarked}). */
   #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /**
    * The chunks of the line still open, as read: a runtime hands each read its own buffer, so
@@ -34,12 +48,13 @@ export class LineReader {
   #atStart = true;
 
   /**
-   * `onLine` gets each complete line (without its newline); `onDrop` the bytes read of a line
-   * that went past `maxBytes`.
+   * `onLine` gets each complete line (without its newline) — a long one with the bytes it was
+   * decoded from (byte-order mark stripped), see {@link BYTES_WITH_LINE}; `onDrop` the bytes
+   * read of a line that went past `maxBytes`.
    */
   constructor(
     maxBytes: number,
-    onLine: (line: string) => void,
+    onLine: (line: string, bytes?: Uint8Array) => void,
     onDrop: (bytes: number) => void,
   ) {
     this.#maxBytes = maxBytes;
@@ -64,14 +79,20 @@ export class LineReader {
     if (this.#parts.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       this.#parts.push(chunk.subarray(0, nl));
-      const line = joined(this.#parts, this.#bytes + nl);
+      const bytes = this.#bytes + nl;
+      const collect = this.#parts.length > 1 && bytes >= COLLECT_AROUND_JOIN;
+      if (collect) collectNow();
+      const line = this.#unmarked(joined(this.#parts, bytes));
       this.#parts = [];
-      this.#onLine(this.#decode(line));
+      if (collect) collectNow();
+      const text = this.#decoder.decode(line);
+      if (line.length >= BYTES_WITH_LINE) this.#onLine(text, line);
+      else this.#onLine(text);
       start = nl + 1;
     }
     if (start <= last) {
       // The complete lines left in this chunk, decoded in one go and cut at their newlines.
-      const text = this.#decode(chunk.subarray(start, last));
+      const text = this.#decoder.decode(this.#unmarked(chunk.subarray(start, last)));
       let from = 0;
       for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
         this.#onLine(text.slice(from, nl));
@@ -91,8 +112,11 @@ export class LineReader {
     else this.#parts.push(bytes);
   }
 
-  /** Decodes the bytes of one or more whole lines (invalid UTF-8 becomes U+FFFD). */
-  #decode(bytes: Uint8Array): string {
+  /**
+   * The bytes of one or more whole lines without the byte-order mark that may open them (the
+   * decoder keeps it; invalid UTF-8 becomes U+FFFD as it decodes).
+   */
+  #unmarked(bytes: Uint8Array): Uint8Array {
     if (
       this.#atStart && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb &&
       bytes[2] === 0xbf
@@ -100,7 +124,7 @@ export class LineReader {
       bytes = bytes.subarray(3);
     }
     this.#atStart = false;
-    return this.#decoder.decode(bytes);
+    return bytes;
   }
 
   #drop(): void {

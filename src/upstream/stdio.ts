@@ -90,7 +90,7 @@ export class StdioTransport implements Transport {
     const { command, args, env, cwd, log } = this.#opts;
     const lines = new LineReader(
       this.#opts.maxLineBytes ?? 64 * 1024 ** 2,
-      (line) => this.#onLine(line),
+      (line, bytes) => this.#onLine(line, bytes),
       (bytes) => log.warn("dropped an over-long stdout line", { bytes }),
     );
     const child = spawnChild({
@@ -147,8 +147,11 @@ export class StdioTransport implements Transport {
     (timer as { unref?: () => void }).unref?.();
   }
 
-  #onLine(raw: string): void {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  /** One stdout line; a long one with the bytes it was decoded from (see `LineReader`). */
+  #onLine(raw: string, rawBytes?: Uint8Array): void {
+    const cr = raw.endsWith("\r");
+    const line = cr ? raw.slice(0, -1) : raw;
+    const bytes = cr ? rawBytes?.subarray(0, -1) : rawBytes;
     if (line.trim() === "") return;
     let msg: unknown;
     try {
@@ -166,7 +169,7 @@ export class StdioTransport implements Transport {
       });
       return;
     }
-    if (this.tap?.message(msg as Record<string, unknown>, line)) return;
+    if (this.tap?.message(msg as Record<string, unknown>, line, bytes)) return;
     if ("method" in msg) {
       this.onmessage?.(msg as JSONRPCMessage);
       return;

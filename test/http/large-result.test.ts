@@ -46,6 +46,8 @@ describe("a large result", () => {
       bytes: BYTES,
       pattern: PATTERN,
     });
+    // Written from the upstream's bytes as they came (no text made of the answer first).
+    assert.equal(res.headers.get("content-length"), null);
     const body = await res.text();
     const result = JSON.stringify({ content: [{ type: "text", text: TEXT }] });
     assert.ok(

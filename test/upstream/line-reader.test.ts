@@ -100,4 +100,33 @@ describe("the stdout line reader", () => {
       assert.deepEqual(lines, [text, text], `chunks of ${size} bytes`);
     }
   });
+
+  it("hands a long line that spanned chunks on with the bytes it was decoded from", () => {
+    const text = `{"t":"${"é€𝄞x".repeat(120_000)}"}`; // past 1 MiB
+    const bom = Uint8Array.of(0xef, 0xbb, 0xbf);
+    const body = bytes(`${text}\nshort\n`);
+    const all = new Uint8Array(bom.length + body.length);
+    all.set(bom);
+    all.set(body, bom.length);
+    const got: [string, Uint8Array | undefined][] = [];
+    const r = new LineReader(1 << 22, (l, b) => got.push([l, b]), () => {});
+    for (let i = 0; i < all.length; i += 65536) r.push(all.subarray(i, i + 65536));
+    assert.equal(got.length, 2);
+    assert.ok(got[0]![0] === text);
+    // Without the byte-order mark, exactly the text's UTF-8.
+    const want = bytes(text);
+    const given = got[0]![1];
+    assert.ok(given?.length === want.length && given.every((b, i) => b === want[i]));
+    assert.deepEqual(got[1], ["short", undefined]);
+  });
+
+  it("reads a line long enough to be joined between collections, and the line after it", () => {
+    const text = `{"t":"${"0123456789".repeat(1_700_000)}"}`; // past 16 MiB
+    const all = bytes(`${text}\nnext\n`);
+    const { r, lines } = reader(64 * 1024 * 1024);
+    for (let i = 0; i < all.length; i += 65536) r.push(all.subarray(i, i + 65536));
+    assert.equal(lines.length, 2);
+    assert.ok(lines[0] === text, "the long line changed");
+    assert.equal(lines[1], "next");
+  });
 });

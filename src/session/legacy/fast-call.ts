@@ -15,7 +15,7 @@ import type { SessionLink } from "../../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { callerOf, callerServes, type RequestIdentity } from "../door.ts";
 import type { Activity } from "./activity.ts";
-import { errorAnswer, resultAnswer } from "../answers.ts";
+import { errorAnswer, resultAnswer, resultBody } from "../answers.ts";
 
 type RequestId = string | number;
 
@@ -120,7 +120,7 @@ export class FastCalls {
     const answer = call.abort.signal.aborted
       ? errorAnswer(call.id, CANCELLED)
       : err === undefined
-      ? resultAnswer(call.id, result)
+      ? call.streaming ? resultAnswer(call.id, result) : resultBody(call.id, result)
       : errorAnswer(call.id, toJsonRpcError(err));
     this.#calls.delete(call.id);
     call.end(answer);
@@ -152,6 +152,11 @@ class FastCall {
     readonly headers: { json: Headers; sse: Headers },
   ) {}
 
+  /** True once the answer is an SSE stream (a message went before the result). */
+  get streaming(): boolean {
+    return this.#stream !== undefined;
+  }
+
   /** The request's signal aborted: the client went away. */
   handleEvent(): void {
     this.abort.abort();
@@ -172,13 +177,16 @@ class FastCall {
     } catch { /* the client went away; the abort listener ends the call */ }
   }
 
-  /** Sends the final answer: the JSON body, or the last event of the stream. */
-  end(answer: string): void {
+  /**
+   * Sends the final answer: the JSON body, or the last event of the stream (always text, see
+   * {@link streaming}).
+   */
+  end(answer: string | ReadableStream<Uint8Array>): void {
     this.clientSignal.removeEventListener("abort", this);
     this.activity.pending.delete(this.id);
     this.activity.lastSeen = Date.now();
     if (this.#stream) {
-      this.write(answer);
+      if (typeof answer === "string") this.write(answer);
       try {
         this.#stream.close();
       } catch { /* already closed by the client */ }
