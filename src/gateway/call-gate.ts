@@ -15,13 +15,17 @@ export interface GatedCall {
   readonly local: boolean;
 }
 
+/** What ends an admitted call's hold on its gate; `undefined`: it holds nothing. */
+export type Release = (() => void) | undefined;
+
 /** Admits tool calls. */
 export interface CallGate {
   /**
    * Admits one call of `caller`, or throws a `GatewayError` (`RATE_LIMITED`) naming the limit.
-   * Returns the function to call once the call has finished (idempotent) — at once when the
-   * gate decides in process, or as a promise (rejected with the refusal) when it asks a store
-   * shared by a cluster's instances.
+   * Returns the function to call once the call has finished (idempotent), or `undefined` when
+   * the call holds nothing (no concurrency slot) — at once when the gate decides in process, or
+   * as a promise (rejected with the refusal) when it asks a store shared by a cluster's
+   * instances.
    */
-  acquire(caller: Caller, call: GatedCall): (() => void) | Promise<() => void>;
+  acquire(caller: Caller, call: GatedCall): Release | Promise<Release>;
 }

@@ -9,7 +9,7 @@
 import type { CallToolParams, CallToolResult, CreateTaskResult } from "../shared/protocol.ts";
 import type { CallContext } from "../shared/call-context.ts";
 import { GatewayError } from "../shared/errors.ts";
-import type { CallGate } from "./call-gate.ts";
+import type { CallGate, Release } from "./call-gate.ts";
 import {
   type CallAnswer,
   type CallNotes,
@@ -114,32 +114,56 @@ export class CallPath {
 
   /**
    * The one road of every call, plain or task-augmented: the {@link CallGate} admits it, a span
-   * wraps it when tracing is on, and observers are told how it ended.
+   * wraps it when tracing is on, and observers are told how it ended. A call the gate admits at
+   * once holding nothing, with no span, is its observed run alone: no frame of its own.
    */
-  async #gated<T extends CallAnswer>(
+  #gated<T extends CallAnswer>(
     name: string,
     options: CallContext,
     args: unknown,
     run: (notes: CallNotes, inner: CallContext) => Promise<T>,
   ): Promise<T> {
-    const caller = options.caller;
     // Every call passes here once, scripts' calls included: this is where limits count calls.
-    let release: (() => void) | undefined;
+    let admitted: Release | Promise<Release>;
     try {
-      const admitted = this.#gate?.acquire(caller, {
+      admitted = this.#gate?.acquire(options.caller, {
         tool: name,
         local: this.#gateway.localByName.has(name),
       });
+    } catch (err) {
+      return this.#refused(name, options, args, err);
+    }
+    if (admitted === undefined && !this.#tracer) {
+      return this.#observers.observe("tool", name, options, args, run);
+    }
+    return this.#held(name, options, args, run, admitted);
+  }
+
+  /** A refused call is still a call: observers (the audit log, metrics) record it and why. */
+  #refused<T>(name: string, options: CallContext, args: unknown, err: unknown): Promise<T> {
+    return this.#observers.observe("tool", name, options, args, () => {
+      throw err;
+    });
+  }
+
+  /** {@link #gated} for a call that holds a slot, waits for a shared gate, or is traced. */
+  async #held<T extends CallAnswer>(
+    name: string,
+    options: CallContext,
+    args: unknown,
+    run: (notes: CallNotes, inner: CallContext) => Promise<T>,
+    admitted: Release | Promise<Release>,
+  ): Promise<T> {
+    let release: Release;
+    try {
       // A shared (cluster) gate answers a promise; an in-process one decides without a tick.
       release = typeof admitted === "object" ? await admitted : admitted;
     } catch (err) {
-      // A refused call is still a call: observers (the audit log, metrics) record it and why.
-      return await this.#observers.observe("tool", name, options, args, () => {
-        throw err;
-      });
+      return await this.#refused(name, options, args, err);
     }
     try {
       if (this.#tracer) {
+        const caller = options.caller;
         const attributes = {
           "mcp.tool": name,
           "mcp.token": caller.tokenName ?? "",

@@ -3,7 +3,7 @@
  * the pass-through state. The front doors in `src/session/` sit on it; it never imports them.
  */
 export { callerAllows, configuredToken, sameGlobs } from "./access.ts";
-export type { CallGate, GatedCall } from "./call-gate.ts";
+export type { CallGate, GatedCall, Release } from "./call-gate.ts";
 export { childContext, enterCall } from "./call-context.ts";
 export type { CallEntry, ProgressParams } from "./call-context.ts";
 export { buildCatalog, matchesAny } from "./catalog.ts";

@@ -29,10 +29,14 @@ const KNOWN_HOSTS_MAX = 32;
  * target is `http://` + that host + a path is fine without a parse (the URL parser fails only
  * in the scheme and the authority; a path, query or fragment never makes it fail). It is filled
  * here, up to {@link KNOWN_HOSTS_MAX} values, so a client sending many hosts only misses it.
+ * `host` is the request's `Host`, when the caller has read it already.
  */
-export function malformed(request: Request, known?: Set<string>): string | null {
+export function malformed(
+  request: Request,
+  known?: Set<string>,
+  host: string | null = request.headers.get("host"),
+): string | null {
   const target = request.url;
-  const host = request.headers.get("host");
   if (
     host !== null && known?.has(host) && target.startsWith("http://") &&
     target.startsWith(host, 7) && target.charCodeAt(7 + host.length) === 47 // "/"
@@ -70,7 +74,6 @@ export function malformed(request: Request, known?: Set<string>): string | null 
  * `GET` or `HEAD` like that is read as addressed to this server, anything else stays malformed.
  */
 function withoutHost(request: Request): Request {
-  if (request.headers.has("host")) return request;
   if (request.method !== "GET" && request.method !== "HEAD") return request;
   if (URL.canParse(request.url)) return request;
   // The path, whatever the runtime put before it (nothing, or a scheme with an empty host).
@@ -82,8 +85,10 @@ function withoutHost(request: Request): Request {
 export function frontDoor(handler: Fetch, log: Logger): (request: Request) => Promise<Response> {
   const known = new Set<string>();
   return async function frontDoor(incoming) {
-    const request = withoutHost(incoming);
-    const problem = malformed(request, known);
+    // `Host` is read once here, for both checks.
+    const host = incoming.headers.get("host");
+    const request = host === null ? withoutHost(incoming) : incoming;
+    const problem = malformed(request, known, host);
     if (problem !== null) return plainError(400, -32600, `Bad Request: ${problem}`);
     try {
       return await handler(request);

@@ -12,7 +12,7 @@
  * the upstream processes, and each instance runs its own; a shared count would also need a
  * lease that outlives a killed instance's calls, or its slots would leak until they expire.
  */
-import type { Caller, CallGate, GatedCall } from "../../gateway/mod.ts";
+import type { Caller, CallGate, GatedCall, Release } from "../../gateway/mod.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type Rate, TokenBuckets } from "./rate-limit.ts";
@@ -26,8 +26,6 @@ export interface SharedCallBuckets {
 export interface CallRate extends Rate {
   readonly concurrency: number | null;
 }
-
-const NOTHING = () => {};
 
 /** The gate enforcing the live `gateway.auth.rateLimit` per token on calls. */
 export class TokenCallLimits implements CallGate {
@@ -49,20 +47,20 @@ export class TokenCallLimits implements CallGate {
     return this.#inFlight.get(tokenName) ?? 0;
   }
 
-  acquire(caller: Caller, call: GatedCall): (() => void) | Promise<() => void> {
+  acquire(caller: Caller, call: GatedCall): Release | Promise<Release> {
     const rate = this.#rate();
     const name = caller.tokenName;
-    if (rate === null || name === null) return NOTHING;
+    if (rate === null || name === null) return undefined;
     const capped = !call.local && rate.concurrency !== null;
     if (capped) this.#hold(name, rate.concurrency!, call.tool);
-    const release = capped ? this.#releaser(name) : NOTHING;
+    const release = capped ? this.#releaser(name) : undefined;
     if (this.#shared) {
       // The slot is held across the round trip, so calls racing it cannot overshoot the cap.
       return this.#shared.take(name, rate).then((taken) => {
         if (!taken.ok) this.#refuse(name, rate, call.tool, taken.retryAfterS * 1000, release);
         return release;
       }, (err) => {
-        release();
+        release?.();
         throw err;
       });
     }
@@ -87,8 +85,14 @@ export class TokenCallLimits implements CallGate {
   }
 
   /** Gives the slot back and throws the rate refusal. */
-  #refuse(name: string, rate: Rate, tool: string, waitMs: number, release: () => void): never {
-    release();
+  #refuse(
+    name: string,
+    rate: Rate,
+    tool: string,
+    waitMs: number,
+    release: (() => void) | undefined,
+  ): never {
+    release?.();
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
     this.#log.debug("call refused: rate", { tokenName: name, tool, retryAfter });
     throw new GatewayError(

@@ -64,15 +64,41 @@ export class RequestChain {
 
   /**
    * Judges `request` (at `path`, its URL's path): the answer when a step answers or refuses it
-   * (the refusal with its challenge), else who sent it.
+   * (the refusal with its challenge), else who sent it. A promise only once a check answers
+   * one (a token verified remotely, a shared rate): most requests are judged without a tick.
    */
-  async judge(request: Request, path: string): Promise<Response | RequestIdentity> {
+  judge(
+    request: Request,
+    path: string,
+  ): Response | RequestIdentity | Promise<Response | RequestIdentity> {
     const discovery = discoveryAnswer(this.#oauth(), request.method, path);
     if (discovery !== null) return discovery;
     let who = ANONYMOUS;
+    const checks = this.#checks;
     try {
-      for (const check of this.#checks) {
-        const next = check(request, path, who);
+      for (let i = 0; i < checks.length; i++) {
+        const next = checks[i]!(request, path, who);
+        if (next instanceof Promise) return this.#judgeFrom(i + 1, next, request, path);
+        who = next;
+      }
+      return who;
+    } catch (err) {
+      return this.refusal(err, request, path);
+    }
+  }
+
+  /** {@link judge} on from check `i`, once the check before it answered `pending`. */
+  async #judgeFrom(
+    i: number,
+    pending: Promise<RequestIdentity>,
+    request: Request,
+    path: string,
+  ): Promise<Response | RequestIdentity> {
+    const checks = this.#checks;
+    try {
+      let who = await pending;
+      for (; i < checks.length; i++) {
+        const next = checks[i]!(request, path, who);
         who = next instanceof Promise ? await next : next;
       }
       return who;

@@ -8,14 +8,14 @@ import type { Logger } from "../../shared/log.ts";
 import { isLoopback } from "./exposure.ts";
 
 /** Host names allowed by default when listening on loopback (any port). */
-export const LOOPBACK_HOSTS: readonly string[] = [
+export const LOOPBACK_HOSTS: readonly string[] = Object.freeze([
   "localhost",
   "localhost:*",
   "127.0.0.1",
   "127.0.0.1:*",
   "[::1]",
   "[::1]:*",
-];
+]);
 
 /** Options for {@link originCheck}. */
 export interface OriginGuardOptions {
@@ -31,11 +31,32 @@ export interface OriginGuardOptions {
 const cache = new Map<string, RegExp>();
 
 /**
+ * Verdicts of {@link matchesHostGlob} per glob list: every request of a client sends the same
+ * `Host`, so it is matched once, not once per request. The lists are the config's (frozen; a
+ * reload brings new ones) and the default hosts (frozen too), so a list never changes under its
+ * verdicts. At most {@link VERDICTS_MAX} values per list, so a client sending many hosts only
+ * misses it.
+ */
+const verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
+const VERDICTS_MAX = 32;
+
+/**
  * True when `value` matches one of `globs`, case-insensitively. `*` stands for any run of
  * characters within one DNS label or port (never `.`, `:`, `/` or `@`, so `http://localhost:*`
  * cannot match `http://localhost:1.evil.example`); a glob of just `*` matches anything.
+ * `globs` must not change once matched (see {@link verdicts}).
  */
 export function matchesHostGlob(value: string, globs: readonly string[]): boolean {
+  let known = verdicts.get(globs);
+  if (known === undefined) verdicts.set(globs, known = new Map());
+  const verdict = known.get(value);
+  if (verdict !== undefined) return verdict;
+  const matched = matches(value, globs);
+  if (known.size < VERDICTS_MAX) known.set(value, matched);
+  return matched;
+}
+
+function matches(value: string, globs: readonly string[]): boolean {
   const v = value.toLowerCase();
   for (const g of globs) {
     if (g === "*") return true;
@@ -58,7 +79,7 @@ export function defaultHosts(listenHost: string): readonly string[] | null {
   const shown = listenHost.includes(":") && !listenHost.startsWith("[")
     ? `[${listenHost}]`
     : listenHost;
-  return [...LOOPBACK_HOSTS, shown, `${shown}:*`];
+  return Object.freeze([...LOOPBACK_HOSTS, shown, `${shown}:*`]);
 }
 
 /**
