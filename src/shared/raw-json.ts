@@ -49,23 +49,23 @@ export function rawResultOf(line: string, msg: Record<string, unknown>): string 
 }
 
 /**
- * As {@link rawResultOf}, with the result's bytes cut from `lineBytes`, the UTF-8 that `line`
- * was decoded from, where that cut is sure: the members around the result are ASCII (one byte
- * per character, so the offsets carry over) and the line holds no U+FFFD (the decoder's mark
- * for invalid UTF-8, whose bytes would not be the text's).
+ * As {@link rawResultOf}, with the result's bytes cut from `lineBytes` (when given), the UTF-8
+ * that `line` was decoded from, where that cut is sure: the members around the result are ASCII
+ * (one byte per character, so the offsets carry over) and the line holds no U+FFFD (the
+ * decoder's mark for invalid UTF-8, whose bytes would not be the text's).
  */
 export function rawResultWithBytes(
   line: string,
   msg: Record<string, unknown>,
-  lineBytes: Uint8Array,
+  lineBytes: Uint8Array | undefined,
 ): { text: string; bytes: Uint8Array | undefined } | undefined {
   const span = resultSpan(line, msg);
   if (span === undefined) return undefined;
   const [start, end] = span;
   const text = line.slice(start, end);
   const tailChars = line.length - end;
-  const sure = isAscii(line, 0, start) && isAscii(line, end, line.length) &&
-    !line.includes("\uFFFD");
+  const sure = lineBytes !== undefined && isAscii(line, 0, start) &&
+    isAscii(line, end, line.length) && !line.includes("\uFFFD");
   return {
     text,
     bytes: sure ? lineBytes.subarray(start, lineBytes.length - tailChars) : undefined,

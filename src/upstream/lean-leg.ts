@@ -7,7 +7,7 @@
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../shared/errors.ts";
-import { rawResultOf, rawResultWithBytes, withRawJson } from "../shared/raw-json.ts";
+import { rawResultWithBytes, withRawJson } from "../shared/raw-json.ts";
 import type { CallLeg, LegOptions, Progress } from "./caller.ts";
 import { closed, notConnected, unavailable, UpstreamRpcError } from "./call-errors.ts";
 
@@ -136,10 +136,6 @@ function marked(
   line: string,
   bytes: Uint8Array | undefined,
 ): Record<string, unknown> {
-  if (bytes === undefined) {
-    const raw = rawResultOf(line, msg);
-    return raw === undefined ? result : withRawJson(result, raw);
-  }
   const raw = rawResultWithBytes(line, msg, bytes);
   return raw === undefined ? result : withRawJson(result, raw.text, raw.bytes);
 }

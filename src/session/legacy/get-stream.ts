@@ -97,9 +97,7 @@ export class GetStream {
     const text = JSON.stringify(message);
     const id = this.#store.store(GET_STREAM_ID, message, textBytes(text));
     const open = this.#open;
-    if (open && !open.replayed?.has(id)) {
-      write(open.controller, text, id, isDroppableMessage(message as { method?: unknown }));
-    }
+    if (open && !open.replayed?.has(id)) write(open.controller, message, text, id);
   }
 
   /** The session ended: the stream is closed and no more is stored. */
@@ -124,12 +122,7 @@ export class GetStream {
     try {
       await this.#store.replayEventsAfter(lastEventId, {
         send: (id, message) => {
-          write(
-            controller,
-            JSON.stringify(message),
-            id,
-            isDroppableMessage(message as { method?: unknown }),
-          );
+          write(controller, message, JSON.stringify(message), id);
           replayed.add(id);
           return Promise.resolve();
         },
@@ -189,17 +182,18 @@ export class GetStream {
 }
 
 /**
- * Writes one message, as JSON `text`, as one SSE event (the stream guard drops events whole;
- * `droppable` tells it this one may be).
+ * Writes `message`, serialised as `text`, as one SSE event (the stream guard drops events
+ * whole, and is told which ones it may).
  */
 function write(
   controller: ReadableStreamDefaultController<Uint8Array>,
+  message: JSONRPCMessage,
   text: string,
   id: string,
-  droppable: boolean,
 ): void {
   try {
     const event = ENCODER.encode(`event: message\nid: ${id}\ndata: ${text}\n\n`);
+    const droppable = isDroppableMessage(message as { method?: unknown });
     controller.enqueue(droppable ? markDroppable(event) : event);
   } catch { /* the client went away: the stream's cancel lets it go */ }
 }
