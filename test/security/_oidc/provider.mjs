@@ -12,6 +12,7 @@
  * - POST /__sign { header?, claims }: signs `claims` with the current signing key, so tests can
  *   make tokens the provider would never issue (wrong issuer, future nbf) that still verify.
  */
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import Provider from "oidc-provider";
@@ -30,7 +31,9 @@ async function newKey() {
   const jwk = await exportJWK(privateKey);
   return {
     ...jwk,
-    kid: `k${keys.length + 1}-${Date.now().toString(36)}`,
+    // Random, not time-based: two providers started in the same millisecond (a test's own
+    // provider and its rogue one) must never publish the same kid.
+    kid: `k${keys.length + 1}-${randomUUID()}`,
     alg: "ES256",
     use: "sig",
   };
