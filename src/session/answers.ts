@@ -40,25 +40,36 @@ export function resultAnswer(id: string | number, result: unknown, stamp?: Resul
 }
 
 /**
- * As {@link resultAnswer} (no stamp), as the body of an HTTP answer: a result that arrived with
- * its bytes (a long line off a stdio pipe, `rawBytesOf`) is written from those bytes, between
- * the answer's head and tail, in slices as the socket takes them — the same bytes as the text
- * answer, without making that text (one more copy of the whole result).
+ * As {@link resultAnswer}, as the body of an HTTP answer: a result that arrived with its bytes
+ * (a long line off a stdio pipe, `rawBytesOf`) is written from those bytes, between the answer's
+ * head and tail, in slices as the socket takes them — the same bytes as the text answer, without
+ * making that text (one more copy of the whole result). An era's stamp goes in the tail, before
+ * the result's closing brace, when it can be appended (an appendable result has `content`, so
+ * the stamp always follows a member).
  */
 export function resultBody(
   id: string | number,
   result: unknown,
+  stamp?: ResultStamp,
 ): string | ReadableStream<Uint8Array> {
   const bytes = rawBytesOf(result);
-  if (bytes === undefined) return resultAnswer(id, result);
+  if (bytes === undefined || (stamp && !stamp.appendable(result as Record<string, unknown>))) {
+    return resultAnswer(id, result, stamp);
+  }
+  const end = stamp ? bytes.lastIndexOf(CLOSING_BRACE) : bytes.length;
+  if (end < 0) return resultAnswer(id, result, stamp);
   // The pipe's chunks, the line's bytes and its text become garbage once it is sent.
   noteReleased(bytes.length * 3);
   return bytesBody([
     ENCODER.encode('{"result":'),
-    bytes,
-    ENCODER.encode(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`),
+    bytes.subarray(0, end),
+    ENCODER.encode(
+      `${stamp ? `,${stamp.text}}` : ""},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+    ),
   ]);
 }
+
+const CLOSING_BRACE = "}".charCodeAt(0);
 
 /** Slices of the bytes a socket takes at once, so a slow reader leaves no copy behind. */
 const SLICE = 256 * 1024;

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
 import { answerOf, postModern } from "../protocol/_modern.ts";
+import { MODERN_STAMP } from "../../src/session/modern/fast-call.ts";
 
 /** Past the lazy-parse threshold; every JSON escape and a two-byte character in each repeat. */
 const BYTES = 3 * 1024 * 1024 + 7;
@@ -56,11 +57,19 @@ describe("a large result", () => {
     );
   });
 
-  it("reaches a 2026-07-28 client whole, with the client's id", async () => {
+  it("reaches a 2026-07-28 client byte for byte, stamped, with the client's id", async () => {
     const res = await postModern(gw.url, "", "tools/call", {
       name: "big__big",
       arguments: { bytes: BYTES, pattern: PATTERN },
     }, { id: 42 });
+    assert.equal(res.headers.get("content-length"), null);
+    const body = await res.clone().text();
+    const result = JSON.stringify({ content: [{ type: "text", text: TEXT }] });
+    assert.ok(
+      body ===
+        `{"result":${result.slice(0, -1)},${MODERN_STAMP.text}},"jsonrpc":"2.0","id":42}`,
+      "not byte-identical",
+    );
     const answer = await answerOf(res) as {
       id: unknown;
       result: { content: { text: string }[]; resultType: string };

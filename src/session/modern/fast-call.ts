@@ -30,7 +30,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { enterCall, type Gateway } from "../../gateway/mod.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
-import { errorAnswer, resultAnswer, type ResultStamp } from "../answers.ts";
+import { errorAnswer, resultBody, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
 import type { Continuations } from "./continuations.ts";
 import { askable, envelopeCapabilities, unaskable } from "./flow-request.ts";
@@ -131,7 +131,7 @@ export async function serveCall(
         enterCall(caller, { meta: call.meta, signal, client: unaskable(capabilities) }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
-    return { response: json(resultAnswer(call.id, result, MODERN_STAMP)) };
+    return { response: json(resultBody(call.id, result, MODERN_STAMP)) };
   } catch (err) {
     const error = toJsonRpcError(err);
     // As the SDK's 2026-07-28 codec does: -32002 (resource not found) goes out as -32602.
@@ -170,6 +170,6 @@ export const MODERN_STAMP: ResultStamp = {
 const JSON_HEADERS = new Headers({ "content-type": "application/json" });
 const OK_INIT: ResponseInit = { status: 200, headers: JSON_HEADERS };
 
-function json(text: string, status = 200): Response {
+function json(text: string | ReadableStream<Uint8Array>, status = 200): Response {
   return new Response(text, status === 200 ? OK_INIT : { status, headers: JSON_HEADERS });
 }
