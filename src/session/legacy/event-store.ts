@@ -30,6 +30,8 @@ interface Stored {
 export interface SessionReplay extends EventStore {
   /** Stores `message`, whose UTF-8 JSON length is `bytes`, at once; returns its event id. */
   store(streamId: string, message: JSONRPCMessage, bytes: number): string;
+  /** The events of `eventId`'s stream from it on that are still held, oldest first, at once. */
+  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]>;
 }
 
 /**
@@ -147,6 +149,7 @@ export class MemoryEventStore implements EventStore {
     return {
       storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message, owner),
       store: (streamId, message, bytes) => this.store(prefix + streamId, message, bytes, owner),
+      eventsFrom: (eventId) => eventId.startsWith(prefix) ? this.eventsFrom(eventId) : [],
       getStreamIdForEventId: async (eventId) =>
         eventId.startsWith(prefix) ? own(await this.getStreamIdForEventId(eventId)) : undefined,
       replayEventsAfter: async (lastEventId, io) => {
@@ -169,13 +172,28 @@ export class MemoryEventStore implements EventStore {
   ): Promise<string> {
     const streamId = this.#events.get(lastEventId)?.streamId ?? streamOf(lastEventId);
     if (!streamId) return "";
-    // By sequence number, not by finding the event: the one the client saw last may have been
-    // let go since (a log message past its share), and what came after it is still owed.
-    const last = seqOf(lastEventId);
-    for (const [id, e] of this.#events) {
-      if (e.streamId === streamId && seqOf(id) > last) await send(id, e.message);
+    for (const [id, message] of this.#after(streamId, seqOf(lastEventId) + 1)) {
+      await send(id, message);
     }
     return streamId;
+  }
+
+  /** The events of `eventId`'s stream from it on that are still held, oldest first. */
+  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]> {
+    const streamId = streamOf(eventId);
+    return streamId ? [...this.#after(streamId, seqOf(eventId))] : [];
+  }
+
+  /**
+   * The events of `streamId` numbered `first` or later, oldest first. By sequence number, not by
+   * finding an event: the one a client saw last may have been let go since (a log message past
+   * its share), and what came after it is still owed. Lazy, so a replay that waits on its client
+   * also sends what is stored meanwhile.
+   */
+  *#after(streamId: string, first: number): Generator<[string, JSONRPCMessage]> {
+    for (const [id, e] of this.#events) {
+      if (e.streamId === streamId && seqOf(id) >= first) yield [id, e.message];
+    }
   }
 }
 
