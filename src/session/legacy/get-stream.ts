@@ -18,7 +18,7 @@ import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type SessionReplay, textBytes } from "./event-store.ts";
+import type { SessionReplay } from "./event-store.ts";
 import {
   isDroppableMessage,
   markDroppable,
@@ -122,12 +122,11 @@ export class GetStream {
     if (open?.behindFrom !== undefined && !skip) this.#catchUp(open);
     // Serialised once: the store counts these bytes and the stream writes them.
     const text = JSON.stringify(message);
-    const bytes = textBytes(text);
-    const id = this.#store.store(GET_STREAM_ID, message, bytes);
+    const id = this.#store.store(GET_STREAM_ID, message, text);
     if (!open || open.replayed?.has(id)) return;
     if (skip) {
       open.behindFrom ??= id;
-      open.pressure.skipped(bytes);
+      open.pressure.skipped(text.length);
       return;
     }
     write(open.controller, text, id, droppable);
