@@ -162,4 +162,20 @@ describe("the resumability event store", () => {
     await store.replayEventsAfter(start, { send: (_id, m) => Promise.resolve(void seen.push(m)) });
     assert.deepEqual(seen, [note("small ünïcode"), note("after")]);
   });
+
+  it("gives a session's writer its own events from an id on, and none of another session's", async () => {
+    const store = new MemoryEventStore();
+    const mine = store.scoped("mine");
+    const theirs = store.scoped("theirs");
+    const note = (data: string) => ({
+      jsonrpc: "2.0" as const,
+      method: "notifications/message",
+      params: { level: "info", data },
+    });
+    const first = mine.store("s", note("one"), JSON.stringify(note("one")));
+    mine.store("s", note("two"), JSON.stringify(note("two")));
+    const secret = theirs.store("s", note("secret"), JSON.stringify(note("secret")));
+    assert.deepEqual(mine.eventsFrom(first).map(([, m]) => m), [note("one"), note("two")]);
+    assert.deepEqual(mine.eventsFrom(secret), []);
+  });
 });

@@ -4,7 +4,9 @@
  * JSON length, what a replay writes), oldest first out, so neither large tool results nor large
  * notifications can pile up. Log and progress notifications — what a slow reader's stream drops
  * first — have a smaller share per session: a flood of them neither holds the whole bound nor
- * pushes out a request the client still has to answer.
+ * pushes out a request the client still has to answer. That share is held as text in one buffer
+ * per session (`./text-ring.ts`), read back into messages only by a replay: a flood passes through
+ * it without leaving an object per message for the collector to free late.
  */
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
