@@ -46,4 +46,16 @@ describe("the text ring", () => {
     assert.equal(ring.text(b), "bbbbbb");
     assert.equal(a.length, 6);
   });
+
+  it("shrinks back as texts leave, keeping the ones still held", () => {
+    const ring = new TextRing();
+    const limit = 4 * 1024 * 1024;
+    const text = (i: number) => `${i} ${"x".repeat(64 * 1024)}`;
+    const slots = [...Array(60).keys()].map((i) => ring.put(text(i), bytes(text(i)), limit)!);
+    assert.ok(ring.capacity >= 60 * 64 * 1024, `capacity ${ring.capacity}`);
+    for (let i = 0; i < 58; i++) ring.shift();
+    assert.ok(ring.capacity <= 512 * 1024, `capacity ${ring.capacity} for two texts`);
+    assert.equal(ring.text(slots[58]!), text(58));
+    assert.equal(ring.text(slots[59]!), text(59));
+  });
 });

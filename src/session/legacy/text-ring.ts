@@ -4,16 +4,17 @@
  * notifications this way: kept as their own objects, every message of a flood outlived the
  * collector's young generation before it was let go, and was freed only by a full collection —
  * a flood grew the process by far more than the share it kept. Here a flood writes over the
- * same bytes, and only the buffer lives long.
+ * same bytes, and only the buffer lives long. The buffer shrinks again as texts leave: a ring that
+ * once took a burst does not keep its size for the few texts it still holds.
  */
 
-/** Where one text lies in its ring; moved when the ring grows. */
+/** Where one text lies in its ring; moved when the ring grows or shrinks. */
 export interface RingSlot {
   start: number;
   readonly length: number;
 }
 
-/** Bytes a ring starts with; it doubles as needed, up to what its owner allows. */
+/** Bytes a ring starts with; it doubles as needed, up to what its owner allows, and halves back. */
 const FIRST_CAPACITY = 64 * 1024;
 
 const encoder = new TextEncoder();
@@ -29,6 +30,8 @@ export class TextRing {
   #tail = 0;
   /** True while the newest texts lie before the oldest (the ring wrapped to its start). */
   #wrapped = false;
+  /** Bytes of the texts held. */
+  #held = 0;
 
   /** Bytes the ring holds (its buffer's length): what it costs, held or not. */
   get capacity(): number {
@@ -44,7 +47,7 @@ export class TextRing {
     let start = this.#place(bytes);
     if (start === undefined) {
       if (this.#buf.byteLength >= limit || bytes > limit) return undefined;
-      this.#grow(Math.min(limit, Math.max(FIRST_CAPACITY, 2 * this.#buf.byteLength, bytes)));
+      this.#resize(Math.min(limit, Math.max(FIRST_CAPACITY, 2 * this.#buf.byteLength, bytes)));
       start = this.#place(bytes);
       if (start === undefined) return undefined;
     }
@@ -52,6 +55,7 @@ export class TextRing {
     const slot: RingSlot = { start, length: bytes };
     this.#slots.push(slot);
     this.#tail = start + bytes;
+    this.#held += bytes;
     return slot;
   }
 
@@ -65,9 +69,11 @@ export class TextRing {
     const gone = this.#slots[this.#first];
     if (!gone) return;
     this.#slots[this.#first++] = undefined;
+    this.#held -= gone.length;
     if (this.#first === this.#slots.length) {
       this.#slots.length = this.#first = this.#tail = 0;
       this.#wrapped = false;
+      if (this.#buf.byteLength > FIRST_CAPACITY) this.#buf = new Uint8Array(0);
       return;
     }
     if (this.#first > 64 && this.#first * 2 > this.#slots.length) {
@@ -76,6 +82,9 @@ export class TextRing {
     }
     // The texts before the wrap are all gone once the oldest lies before the one let go.
     if (this.#wrapped && this.#head() < gone.start) this.#wrapped = false;
+    if (this.#buf.byteLength > FIRST_CAPACITY && this.#held * 4 < this.#buf.byteLength) {
+      this.#resize(Math.max(FIRST_CAPACITY, this.#held * 2));
+    }
   }
 
   /** Where the oldest held text starts (0 when none is). */
@@ -98,7 +107,7 @@ export class TextRing {
   }
 
   /** Moves what is held, oldest first, to the start of a new buffer of `capacity` bytes. */
-  #grow(capacity: number): void {
+  #resize(capacity: number): void {
     const next = new Uint8Array(capacity);
     let at = 0;
     for (let i = this.#first; i < this.#slots.length; i++) {
