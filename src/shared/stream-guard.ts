@@ -45,6 +45,35 @@ export interface StreamGuardOptions {
   observe?: (event: StreamGuardEvent) => void;
   /** Where the bytes this guard holds are also counted. */
   ledger?: StreamLedger;
+  /** The producer's line back from the guard (see {@link StreamPressure}). */
+  pressure?: StreamPressure;
+}
+
+/**
+ * What a producer that makes its own events may ask its guard before making one: a client that
+ * stopped reading under a flood of log messages would have each new one serialised, encoded and
+ * queued only for an older one to be dropped for it. While `full`, the producer may leave a
+ * droppable event unmade and tell the guard (`skipped`), and make what it left (the newest of it)
+ * when `onDrain` says the client has read again.
+ */
+export interface StreamPressure {
+  /**
+   * Set by the guard: true from the time it dropped events for a slow reader until that reader
+   * has read half of the bound.
+   */
+  full: boolean;
+  /**
+   * Set by the guard: counts a droppable event of about `bytes` its producer left unmade as
+   * dropped (when it is made later after all, for a client that read again, it was counted).
+   */
+  skipped: (bytes: number) => void;
+  /** Set by the producer: called when `full` turns false while the stream is open. */
+  onDrain: () => void;
+}
+
+/** A {@link StreamPressure} for a producer to hand its guard: not full, nothing to do. */
+export function streamPressure(): StreamPressure {
+  return { full: false, skipped: () => {}, onDrain: () => {} };
 }
 
 /** What a front door reports about the streams it guards: what guards did, and bytes queued. */
@@ -151,6 +180,12 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const ledger = options.ledger;
+  const pressure = options.pressure;
+  if (pressure) {
+    pressure.skipped = (skipped) => {
+      if (!finished) options.observe?.({ kind: "dropped", events: 1, bytes: skipped });
+    };
+  }
   const account = (delta: number) => {
     bytes += delta;
     if (ledger) ledger.queued += delta;
@@ -158,6 +193,7 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
   const finish = () => {
     if (finished) return;
     finished = true;
+    if (pressure) pressure.full = false;
     clearTimeout(timer);
     account(-bytes);
     queue.length = head = 0;
@@ -192,7 +228,10 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
       i--;
       events++;
     }
-    if (events > 0) options.observe?.({ kind: "dropped", events, bytes: before - bytes });
+    if (events > 0) {
+      if (pressure) pressure.full = true;
+      options.observe?.({ kind: "dropped", events, bytes: before - bytes });
+    }
     return bytes <= options.maxBytes;
   };
   const take = (chunk: Uint8Array) => {
@@ -256,6 +295,10 @@ export function guardStream(response: Response, options: StreamGuardOptions): Re
         account(-q.chunk.byteLength);
         compact();
         controller.enqueue(q.chunk);
+        if (pressure?.full && bytes <= options.maxBytes / 2) {
+          pressure.full = false;
+          pressure.onDrain();
+        }
         return;
       }
       finish();

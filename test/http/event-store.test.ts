@@ -146,4 +146,36 @@ describe("the resumability event store", () => {
     await quiet.replayEventsAfter(start, { send: (_id, m) => Promise.resolve(void seen.push(m)) });
     assert.deepEqual(seen, [note]);
   });
+
+  it("lets a log message larger than the share go alone, keeping the ones before it", async () => {
+    const store = new MemoryEventStore(10_000, 32 * 1024 * 1024, () => 64 * 1024);
+    const start = await store.storeEvent("s", { jsonrpc: "2.0", method: "n0" });
+    const note = (data: string) => ({
+      jsonrpc: "2.0" as const,
+      method: "notifications/message",
+      params: { level: "info", data },
+    });
+    await store.storeEvent("s", note("small ünïcode"));
+    await store.storeEvent("s", note("x".repeat(100 * 1024)));
+    await store.storeEvent("s", note("after"));
+    const seen: unknown[] = [];
+    await store.replayEventsAfter(start, { send: (_id, m) => Promise.resolve(void seen.push(m)) });
+    assert.deepEqual(seen, [note("small ünïcode"), note("after")]);
+  });
+
+  it("gives a session's writer its own events from an id on, and none of another session's", async () => {
+    const store = new MemoryEventStore();
+    const mine = store.scoped("mine");
+    const theirs = store.scoped("theirs");
+    const note = (data: string) => ({
+      jsonrpc: "2.0" as const,
+      method: "notifications/message",
+      params: { level: "info", data },
+    });
+    const first = mine.store("s", note("one"), JSON.stringify(note("one")));
+    mine.store("s", note("two"), JSON.stringify(note("two")));
+    const secret = theirs.store("s", note("secret"), JSON.stringify(note("secret")));
+    assert.deepEqual(mine.eventsFrom(first).map(([, m]) => m), [note("one"), note("two")]);
+    assert.deepEqual(mine.eventsFrom(secret), []);
+  });
 });

@@ -4,12 +4,15 @@
  * JSON length, what a replay writes), oldest first out, so neither large tool results nor large
  * notifications can pile up. Log and progress notifications — what a slow reader's stream drops
  * first — have a smaller share per session: a flood of them neither holds the whole bound nor
- * pushes out a request the client still has to answer.
+ * pushes out a request the client still has to answer. That share is held as text in one buffer
+ * per session (`./text-ring.ts`), read back into messages only by a replay: a flood passes through
+ * it without leaving an object per message for the collector to free late.
  */
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Buffer } from "node:buffer";
 import { isDroppableMessage } from "../../shared/stream-guard.ts";
+import { type RingSlot, TextRing } from "./text-ring.ts";
 
 /** Bytes the store holds at most by default: the bound on what one resume can replay. */
 export const REPLAY_MAX_BYTES = 32 * 1024 * 1024;
@@ -18,18 +21,28 @@ export const REPLAY_DROPPABLE_BYTES = 4 * 1024 * 1024;
 
 interface Stored {
   streamId: string;
-  message: JSONRPCMessage;
+  /** The message; a log or progress notification is held as text in its share's ring instead. */
+  message?: JSONRPCMessage;
   bytes: number;
   /** The session ({@link MemoryEventStore.scoped}) it was stored for, if any. */
   owner?: string;
-  /** A log or progress notification: counted in the smaller share too. */
-  droppable?: true;
+  /** A log or progress notification: counted in the smaller share, its text in the ring. */
+  slot?: RingSlot;
+}
+
+/** One owner's share of log and progress notifications: oldest first, their texts in `ring`. */
+interface Share {
+  bytes: number;
+  readonly events: Map<string, Stored>;
+  readonly ring: TextRing;
 }
 
 /** The store as one session sees it: the SDK's {@link EventStore}, and a store of known size. */
 export interface SessionReplay extends EventStore {
-  /** Stores `message`, whose UTF-8 JSON length is `bytes`, at once; returns its event id. */
-  store(streamId: string, message: JSONRPCMessage, bytes: number): string;
+  /** Stores `message`, serialised as `text`, at once; returns its event id. */
+  store(streamId: string, message: JSONRPCMessage, text: string): string;
+  /** The events of `eventId`'s stream from it on that are still held, oldest first, at once. */
+  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]>;
 }
 
 /**
@@ -40,7 +53,7 @@ export interface SessionReplay extends EventStore {
 export class MemoryEventStore implements EventStore {
   #events = new Map<string, Stored>();
   /** The log and progress notifications among them, by owner (`""`: none), oldest first. */
-  #droppable = new Map<string, { bytes: number; events: Map<string, Stored> }>();
+  #droppable = new Map<string, Share>();
   /** Event ids by owner, so a closed session's events leave with it. */
   #owned = new Map<string, Set<string>>();
   #seq = 0;
@@ -70,13 +83,23 @@ export class MemoryEventStore implements EventStore {
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage, owner?: string): Promise<string> {
-    return Promise.resolve(this.store(streamId, message, messageBytes(message), owner));
+    return Promise.resolve(this.store(streamId, message, JSON.stringify(message), owner));
   }
 
-  /** {@link storeEvent} of a message whose UTF-8 JSON length is known, at once. */
-  store(streamId: string, message: JSONRPCMessage, bytes: number, owner?: string): string {
+  /** {@link storeEvent} of a message already serialised as `text`, at once. */
+  store(streamId: string, message: JSONRPCMessage, text: string, owner?: string): string {
     const id = `${streamId}_${++this.#seq}`;
-    const stored: Stored = { streamId, message, bytes };
+    const bytes = textBytes(text);
+    const stored: Stored = { streamId, bytes };
+    if (isDroppableMessage(message as { method?: unknown; id?: unknown })) {
+      const slot = this.#share(owner ?? "", text, bytes);
+      // Larger than the whole share: let go at once, as if stored and pushed out.
+      if (!slot) return id;
+      stored.slot = slot;
+      this.#droppable.get(owner ?? "")!.events.set(id, stored);
+    } else {
+      stored.message = message;
+    }
     if (owner !== undefined) {
       stored.owner = owner;
       const ids = this.#owned.get(owner);
@@ -85,26 +108,37 @@ export class MemoryEventStore implements EventStore {
     }
     this.#events.set(id, stored);
     this.#bytes += bytes;
-    if (isDroppableMessage(message as { method?: unknown; id?: unknown })) {
-      stored.droppable = true;
-      const key = owner ?? "";
-      let own = this.#droppable.get(key);
-      if (!own) this.#droppable.set(key, own = { bytes: 0, events: new Map() });
-      own.events.set(id, stored);
-      own.bytes += bytes;
-      const share = this.#maxDroppable();
-      while (own.bytes > share) {
-        const oldest = own.events.entries().next().value;
-        if (!oldest) break;
-        this.#drop(oldest[0], oldest[1]);
-      }
-    }
     while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
       const oldest = this.#events.entries().next().value;
       if (!oldest) break;
       this.#drop(oldest[0], oldest[1]);
     }
     return id;
+  }
+
+  /**
+   * Room for a log or progress notification of `key`'s share: its oldest let go until `bytes`
+   * more fit the share and its ring; where the text now lies, or `undefined` when it is larger
+   * than the share.
+   */
+  #share(key: string, text: string, bytes: number): RingSlot | undefined {
+    const limit = this.#maxDroppable();
+    if (bytes > limit) return undefined;
+    for (;;) {
+      let own = this.#droppable.get(key);
+      if (!own) {
+        this.#droppable.set(key, own = { bytes: 0, events: new Map(), ring: new TextRing() });
+      }
+      const slot = own.bytes + bytes <= limit ? own.ring.put(text, bytes, limit) : undefined;
+      if (slot) {
+        own.bytes += bytes;
+        return slot;
+      }
+      // A share with nothing held always takes a text within the limit: its ring is new.
+      const oldest = own.events.entries().next().value;
+      if (!oldest) return undefined;
+      this.#drop(oldest[0], oldest[1]);
+    }
   }
 
   /** Drops every event stored for `owner` (its session closed: nobody can resume them). */
@@ -121,11 +155,13 @@ export class MemoryEventStore implements EventStore {
   #drop(id: string, e: Stored): void {
     this.#events.delete(id);
     this.#bytes -= e.bytes;
-    if (e.droppable) {
+    if (e.slot) {
       const key = e.owner ?? "";
       const own = this.#droppable.get(key)!;
       own.events.delete(id);
       own.bytes -= e.bytes;
+      // Held oldest first and let go oldest first: this event's text is the ring's oldest.
+      own.ring.shift();
       if (own.events.size === 0) this.#droppable.delete(key);
     }
     if (e.owner === undefined) return;
@@ -146,7 +182,8 @@ export class MemoryEventStore implements EventStore {
       streamId?.startsWith(prefix) ? streamId.slice(prefix.length) : undefined;
     return {
       storeEvent: (streamId, message) => this.storeEvent(prefix + streamId, message, owner),
-      store: (streamId, message, bytes) => this.store(prefix + streamId, message, bytes, owner),
+      store: (streamId, message, text) => this.store(prefix + streamId, message, text, owner),
+      eventsFrom: (eventId) => eventId.startsWith(prefix) ? this.eventsFrom(eventId) : [],
       getStreamIdForEventId: async (eventId) =>
         eventId.startsWith(prefix) ? own(await this.getStreamIdForEventId(eventId)) : undefined,
       replayEventsAfter: async (lastEventId, io) => {
@@ -169,27 +206,44 @@ export class MemoryEventStore implements EventStore {
   ): Promise<string> {
     const streamId = this.#events.get(lastEventId)?.streamId ?? streamOf(lastEventId);
     if (!streamId) return "";
-    // By sequence number, not by finding the event: the one the client saw last may have been
-    // let go since (a log message past its share), and what came after it is still owed.
-    const last = seqOf(lastEventId);
-    for (const [id, e] of this.#events) {
-      if (e.streamId === streamId && seqOf(id) > last) await send(id, e.message);
+    for (const [id, message] of this.#after(streamId, seqOf(lastEventId) + 1)) {
+      await send(id, message);
     }
     return streamId;
+  }
+
+  /** The events of `eventId`'s stream from it on that are still held, oldest first. */
+  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]> {
+    const streamId = streamOf(eventId);
+    return streamId ? [...this.#after(streamId, seqOf(eventId))] : [];
+  }
+
+  /** The message of `e`, read back from its share's ring if it is held there. */
+  #message(e: Stored): JSONRPCMessage {
+    if (e.message) return e.message;
+    const own = this.#droppable.get(e.owner ?? "")!;
+    return JSON.parse(own.ring.text(e.slot!)) as JSONRPCMessage;
+  }
+
+  /**
+   * The events of `streamId` numbered `first` or later, oldest first. By sequence number, not by
+   * finding an event: the one a client saw last may have been let go since (a log message past
+   * its share), and what came after it is still owed. Lazy, so a replay that waits on its client
+   * also sends what is stored meanwhile.
+   */
+  *#after(streamId: string, first: number): Generator<[string, JSONRPCMessage]> {
+    for (const [id, e] of this.#events) {
+      if (e.streamId === streamId && seqOf(id) >= first) yield [id, this.#message(e)];
+    }
   }
 }
 
 /**
- * The bytes `message` takes as JSON text in UTF-8: what a replay sends. An estimate from result
+ * The UTF-8 length of `text`, a message's JSON: what a replay sends. An estimate from result
  * content alone counted every notification as a few hundred bytes whatever its size, so large
  * log messages filled a replay far past the bound.
  */
-export function messageBytes(message: JSONRPCMessage): number {
-  return textBytes(JSON.stringify(message));
-}
-
-/** The UTF-8 length of `text`. */
-export function textBytes(text: string): number {
+function textBytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 

@@ -18,8 +18,13 @@ import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type SessionReplay, textBytes } from "./event-store.ts";
-import { isDroppableMessage, markDroppable } from "../../shared/stream-guard.ts";
+import type { SessionReplay } from "./event-store.ts";
+import {
+  isDroppableMessage,
+  markDroppable,
+  type StreamPressure,
+  streamPressure,
+} from "../../shared/stream-guard.ts";
 import { jsonError } from "./sse.ts";
 
 /** The stream id the SDK's transport gives every session's GET stream; events keep it. */
@@ -31,6 +36,14 @@ interface Open {
   timer?: ReturnType<typeof setInterval> | undefined;
   /** The events a resume replayed: a message stored while it replayed is not written twice. */
   readonly replayed?: ReadonlySet<string>;
+  /** What the stream's guard says of its client (see `GetStream.pressure`). */
+  readonly pressure: StreamPressure;
+  /**
+   * The first log or progress notification left unwritten because the guard was full, if any
+   * is: it and those stored after it are written when the client reads again, or before the
+   * next message that must not be dropped.
+   */
+  behindFrom?: string | undefined;
 }
 
 /** See the module comment. One per session, made when its client first opens the stream. */
@@ -88,16 +101,35 @@ export class GetStream {
   }
 
   /**
+   * The pressure line of the stream `open` answered last, for its guard: while the guard drops
+   * for a client that stopped reading, log and progress notifications are stored for a resume
+   * but not made into events the guard would drop again.
+   */
+  get pressure(): StreamPressure | undefined {
+    return this.#open?.pressure;
+  }
+
+  /**
    * Sends `message` (a request or notification related to no request): stored for a resume,
    * and written when the stream is open.
    */
   send(message: JSONRPCMessage): void {
     if (this.#closed) return;
+    const open = this.#open;
+    const droppable = droppableMessage(message);
+    const skip = droppable && open?.pressure.full === true;
+    // What was left unwritten goes first: the client sees its events in order.
+    if (open?.behindFrom !== undefined && !skip) this.#catchUp(open);
     // Serialised once: the store counts these bytes and the stream writes them.
     const text = JSON.stringify(message);
-    const id = this.#store.store(GET_STREAM_ID, message, textBytes(text));
-    const open = this.#open;
-    if (open && !open.replayed?.has(id)) write(open.controller, message, text, id);
+    const id = this.#store.store(GET_STREAM_ID, message, text);
+    if (!open || open.replayed?.has(id)) return;
+    if (skip) {
+      open.behindFrom ??= id;
+      open.pressure.skipped(text.length);
+      return;
+    }
+    write(open.controller, text, id, droppable);
   }
 
   /** The session ended: the stream is closed and no more is stored. */
@@ -105,6 +137,25 @@ export class GetStream {
     this.#closed = true;
     const open = this.#open;
     if (open) this.#end(open);
+  }
+
+  /**
+   * Writes what `open` left unwritten while its guard was full: the newest of it, as the store
+   * kept (its share of log and progress notifications is the stream's bound).
+   */
+  #catchUp(open: Open): void {
+    const from = open.behindFrom;
+    if (from === undefined) return;
+    open.behindFrom = undefined;
+    for (const [id, message] of this.#store.eventsFrom(from)) {
+      if (open.replayed?.has(id)) continue;
+      write(
+        open.controller,
+        JSON.stringify(message),
+        id,
+        droppableMessage(message),
+      );
+    }
   }
 
   /** Resumes after `lastEventId`: what the client missed, then the live stream. */
@@ -122,7 +173,12 @@ export class GetStream {
     try {
       await this.#store.replayEventsAfter(lastEventId, {
         send: (id, message) => {
-          write(controller, message, JSON.stringify(message), id);
+          write(
+            controller,
+            JSON.stringify(message),
+            id,
+            droppableMessage(message),
+          );
           replayed.add(id);
           return Promise.resolve();
         },
@@ -137,7 +193,7 @@ export class GetStream {
     }
     // A resume that raced another one: the later stream replaces the earlier.
     if (this.#open) this.#end(this.#open);
-    const open: Open = { controller, replayed };
+    const open: Open = { controller, replayed, pressure: streamPressure() };
     this.#keepAlive(open);
     return this.#respond(body);
   }
@@ -146,7 +202,7 @@ export class GetStream {
   #start(): ReadableStream<Uint8Array> {
     let open!: Open;
     const body = new ReadableStream<Uint8Array>({
-      start: (controller) => void (open = { controller }),
+      start: (controller) => void (open = { controller, pressure: streamPressure() }),
       cancel: () => {
         if (this.#open === open) this.#end(open);
       },
@@ -158,6 +214,9 @@ export class GetStream {
   /** Makes `open` the session's stream, with the SDK's keep-alive comments. */
   #keepAlive(open: Open): void {
     this.#open = open;
+    open.pressure.onDrain = () => {
+      if (this.#open === open) this.#catchUp(open);
+    };
     const timer = armSseKeepAlive(DEFAULT_SSE_KEEP_ALIVE_MS, () => {
       try {
         open.controller.enqueue(KEEP_ALIVE);
@@ -182,20 +241,24 @@ export class GetStream {
 }
 
 /**
- * Writes `message`, serialised as `text`, as one SSE event (the stream guard drops events
- * whole, and is told which ones it may).
+ * Writes a message, serialised as `text`, as one SSE event (the stream guard drops events
+ * whole, and is told which ones it may: `droppable`, a log or progress notification).
  */
 function write(
   controller: ReadableStreamDefaultController<Uint8Array>,
-  message: JSONRPCMessage,
   text: string,
   id: string,
+  droppable: boolean,
 ): void {
   try {
     const event = ENCODER.encode(`event: message\nid: ${id}\ndata: ${text}\n\n`);
-    const droppable = isDroppableMessage(message as { method?: unknown });
     controller.enqueue(droppable ? markDroppable(event) : event);
   } catch { /* the client went away: the stream's cancel lets it go */ }
+}
+
+/** True for a log or progress notification: what the stream guard may drop. */
+function droppableMessage(message: JSONRPCMessage): boolean {
+  return isDroppableMessage(message as { method?: unknown; id?: unknown });
 }
 
 function closeQuietly(controller: ReadableStreamDefaultController<Uint8Array>): void {

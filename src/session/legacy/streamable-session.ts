@@ -139,7 +139,9 @@ export class StreamableSession implements LeanSession {
         this.#stream = stream;
         this.#watch();
       }
-      return trackStream(this.activity, own, guard);
+      // The stream's writer asks its guard before making events the guard would drop.
+      const pressure = stream.pressure;
+      return trackStream(this.activity, own, pressure ? { ...guard, pressure } : guard);
     }
     this.#sdkStreams++;
     const response = await this.handle(req, options).catch((err) => {
