@@ -1,7 +1,8 @@
 /**
  * The 2025 fast path cancels a call upstream three ways: the client's `notifications/cancelled`,
- * the client going away (its request aborted), and the session's close (DELETE). Each reaches
- * the upstream server as its own `notifications/cancelled`, which `hang.mjs` records. The call's
+ * the client going away (its request aborted), and the session's close (DELETE); the 2026-07-28
+ * one when its client goes away. Each reaches the upstream server as its own
+ * `notifications/cancelled`, which `hang.mjs` records. The call's
  * `AbortSignal` is made only for a layer that reads it, and then behaves as if made at the start.
  */
 import assert from "node:assert/strict";
@@ -22,6 +23,8 @@ function post(url: string, sid: string, body: object, signal?: AbortSignal): Pro
     ...(signal ? { signal } : {}),
   });
 }
+
+const MODERN = "2026-07-28";
 
 const callOf = (id: number, name: string) => ({
   jsonrpc: "2.0",
@@ -94,6 +97,42 @@ describe("a fast call cancelled upstream", () => {
     ];
     const abort = new AbortController();
     const pending = post(gw.url, sid, callOf(8, "hang__hang"), abort.signal).catch(() => null);
+    await started(gw, calls);
+    abort.abort();
+    await pending;
+    await cancelledUpstream(gw, cancels);
+  });
+
+  it("by a 2026-07-28 client going away (that door's fast path)", async () => {
+    const [calls, cancels] = [
+      (await upstreamRecord(gw, "started")).length,
+      (await upstreamRecord(gw, "cancellations")).length,
+    ];
+    const abort = new AbortController();
+    const pending = fetch(`${gw.url}/mcp`, {
+      method: "POST",
+      signal: abort.signal,
+      headers: {
+        ...MCP_HEADERS,
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": "hang__hang",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "hang__hang",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    }).catch(() => null);
     await started(gw, calls);
     abort.abort();
     await pending;
