@@ -161,7 +161,7 @@ describe("a fast call cancelled upstream", () => {
 
 describe("a fast call's signal, made only when a layer asks for it", () => {
   /** A call in flight on `FastCalls`, and the context the core got for it. */
-  function inFlight(requestSignal = new AbortController().signal) {
+  function inFlight(requestSignal = new AbortController().signal, reads = { count: 0 }) {
     const fast = new FastCalls();
     let context: CallContext | undefined;
     const gateway = {
@@ -178,7 +178,12 @@ describe("a fast call's signal, made only when a layer asks for it", () => {
         link: undefined,
         sessionId: "s",
         activity: newActivity(),
-        signal: requestSignal,
+        request: {
+          get signal() {
+            reads.count++;
+            return requestSignal;
+          },
+        } as Request,
       },
     );
     return { fast, context: context! };
@@ -202,6 +207,26 @@ describe("a fast call's signal, made only when a layer asks for it", () => {
   it("makes a signal read after the cancel already aborted", () => {
     const { fast, context } = inFlight();
     fast.abortAll();
+    assert.equal(cancellationOf(context)!.aborted, true);
+    assert.equal(signalOf(context)!.aborted, true);
+  });
+
+  it("reads the request's signal only once a layer watches the call", () => {
+    const request = new AbortController();
+    const reads = { count: 0 };
+    const { context } = inFlight(request.signal, reads);
+    assert.equal(reads.count, 0);
+    const told: string[] = [];
+    cancellationOf(context)!.addEventListener("abort", { handleEvent: () => told.push("frame") });
+    assert.equal(reads.count, 1);
+    request.abort();
+    assert.deepEqual(told, ["frame"]);
+  });
+
+  it("is cancelled at once when the request was aborted before anything watched it", () => {
+    const request = new AbortController();
+    const { context } = inFlight(request.signal);
+    request.abort();
     assert.equal(cancellationOf(context)!.aborted, true);
     assert.equal(signalOf(context)!.aborted, true);
   });

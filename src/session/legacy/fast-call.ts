@@ -84,15 +84,12 @@ export class FastCalls {
       link: SessionLink | undefined;
       sessionId: string;
       activity: Activity;
-      signal: AbortSignal;
+      /** The request the call came in: its going away cancels the call. */
+      request: Request;
     },
   ): Promise<Response> {
     const { id } = msg;
-    const call = new FastCall(id, ctx.activity, ctx.signal, this.#headersOf(ctx.sessionId));
-    // The call object is the listener: the client went away, the call is cancelled.
-    // No `once` (it costs as much as the listener): the call removes it as it ends, and a
-    // second abort is a no-op.
-    ctx.signal.addEventListener("abort", call);
+    const call = new FastCall(id, ctx.activity, ctx.request, this.#headersOf(ctx.sessionId));
     ctx.activity.pending.add(id);
     this.#calls.set(id, call);
     const meta = msg.params._meta;
@@ -118,7 +115,7 @@ export class FastCalls {
 
   #finish(call: FastCall, result: unknown, err: unknown): void {
     // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
-    const answer = call.aborted
+    const answer = call.cancelled
       ? errorAnswer(call.id, CANCELLED)
       : err === undefined
       ? call.streaming ? resultAnswer(call.id, result) : resultBody(call.id, result)
@@ -141,10 +138,12 @@ export class FastCalls {
 }
 
 /**
- * One fast call in flight: its answer, the listener on the request, and the call's cancellation
- * (by the client's `notifications/cancelled`, its going away, or the session's close). The
- * upstream frame listens to this object itself; an `AbortController` is made only for a layer
- * that reads the call's `signal`, so a call nobody cancels makes none.
+ * One fast call in flight: its answer and the call's cancellation (by the client's
+ * `notifications/cancelled`, its going away, or the session's close). The upstream frame
+ * listens to this object itself; an `AbortController` is made only for a layer that reads the
+ * call's `signal`, and the request's own signal is read and listened to (its client going away)
+ * only once a layer watches the call: before, nothing would be told of it. A call to one of the
+ * gateway's own tools, that nothing watches, makes neither.
  */
 class FastCall implements LazyCancellation {
   resolve!: (response: Response) => void;
@@ -153,11 +152,13 @@ class FastCall implements LazyCancellation {
   #controller: AbortController | undefined;
   /** Told once, at the cancel: usually just the upstream frame of the call. */
   #listeners: { handleEvent(): void }[] | undefined;
+  /** The request's signal, once listened to (see {@link watch}). */
+  #watched: AbortSignal | undefined;
 
   constructor(
     readonly id: RequestId,
     readonly activity: Activity,
-    readonly clientSignal: AbortSignal,
+    readonly request: Request,
     readonly headers: { json: Headers; sse: Headers },
   ) {}
 
@@ -166,11 +167,18 @@ class FastCall implements LazyCancellation {
     return this.#stream !== undefined;
   }
 
+  /** True once the call was cancelled, without watching the request for it. */
+  get cancelled(): boolean {
+    return this.#aborted;
+  }
+
   get aborted(): boolean {
+    this.#watch();
     return this.#aborted;
   }
 
   get signal(): AbortSignal {
+    this.#watch();
     if (!this.#controller) {
       this.#controller = new AbortController();
       if (this.#aborted) this.#controller.abort();
@@ -180,6 +188,7 @@ class FastCall implements LazyCancellation {
 
   /** As on an `AbortSignal`: a listener added twice is told once, none after the cancel. */
   addEventListener(_type: "abort", listener: { handleEvent(): void }): void {
+    this.#watch();
     if (this.#aborted) return;
     const listeners = this.#listeners ??= [];
     if (!listeners.includes(listener)) listeners.push(listener);
@@ -199,6 +208,18 @@ class FastCall implements LazyCancellation {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners) { for (const listener of listeners) listener.handleEvent(); }
+  }
+
+  /**
+   * Listens to the request's signal from the first layer that watches the call on. No `once`
+   * (it costs as much as the listener): the call removes it as it ends, and a second abort is
+   * a no-op.
+   */
+  #watch(): void {
+    if (this.#watched || this.#aborted) return;
+    const signal = this.#watched = this.request.signal;
+    if (signal.aborted) this.cancel();
+    else signal.addEventListener("abort", this);
   }
 
   /** The request's signal aborted: the client went away. */
@@ -226,7 +247,7 @@ class FastCall implements LazyCancellation {
    * {@link streaming}).
    */
   end(answer: string | ReadableStream<Uint8Array>): void {
-    this.clientSignal.removeEventListener("abort", this);
+    this.#watched?.removeEventListener("abort", this);
     this.activity.pending.delete(this.id);
     this.activity.lastSeen = Date.now();
     if (this.#stream) {
