@@ -152,7 +152,7 @@ class FastCall implements LazyCancellation {
   #controller: AbortController | undefined;
   /** Told once, at the cancel: usually just the upstream frame of the call. */
   #listeners: { handleEvent(): void }[] | undefined;
-  /** The request's signal, once listened to (see {@link watch}). */
+  /** The request's signal, once listened to (see `#watch`). */
   #watched: AbortSignal | undefined;
 
   constructor(
