@@ -6,7 +6,7 @@
  * function decides what the call carries.
  */
 import { putOwn } from "../shared/by-name.ts";
-import type { CallContext, Era } from "../shared/call-context.ts";
+import type { CallContext, Era, LazyCancellation } from "../shared/call-context.ts";
 import type { Caller } from "../shared/caller.ts";
 import type { ClientChannel } from "../shared/client-channel.ts";
 
@@ -47,6 +47,11 @@ export interface CallEntry {
   meta?: Record<string, unknown> | undefined;
   /** Aborted when the client cancels the request or its session ends. */
   signal?: AbortSignal | undefined;
+  /**
+   * Instead of `signal`: the call's cancellation, whose signal is made only when a layer reads
+   * the context's `signal` (see `CallContext.cancellation`).
+   */
+  cancellation?: LazyCancellation | undefined;
   /** The client behind the request: sampling, elicitation and roots go back to it. */
   client?: ClientChannel | undefined;
   /** The downstream request id: server-to-client requests go out on its stream. */
@@ -76,7 +81,10 @@ export interface CallEntry {
  */
 export function enterCall(caller: Caller, entry: CallEntry = NO_ENTRY): CallContext {
   const out: Building = { caller };
-  if (entry.signal) out.signal = entry.signal;
+  // A lazy cancellation stands for the signal (read through `signalOf`): no getter here, the
+  // context keeps one shape and a spread of it (`childContext`) makes nothing.
+  if (entry.cancellation) out.cancellation = entry.cancellation;
+  else if (entry.signal) out.signal = entry.signal;
   const parent = entry.parent;
   if (parent) {
     out.scriptDepth = (parent.scriptDepth ?? 0) + 1;
@@ -118,5 +126,10 @@ export function enterCall(caller: Caller, entry: CallEntry = NO_ENTRY): CallCont
  * anew, with {@link enterCall}).
  */
 export function childContext(parent: CallContext, changes: ContextChanges): CallContext {
-  return { ...parent, ...changes };
+  const child: Building = { ...parent, ...changes };
+  // A new signal stands for the call's cancellation: the parent's lazy one goes with it.
+  if (changes.signal && parent.cancellation && !changes.cancellation) {
+    child.cancellation = undefined;
+  }
+  return child;
 }

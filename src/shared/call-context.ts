@@ -23,6 +23,32 @@ export interface Progress {
   [key: string]: unknown;
 }
 
+/** What listening for a call's abort needs: the part of an `AbortSignal` the frame uses. */
+export interface Cancellation {
+  readonly aborted: boolean;
+  /** `listener` is told once, when the call is cancelled (never when it already was). */
+  addEventListener(type: "abort", listener: { handleEvent(): void }): void;
+  removeEventListener(type: "abort", listener: { handleEvent(): void }): void;
+}
+
+/** A {@link Cancellation} that makes its `AbortSignal` when first asked for it. */
+export interface LazyCancellation extends Cancellation {
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The call's signal, made now when its door gave a lazy cancellation: for a layer that hands
+ * an `AbortSignal` on. One that only watches for the abort reads {@link cancellationOf}.
+ */
+export function signalOf(call: CallContext): AbortSignal | undefined {
+  return call.signal ?? call.cancellation?.signal;
+}
+
+/** What tells of the call's abort, without making a signal. */
+export function cancellationOf(call: CallContext): Cancellation | undefined {
+  return call.signal ?? call.cancellation;
+}
+
 /** Everything one call carries, its caller first. */
 export interface CallContext {
   /**
@@ -33,6 +59,12 @@ export interface CallContext {
   readonly caller: Caller;
   /** Aborting cancels the call: the upstream is told, the call gets a `cancelled` error. */
   readonly signal?: AbortSignal;
+  /**
+   * Instead of `signal`, from a door whose `AbortSignal` is made only when asked for (it costs
+   * microseconds, and most calls are never cancelled). A context has one or the other: read
+   * them through {@link signalOf} and {@link cancellationOf}.
+   */
+  readonly cancellation?: LazyCancellation;
   /** Asks the upstream for progress (a `progressToken` is sent) and relays each report. */
   readonly onprogress?: (progress: Progress) => void;
   /** Each progress report starts the timeout again (set with `onprogress` for tool calls). */

@@ -9,7 +9,12 @@
  * (`deadlines.ts`), so a call allocates that object, its promise and what the leg needs — no
  * closures, no `setTimeout` of its own.
  */
-import type { CallContext, Progress } from "../shared/call-context.ts";
+import {
+  type CallContext,
+  type Cancellation,
+  cancellationOf,
+  type Progress,
+} from "../shared/call-context.ts";
 import type { CallLeg, InputRelay, LegOptions, RequestTerms, UpstreamCaller } from "./caller.ts";
 import { Deadline, Deadlines } from "./deadlines.ts";
 import {
@@ -45,7 +50,8 @@ function frame(
   call: CallContext,
   terms: RequestTerms,
 ): Promise<unknown> {
-  const signal = call.signal;
+  // Listened to as it is: a door's lazy cancellation makes no signal for it.
+  const signal = cancellationOf(call);
   if (signal?.aborted) return Promise.reject(cancelled(server));
   let resolve!: (value: unknown) => void;
   let reject!: (reason: unknown) => void;
@@ -80,7 +86,7 @@ class FramedCall extends Deadline implements LegOptions {
   onprogress?: (progress: Progress) => void;
   input?: InputRelay;
   /** The caller's signal, listened to until the call settles. */
-  signalled: AbortSignal | undefined;
+  signalled: Cancellation | undefined;
   terms: RequestTerms | undefined;
   /** Made only for a leg that reads `signal`: an AbortController costs microseconds. */
   #stop: AbortController | undefined;

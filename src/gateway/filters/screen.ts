@@ -16,6 +16,7 @@ import { secretsFilter } from "./secrets.ts";
 import { spotlightFilter } from "./spotlight.ts";
 import type { CallContext } from "../types.ts";
 import type { FilterContext, FilterEvent, JsonObject, ResultFilter, TextFilter } from "./types.ts";
+import { signalOf } from "../../shared/call-context.ts";
 
 /** Makes the filter of one Lua file (registered by the scripting room). */
 export type LuaFilterFactory = (spec: { name: string; file: string }) => ResultFilter;
@@ -33,12 +34,13 @@ export function filterContext(
   name: string,
   options: CallContext,
 ): FilterContext {
+  const signal = signalOf(options);
   return {
     kind,
     server,
     name,
     caller: options.caller,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...(signal ? { signal } : {}),
     depth: options.scriptDepth ?? 0,
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext, ClientChannel, RequestAnswerer } from "../types.ts";
+import { cancellationOf } from "../../shared/call-context.ts";
 
 /**
  * Whether `call` is served on `via`: a 2025 side (upstream/legacy-side.ts) serves only 2025
@@ -110,7 +111,7 @@ export class CallsInFlight {
     const list = this.#inflight.get(server) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       const c = list[i]!;
-      if (c.client === client && !c.signal?.aborted) return c;
+      if (c.client === client && !cancellationOf(c)?.aborted) return c;
     }
     return undefined;
   }

@@ -14,6 +14,7 @@ import type { CallContext } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
 import { missingCapability } from "./capabilities.ts";
 import { answerRound } from "./server-requests.ts";
+import { signalOf } from "../../shared/call-context.ts";
 
 /**
  * Runs `attempt`; when it fails for want of this identity's login and the client behind `call`
@@ -62,7 +63,7 @@ async function connectRound<T>(
     const own = credential(identity);
     if (!own) throw err;
     const loggedIn = own.nextLogin();
-    const signal = call.signal ?? new AbortController().signal;
+    const signal = signalOf(call) ?? new AbortController().signal;
     const answer = await answerRound(hub, upstream, call, request.method, params, signal)
       .catch(() => null);
     if (!acceptsElicitation(answer)) throw err;

@@ -25,6 +25,7 @@ import { GatewayError, onWire } from "../../shared/errors.ts";
 import type { Upstream } from "../../upstream/mod.ts";
 import type { CallContext, ClientChannel } from "../types.ts";
 import type { PassthroughHub } from "./hub.ts";
+import { cancellationOf } from "../../shared/call-context.ts";
 
 export { missingCapability } from "./capabilities.ts";
 
@@ -118,7 +119,7 @@ function streamCall(upstream: Upstream, req: Request, extra: Extra): CallContext
       reason: "ambiguous",
     });
   }
-  if (call && (call.client?.closed || call.signal?.aborted)) {
+  if (call && (call.client?.closed || cancellationOf(call)?.aborted)) {
     throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
   }
   return call;
@@ -163,7 +164,7 @@ function attributedCall(upstream: Upstream, req: Request, calls: CallContext[]):
   }
   for (let i = calls.length - 1; i >= 0; i--) {
     const call = calls[i]!;
-    if (!call.client!.closed && !call.signal?.aborted) return call;
+    if (!call.client!.closed && !cancellationOf(call)?.aborted) return call;
   }
   throw refusal(upstream, req, "the call it belongs to was cancelled or its session closed");
 }

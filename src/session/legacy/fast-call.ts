@@ -11,6 +11,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Caller, enterCall, type Gateway } from "../../gateway/mod.ts";
+import type { LazyCancellation } from "../../shared/call-context.ts";
 import type { SessionLink } from "../../gateway/passthrough/link.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { callerOf, callerServes, type RequestIdentity } from "../door.ts";
@@ -65,13 +66,13 @@ export class FastCalls {
     const call = (typeof id === "string" || typeof id === "number")
       ? this.#calls.get(id)
       : undefined;
-    call?.abort.abort();
+    call?.cancel();
     return call !== undefined;
   }
 
   /** Aborts every call (session closed). */
   abortAll(): void {
-    for (const c of this.#calls.values()) c.abort.abort();
+    for (const c of this.#calls.values()) c.cancel();
   }
 
   /** Runs one call; resolves with JSON, or with an SSE stream once a related message is sent. */
@@ -83,21 +84,18 @@ export class FastCalls {
       link: SessionLink | undefined;
       sessionId: string;
       activity: Activity;
-      signal: AbortSignal;
+      /** The request the call came in: its going away cancels the call. */
+      request: Request;
     },
   ): Promise<Response> {
     const { id } = msg;
-    const call = new FastCall(id, ctx.activity, ctx.signal, this.#headersOf(ctx.sessionId));
-    // The call object is the listener: the client went away, the call is cancelled.
-    // No `once` (it costs as much as the listener): the call removes it as it ends, and a
-    // second abort is a no-op.
-    ctx.signal.addEventListener("abort", call);
+    const call = new FastCall(id, ctx.activity, ctx.request, this.#headersOf(ctx.sessionId));
     ctx.activity.pending.add(id);
     this.#calls.set(id, call);
     const meta = msg.params._meta;
     const options = enterCall(ctx.caller, {
       meta,
-      signal: call.abort.signal,
+      cancellation: call,
       client: ctx.link,
       requestId: id,
       // Laid out as the SDK's session server writes it (see answers.ts); only a call that
@@ -117,7 +115,7 @@ export class FastCalls {
 
   #finish(call: FastCall, result: unknown, err: unknown): void {
     // A cancelled call is answered as cancelled, whatever the upstream made of the abort.
-    const answer = call.abort.signal.aborted
+    const answer = call.cancelled
       ? errorAnswer(call.id, CANCELLED)
       : err === undefined
       ? call.streaming ? resultAnswer(call.id, result) : resultBody(call.id, result)
@@ -139,16 +137,28 @@ export class FastCalls {
   }
 }
 
-/** One fast call in flight: its controller, its answer, and the listener on the request. */
-class FastCall {
-  readonly abort = new AbortController();
+/**
+ * One fast call in flight: its answer and the call's cancellation (by the client's
+ * `notifications/cancelled`, its going away, or the session's close). The upstream frame
+ * listens to this object itself; an `AbortController` is made only for a layer that reads the
+ * call's `signal`, and the request's own signal is read and listened to (its client going away)
+ * only once a layer watches the call: before, nothing would be told of it. A call to one of the
+ * gateway's own tools, that nothing watches, makes neither.
+ */
+class FastCall implements LazyCancellation {
   resolve!: (response: Response) => void;
   #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #aborted = false;
+  #controller: AbortController | undefined;
+  /** Told once, at the cancel: usually just the upstream frame of the call. */
+  #listeners: { handleEvent(): void }[] | undefined;
+  /** The request's signal, once listened to (see `#watch`). */
+  #watched: AbortSignal | undefined;
 
   constructor(
     readonly id: RequestId,
     readonly activity: Activity,
-    readonly clientSignal: AbortSignal,
+    readonly request: Request,
     readonly headers: { json: Headers; sse: Headers },
   ) {}
 
@@ -157,9 +167,64 @@ class FastCall {
     return this.#stream !== undefined;
   }
 
+  /** True once the call was cancelled, without watching the request for it. */
+  get cancelled(): boolean {
+    return this.#aborted;
+  }
+
+  get aborted(): boolean {
+    this.#watch();
+    return this.#aborted;
+  }
+
+  get signal(): AbortSignal {
+    this.#watch();
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** As on an `AbortSignal`: a listener added twice is told once, none after the cancel. */
+  addEventListener(_type: "abort", listener: { handleEvent(): void }): void {
+    this.#watch();
+    if (this.#aborted) return;
+    const listeners = this.#listeners ??= [];
+    if (!listeners.includes(listener)) listeners.push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: { handleEvent(): void }): void {
+    const listeners = this.#listeners;
+    const at = listeners ? listeners.indexOf(listener) : -1;
+    if (at >= 0) listeners!.splice(at, 1);
+  }
+
+  /** Cancels the call, once: its signal (if made) aborts and each listener is told. */
+  cancel(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#controller?.abort();
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) { for (const listener of listeners) listener.handleEvent(); }
+  }
+
+  /**
+   * Listens to the request's signal from the first layer that watches the call on. No `once`
+   * (it costs as much as the listener): the call removes it as it ends, and a second abort is
+   * a no-op.
+   */
+  #watch(): void {
+    if (this.#watched || this.#aborted) return;
+    const signal = this.#watched = this.request.signal;
+    if (signal.aborted) this.cancel();
+    else signal.addEventListener("abort", this);
+  }
+
   /** The request's signal aborted: the client went away. */
   handleEvent(): void {
-    this.abort.abort();
+    this.cancel();
   }
 
   /** Writes one message into the answer, which becomes an SSE stream at the first one. */
@@ -168,7 +233,7 @@ class FastCall {
       const body = new ReadableStream<Uint8Array>({
         start: (c) => void (this.#stream = c),
         // The client dropped the stream: the call it was waiting for is cancelled.
-        cancel: () => this.abort.abort(),
+        cancel: () => this.cancel(),
       });
       this.resolve(new Response(body, { headers: this.headers.sse }));
     }
@@ -182,7 +247,7 @@ class FastCall {
    * {@link streaming}).
    */
   end(answer: string | ReadableStream<Uint8Array>): void {
-    this.clientSignal.removeEventListener("abort", this);
+    this.#watched?.removeEventListener("abort", this);
     this.activity.pending.delete(this.id);
     this.activity.lastSeen = Date.now();
     if (this.#stream) {

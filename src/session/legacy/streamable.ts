@@ -99,7 +99,7 @@ function postOnSession(
       link,
       sessionId: s.id,
       activity: s.activity,
-      signal: req.signal,
+      request: req,
     });
   }
   if (isFastInitialized(req, body)) {

@@ -41,7 +41,7 @@ import type {
   ChannelRequestOptions,
   ClientChannel,
 } from "../../gateway/types.ts";
-import type { Progress } from "../../shared/call-context.ts";
+import { type Progress, signalOf } from "../../shared/call-context.ts";
 import { GatewayError } from "../../shared/errors.ts";
 import { askable, direct, type FlowRequest, refusal } from "./flow-request.ts";
 import { childContext } from "../../gateway/mod.ts";
@@ -241,7 +241,7 @@ export class Continuations {
       }));
       parked.result.then(() => parked.wake(), () => parked.wake());
     }
-    return await this.#answer(parked, request, options.signal);
+    return await this.#answer(parked, request, signalOf(options));
   }
 
   #resume(state: StatePayload, caller: Caller, request: FlowRequest): Parked {

@@ -29,6 +29,7 @@ import {
   SERVER_INFO_META_KEY,
 } from "@modelcontextprotocol/server";
 import { enterCall, type Gateway } from "../../gateway/mod.ts";
+import type { LazyCancellation } from "../../shared/call-context.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultBody, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
@@ -99,6 +100,31 @@ export function plainCallOf(
   return { id, name, arguments: args, meta: own, capabilities };
 }
 
+/**
+ * A request's own signal as its call's cancellation, read only when a layer listens to it or
+ * asks for it: the runtime makes a request's `signal` at its first read, and a call to one of the
+ * gateway's own tools never needs it.
+ */
+export class RequestCancellation implements LazyCancellation {
+  constructor(readonly request: Request) {}
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  get aborted(): boolean {
+    return this.request.signal.aborted;
+  }
+
+  addEventListener(type: "abort", listener: { handleEvent(): void }): void {
+    this.request.signal.addEventListener(type, listener);
+  }
+
+  removeEventListener(type: "abort", listener: { handleEvent(): void }): void {
+    this.request.signal.removeEventListener(type, listener);
+  }
+}
+
 /** What the fast path answers: a response, or a computed first round for the SDK to send. */
 export type FastAnswer = { response: Response } | { ready: unknown };
 
@@ -111,7 +137,7 @@ export async function serveCall(
   continuations: Continuations,
   call: PlainCall,
   caller: Caller,
-  signal: AbortSignal,
+  cancellation: LazyCancellation,
 ): Promise<FastAnswer> {
   // No progress sink: a call that asks for progress takes the SDK's path, which can stream.
   const { capabilities } = call;
@@ -122,13 +148,13 @@ export async function serveCall(
     const result = askable(capabilities)
       ? await continuations.call(
         { method: "tools/call", capabilities },
-        enterCall(caller, { meta: call.meta, signal }),
+        enterCall(caller, { meta: call.meta, cancellation }),
         (options) => gateway.callTool(call.name, call.arguments, options),
       )
       : await gateway.callTool(
         call.name,
         call.arguments,
-        enterCall(caller, { meta: call.meta, signal, client: unaskable(capabilities) }),
+        enterCall(caller, { meta: call.meta, cancellation, client: unaskable(capabilities) }),
       );
     if (isInputRequiredResult(result)) return { ready: result };
     return { response: json(resultBody(call.id, result, MODERN_STAMP)) };

@@ -15,7 +15,7 @@ import { Continuations } from "./continuations.ts";
 import { isListen, listenedUris, ListenFeed } from "./listen.ts";
 import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
 import { resourceTarget } from "../../gateway/operations.ts";
-import { plainCallOf, serveCall } from "./fast-call.ts";
+import { plainCallOf, RequestCancellation, serveCall } from "./fast-call.ts";
 import { checkParamHeaders, declarationsOf } from "./param-headers.ts";
 import { ScopedBus } from "./scoped-bus.ts";
 import { mayRunAsTask } from "./tasks.ts";
@@ -142,7 +142,8 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
     const plain = closed ? undefined : plainCallOf(request, route);
     let ready: unknown;
     if (plain && !mayRunAsTask(gateway, plain.name, caller)) {
-      const answer = await serveCall(gateway, continuations, plain, caller, request.signal);
+      const cancellation = new RequestCancellation(request);
+      const answer = await serveCall(gateway, continuations, plain, caller, cancellation);
       if ("response" in answer) return answer.response;
       ready = answer.ready;
     }

@@ -16,6 +16,7 @@ import type {
   MetaTools,
 } from "../../gateway/mod.ts";
 import { type ScriptRuns, verdictOf } from "../runs.ts";
+import { signalOf } from "../../shared/call-context.ts";
 
 /** Provides the `execute` tool when `scripting.execute` is on. */
 export class ExecuteTool implements LocalToolProvider {
@@ -60,9 +61,10 @@ export class ExecuteTool implements LocalToolProvider {
   async call(args: Record<string, unknown>, options: CallContext): Promise<ToolResult> {
     const started = performance.now();
     const caller = options.caller;
+    const signal = signalOf(options);
     const run = await runExecute(this.#host, args, this.#deps(options), {
       limits: this.#limits(),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
       depth: options.scriptDepth ?? 0,
       owner: caller.tokenName,
     });

@@ -13,6 +13,7 @@ import { messageOf } from "../../shared/errors.ts";
 import type { Gateway, LocalTool, LocalToolProvider } from "../../gateway/mod.ts";
 import { bridgeFor } from "./bridge.ts";
 import { type ScriptRuns, verdictOf } from "../runs.ts";
+import { signalOf } from "../../shared/call-context.ts";
 
 /** The search group macros belong to. */
 export const MACRO_SERVER = "macros";
@@ -108,9 +109,10 @@ export class MacroTools implements LocalToolProvider {
       call: (args, options) => {
         const started = performance.now();
         const caller = options.caller;
+        const signal = signalOf(options);
         return invokeMacro(host, def, args, {
           bridge: bridgeFor(gateway, { internal: true, parent: options }),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(signal ? { signal } : {}),
           maxPictures: gateway.config.scripting.limits.pictures,
           depth: options.scriptDepth ?? 0,
           owner: caller.tokenName,
