@@ -37,12 +37,20 @@ interface Share {
   readonly ring: TextRing;
 }
 
+/** An event as its stream writes it again: its id, its JSON text, whether a guard may drop it. */
+export interface HeldEvent {
+  readonly id: string;
+  readonly text: string;
+  /** A log or progress notification (what a slow reader's stream drops first). */
+  readonly droppable: boolean;
+}
+
 /** The store as one session sees it: the SDK's {@link EventStore}, and a store of known size. */
 export interface SessionReplay extends EventStore {
   /** Stores `message`, serialised as `text`, at once; returns its event id. */
   store(streamId: string, message: JSONRPCMessage, text: string): string;
   /** The events of `eventId`'s stream from it on that are still held, oldest first, at once. */
-  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]>;
+  eventsFrom(eventId: string): HeldEvent[];
 }
 
 /**
@@ -206,23 +214,31 @@ export class MemoryEventStore implements EventStore {
   ): Promise<string> {
     const streamId = this.#events.get(lastEventId)?.streamId ?? streamOf(lastEventId);
     if (!streamId) return "";
-    for (const [id, message] of this.#after(streamId, seqOf(lastEventId) + 1)) {
-      await send(id, message);
+    for (const [id, e] of this.#after(streamId, seqOf(lastEventId) + 1)) {
+      await send(id, e.message ?? JSON.parse(this.#text(e)) as JSONRPCMessage);
     }
     return streamId;
   }
 
-  /** The events of `eventId`'s stream from it on that are still held, oldest first. */
-  eventsFrom(eventId: string): Array<[string, JSONRPCMessage]> {
+  /**
+   * The events of `eventId`'s stream from it on that are still held, oldest first, each as the
+   * text it was stored as: a log message held in its share's ring is written again from there,
+   * not parsed and serialised anew.
+   */
+  eventsFrom(eventId: string): HeldEvent[] {
     const streamId = streamOf(eventId);
-    return streamId ? [...this.#after(streamId, seqOf(eventId))] : [];
+    if (!streamId) return [];
+    const held: HeldEvent[] = [];
+    for (const [id, e] of this.#after(streamId, seqOf(eventId))) {
+      held.push({ id, text: this.#text(e), droppable: e.slot !== undefined });
+    }
+    return held;
   }
 
-  /** The message of `e`, read back from its share's ring if it is held there. */
-  #message(e: Stored): JSONRPCMessage {
-    if (e.message) return e.message;
-    const own = this.#droppable.get(e.owner ?? "")!;
-    return JSON.parse(own.ring.text(e.slot!)) as JSONRPCMessage;
+  /** The JSON text of `e`: from its share's ring if it is held there. */
+  #text(e: Stored): string {
+    if (e.message) return JSON.stringify(e.message);
+    return this.#droppable.get(e.owner ?? "")!.ring.text(e.slot!);
   }
 
   /**
@@ -231,9 +247,9 @@ export class MemoryEventStore implements EventStore {
    * its share), and what came after it is still owed. Lazy, so a replay that waits on its client
    * also sends what is stored meanwhile.
    */
-  *#after(streamId: string, first: number): Generator<[string, JSONRPCMessage]> {
+  *#after(streamId: string, first: number): Generator<[string, Stored]> {
     for (const [id, e] of this.#events) {
-      if (e.streamId === streamId && seqOf(id) >= first) yield [id, this.#message(e)];
+      if (e.streamId === streamId && seqOf(id) >= first) yield [id, e];
     }
   }
 }

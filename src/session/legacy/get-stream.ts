@@ -147,14 +147,8 @@ export class GetStream {
     const from = open.behindFrom;
     if (from === undefined) return;
     open.behindFrom = undefined;
-    for (const [id, message] of this.#store.eventsFrom(from)) {
-      if (open.replayed?.has(id)) continue;
-      write(
-        open.controller,
-        JSON.stringify(message),
-        id,
-        droppableMessage(message),
-      );
+    for (const { id, text, droppable } of this.#store.eventsFrom(from)) {
+      if (!open.replayed?.has(id)) write(open.controller, text, id, droppable);
     }
   }
 
