@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { nodeServer, startTestGateway, type TestGateway } from "../_helpers/gateway.ts";
 import { MCP_HEADERS, openSession } from "../_helpers/raw-session.ts";
+import { postModern } from "../protocol/_modern.ts";
 import { FastCalls } from "../../src/session/legacy/fast-call.ts";
 import { newActivity } from "../../src/session/legacy/activity.ts";
 import { type CallContext, cancellationOf, signalOf } from "../../src/shared/call-context.ts";
@@ -23,8 +24,6 @@ function post(url: string, sid: string, body: object, signal?: AbortSignal): Pro
     ...(signal ? { signal } : {}),
   });
 }
-
-const MODERN = "2026-07-28";
 
 const callOf = (id: number, name: string) => ({
   jsonrpc: "2.0",
@@ -109,29 +108,8 @@ describe("a fast call cancelled upstream", () => {
       (await upstreamRecord(gw, "cancellations")).length,
     ];
     const abort = new AbortController();
-    const pending = fetch(`${gw.url}/mcp`, {
-      method: "POST",
+    const pending = postModern(gw.url, "", "tools/call", { name: "hang__hang", arguments: {} }, {
       signal: abort.signal,
-      headers: {
-        ...MCP_HEADERS,
-        "mcp-protocol-version": MODERN,
-        "mcp-method": "tools/call",
-        "mcp-name": "hang__hang",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "hang__hang",
-          arguments: {},
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
     }).catch(() => null);
     await started(gw, calls);
     abort.abort();

@@ -28,6 +28,8 @@ export interface RawModernOptions {
   id?: string | number;
   /** The endpoint path (default `/mcp`; a profile's is `/mcp/<profile>`). */
   path?: string;
+  /** Aborts the request: the client going away. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,6 +46,7 @@ export function postModern(
   const name = params.name ?? params.taskId;
   return fetch(`${url}${options.path ?? "/mcp"}`, {
     method: "POST",
+    ...(options.signal ? { signal: options.signal } : {}),
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       "content-type": "application/json",
