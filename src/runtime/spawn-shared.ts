@@ -1,7 +1,8 @@
 /**
- * @module What both spawns share: signalling a process group, one pipe write per tick, and the
- * handle of a child that never started.
+ * @module What both spawns share: signalling a process group, one pipe write per turn of the
+ * event loop, and the handle of a child that never started.
  */
+import { setImmediate } from "node:timers";
 import type { ChildExit, SpawnedChild } from "./spawn.ts";
 
 const NOTHING = (): void => {};
@@ -23,8 +24,13 @@ export function signalGroupOf(
 }
 
 /**
- * Joins what one tick writes into one write of the sink: eight calls answered in the same tick
- * cost one pipe write, not eight. `sink` returns a promise while the pipe is full.
+ * Joins what one turn of the event loop writes into one write of the sink: eight requests that
+ * arrive together cost one pipe write, not eight. The flush waits for the turn's end
+ * (`setImmediate`), not for the end of the current task (a microtask): the runtime hands each HTTP
+ * request to the gateway as a task of its own, so a microtask flush wrote once per request, and
+ * the child, woken per write, read and answered one request per wake-up, paying for every wake-up
+ * again (and so did the gateway, reading one answer per read). `sink` returns a promise while
+ * the pipe is full.
  */
 export class WriteBatch {
   #queued: string[] = [];
@@ -37,7 +43,7 @@ export class WriteBatch {
 
   /** Queues `text`; see {@link SpawnedChild.write}. */
   write(text: string): Promise<void> | undefined {
-    if (this.#queued.push(text) === 1) queueMicrotask(this.#flush);
+    if (this.#queued.push(text) === 1) setImmediate(this.#flush);
     return this.#full;
   }
 
