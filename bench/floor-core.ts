@@ -12,37 +12,18 @@
  *
  * It prints `{"port":N}` on stdout once listening (`./floor-http.ts`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { bootGateway } from "../src/cli/boot.ts";
-import { loadConfig } from "../src/config/mod.ts";
 import { type Caller, enterCall } from "../src/gateway/mod.ts";
 import { TokenCallLimits } from "../src/http/security/call-limits.ts";
 import { CallJournal } from "../src/ops/call-journal.ts";
 import { resultAnswer } from "../src/session/answers.ts";
 import { MODERN_STAMP } from "../src/session/modern/fast-call.ts";
-import { createLogger, setLogLevel } from "../src/shared/log.ts";
+import { createLogger } from "../src/shared/log.ts";
+import { bootBenchCore } from "./bench-core.ts";
 import { jsonAnswer, serveFloor } from "./floor-http.ts";
 
-const BENCH_ECHO = join(import.meta.dirname!, "../test/fixtures/servers/bench-echo.mjs");
-
-// Its logs would interleave with the bench's progress lines; the gateway rows' go to a file.
-setLogLevel("error");
-// The gateway's core as `serve` builds it: the same config shape as the bench's gateway rows,
-// the in-process call gate and the call journal observing every call.
-const dir = mkdtempSync(join(tmpdir(), "mcpgw-floor-core-"));
-const file = join(dir, "gateway.yaml");
-writeFileSync(
-  file,
-  `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
-);
-const { gateway } = await bootGateway(loadConfig(file), false, {
-  watchMacros: false,
-  startWaitMs: 30_000,
-  recordPins: false,
-});
-rmSync(dir, { recursive: true, force: true });
+// The gateway's core as `serve` builds it, the in-process call gate and the call journal
+// observing every call.
+const gateway = await bootBenchCore();
 gateway.calls.setGate(
   new TokenCallLimits(() => gateway.config.gateway.rateLimit, createLogger("security")),
 );

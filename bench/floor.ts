@@ -10,6 +10,10 @@
  * require). No auth, no catalog, no validation: whatever the gateway spends beyond this is its
  * own.
  *
+ * With `--resident-core` it also boots the gateway's core (`./bench-core.ts`) and keeps it idle
+ * beside its own forwarding: its calls never touch it, so what it adds is what a resident heap
+ * of the gateway's size costs the same calls (the collector's and the allocator's share).
+ *
  * It prints `{"port":N}` on stdout once listening. It is bench code, so it may use `Bun.*`.
  */
 import { join } from "node:path";
@@ -32,10 +36,14 @@ const pending = new Map<number, (answer: Record<string, unknown>) => void>();
 let nextId = 0;
 
 const child = Bun.spawn(["node", BENCH_ECHO], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
-// Stopped by pid (SIGTERM) at the end of a run: take the child along.
+// Imported only when asked for: the plain floor's memory must hold nothing of the gateway.
+const resident = process.argv.includes("--resident-core")
+  ? await (await import("./bench-core.ts")).bootBenchCore()
+  : undefined;
+// Stopped by pid (SIGTERM) at the end of a run: take the child (and the resident core) along.
 process.on("SIGTERM", () => {
   child.kill();
-  process.exit(0);
+  void (resident?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
 });
 
 /** Reads the child's newline-delimited answers; a large one arrives in many chunks. */
