@@ -14,6 +14,7 @@ import type { Logger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 import { disambiguate, exposedName } from "./names.ts";
 import { appOnly, exposeToolMeta } from "./passthrough/app-uris.ts";
+import { NameIndex } from "./name-index.ts";
 
 /** One upstream tool as the gateway exposes it. */
 export interface ToolEntry {
@@ -90,29 +91,30 @@ export function buildCatalog(
 ): Catalog {
   const sep = config.gateway.separator;
   const tools: ToolEntry[] = [];
-  const toolsByName = new Map<string, ToolEntry>();
+  const toolsByName = new NameIndex<ToolEntry>();
   const taken = { has: (n: string) => toolsByName.has(n) || reserved.has(n) };
   const renamed: RenamedTool[] = [];
   const prompts: PromptEntry[] = [];
   const promptsByName = new Map<string, PromptEntry>();
   for (const u of upstreams) {
     const cfg = u.config;
-    for (const { tool, name: wanted, exposure } of candidatesOf(u, sep, log)) {
-      let name = wanted;
+    const list = entriesOf(u, sep, log);
+    for (let entry of list.wanted) {
+      const name = entry.name;
       if (taken.has(name)) {
         const other = toolsByName.get(name);
-        const as = disambiguate(name, `${cfg.name}/${tool.name}`, taken);
+        const upstreamName = entry.upstreamName;
+        const as = disambiguate(name, `${cfg.name}/${upstreamName}`, taken);
         const kept = other ? `${other.server}/${other.upstreamName}` : "gateway";
         log.warn(
           other ? "tool name collision; renamed" : "tool name is the gateway's own; renamed",
-          { name, kept, renamed: `${cfg.name}/${tool.name}`, as },
+          { name, kept, renamed: `${cfg.name}/${upstreamName}`, as },
         );
-        renamed.push({ server: cfg.name, tool: tool.name, name, as, kept });
-        name = as;
+        renamed.push({ server: cfg.name, tool: upstreamName, name, as, kept });
+        entry = renamedEntry(list, entry, as);
       }
-      const entry = entryOf(tool, name, cfg.name, exposure);
       tools.push(entry);
-      toolsByName.set(name, entry);
+      toolsByName.add(entry);
     }
     const once = firstCopies(cfg.name, log);
     for (const prompt of u.catalog.prompts) {
@@ -134,49 +136,71 @@ export function buildCatalog(
   return { tools, toolsByName, prompts, promptsByName, renamed };
 }
 
-/** One upstream tool as its server's config exposes it, before other servers' names count. */
-interface Candidate {
-  readonly tool: Tool;
-  /** Its exposed name, unless another server's tool (or the gateway's) already holds it. */
-  readonly name: string;
-  readonly exposure: Exposure;
+/**
+ * One upstream list's entries as its server's config exposes them (allow/deny, overrides, first
+ * copy of each name), each under the name it wants before other servers' names count, with the
+ * config and separator they were made under; `renamed` holds the entries made when a wanted name
+ * was taken. Kept per list the upstream returned (a list stays the same array until it is read
+ * again): a rebuild after one server changes works out only that server's entries, and keeps one
+ * object per unchanged tool, so what is cached per entry (search terms, prepared lists) stays
+ * valid. One record per list, not one per tool: a tool costs its entry and nothing beside it.
+ */
+interface ListEntries {
+  readonly config: Upstream["config"];
+  readonly sep: string;
+  readonly wanted: readonly ToolEntry[];
+  /** By upstream name: the entry under its wanted name it was made from, and the renamed one. */
+  renamed: Map<string, { readonly from: ToolEntry; readonly entry: ToolEntry }> | null;
 }
 
-/**
- * Candidates already worked out, per list the upstream returned (a list stays the same array
- * until it is read again) with the config and separator they were made under: a rebuild after
- * one server changes works out only that server's names.
- */
-const candidates = new WeakMap<
-  readonly Tool[],
-  { config: Upstream["config"]; sep: string; list: readonly Candidate[] }
->();
+const lists = new WeakMap<readonly Tool[], ListEntries>();
 
-/** `u`'s tools its config exposes (allow/deny, overrides), first copy of each name only. */
-function candidatesOf(u: Upstream, sep: string, log: Logger): readonly Candidate[] {
+/** `u`'s entries under their wanted names (see {@link ListEntries}). */
+function entriesOf(u: Upstream, sep: string, log: Logger): ListEntries {
   const cfg = u.config;
   const listed = u.catalog.tools;
-  const known = candidates.get(listed);
-  if (known && known.config === cfg && known.sep === sep) return known.list;
+  const known = lists.get(listed);
+  if (known && known.config === cfg && known.sep === sep) return known;
+  // Made under another config: its entries stay where nothing about them changed.
+  const before = new Map<string, ToolEntry>();
+  if (known) { for (const e of known.wanted) before.set(e.upstreamName, e); }
   const once = firstCopies(cfg.name, log);
-  const list: Candidate[] = [];
+  const wanted: ToolEntry[] = [];
   for (const tool of listed) {
     if (!once("tool", tool.name)) continue;
     if (cfg.allow.length > 0 && !matchesAny(tool.name, cfg.allow)) continue;
     if (matchesAny(tool.name, cfg.deny)) continue;
     const o = own(cfg.overrides, tool.name) ?? {};
-    list.push({
-      tool,
-      name: exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix),
-      exposure: {
-        description: o.description,
-        hidden: o.hidden ?? false,
-        discoverable: o.discoverable ?? cfg.discoverable,
-      },
-    });
+    const name = exposedName(cfg.name, o.name ?? tool.name, sep, cfg.prefix);
+    const exposure: Exposure = {
+      description: o.description,
+      hidden: o.hidden ?? false,
+      discoverable: o.discoverable ?? cfg.discoverable,
+    };
+    const old = before.get(tool.name);
+    wanted.push(
+      old && sameEntry(old, tool, name, cfg.name, exposure)
+        ? old
+        : entryOf(tool, name, cfg.name, exposure),
+    );
   }
-  candidates.set(listed, { config: cfg, sep, list });
-  return list;
+  // Renamed entries stay valid while the entry they were made from is kept.
+  const made: ListEntries = { config: cfg, sep, wanted, renamed: known?.renamed ?? null };
+  lists.set(listed, made);
+  return made;
+}
+
+/**
+ * `wanted` exposed as `name` instead, another server's tool (or the gateway's) holding its own:
+ * its definition as exposed, renamed; kept per list like the entries under their wanted names.
+ */
+function renamedEntry(list: ListEntries, wanted: ToolEntry, name: string): ToolEntry {
+  list.renamed ??= new Map();
+  const known = list.renamed.get(wanted.upstreamName);
+  if (known && known.from === wanted && known.entry.name === name) return known.entry;
+  const entry: ToolEntry = { ...wanted, name, tool: { ...wanted.tool, name } };
+  list.renamed.set(wanted.upstreamName, { from: wanted, entry });
+  return entry;
 }
 
 /** How the config exposes one upstream tool, besides its name and server. */
@@ -186,29 +210,23 @@ interface Exposure {
   readonly discoverable: boolean;
 }
 
-/**
- * Entries already made, per upstream definition (an upstream's list stays the same objects
- * until it is read again) with the exposure they were made under.
- */
-const entries = new WeakMap<Tool, { entry: ToolEntry; exposure: Exposure }>();
+/** True when `entry` is what {@link entryOf} would make of these. */
+function sameEntry(
+  entry: ToolEntry,
+  tool: Tool,
+  name: string,
+  server: string,
+  exposure: Exposure,
+): boolean {
+  return entry.name === name && entry.server === server &&
+    entry.tool.description === (exposure.description ?? tool.description) &&
+    entry.hidden === exposure.hidden && entry.discoverable === exposure.discoverable;
+}
 
-/**
- * The entry of `tool` exposed as `name` by `server`: the one a previous rebuild made when
- * nothing about it changed, so each rebuild keeps one object per tool and what is cached per
- * tool object (search terms, prepared lists) stays valid.
- */
+/** The entry of `tool` exposed as `name` by `server`. */
 function entryOf(tool: Tool, name: string, server: string, exposure: Exposure): ToolEntry {
-  const known = entries.get(tool);
-  if (
-    known && known.entry.name === name && known.entry.server === server &&
-    known.exposure.description === exposure.description &&
-    known.exposure.hidden === exposure.hidden &&
-    known.exposure.discoverable === exposure.discoverable
-  ) {
-    return known.entry;
-  }
   const { description, hidden, discoverable } = exposure;
-  const entry: ToolEntry = {
+  return {
     name,
     server,
     upstreamName: tool.name,
@@ -221,8 +239,6 @@ function entryOf(tool: Tool, name: string, server: string, exposure: Exposure): 
     discoverable,
     appOnly: appOnly(tool),
   };
-  entries.set(tool, { entry, exposure });
-  return entry;
 }
 
 /**

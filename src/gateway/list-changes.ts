@@ -3,7 +3,7 @@
  * tool, prompt and resource lists now hold; a listener hears only about the lists whose content
  * really changed (a restarted upstream with the same tools tells nobody).
  */
-import { sha256Hex } from "../runtime/hash.ts";
+import { sha256, sha256Hex } from "../runtime/hash.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 
@@ -21,8 +21,19 @@ export interface ListContents {
   resources: unknown[];
 }
 
-/** Digests of the JSON of items already seen (definitions are never mutated once read). */
-const itemDigests = new WeakMap<object, string>();
+/**
+ * Digests of the JSON of items already seen (definitions are never mutated once read), each the
+ * first 48 bits of its SHA-256 as a number: one is kept per tool definition, and a number is
+ * held in the table itself where a hex text would be one more string per tool. The bits only
+ * tell one list from the next (whether to send `list_changed`); no approval rests on them.
+ */
+const itemDigests = new WeakMap<object, number>();
+
+/** The first 48 bits of `text`'s SHA-256, as a number. */
+function shortDigest(text: string): number {
+  const d = sha256(text);
+  return ((d[0]! * 256 + d[1]!) * 65536 + (d[2]! * 256 + d[3]!)) * 65536 + d[4]! * 256 + d[5]!;
+}
 
 /**
  * SHA-256 over the JSON of each item of `lists` (nested arrays walked), in order: equal lists,
@@ -37,8 +48,8 @@ export function listDigest(lists: readonly unknown[]): string {
       if (Array.isArray(item)) walk(item);
       else if (item !== null && typeof item === "object") {
         let d = itemDigests.get(item);
-        if (d === undefined) itemDigests.set(item, d = sha256Hex(JSON.stringify(item)));
-        parts.push(d);
+        if (d === undefined) itemDigests.set(item, d = shortDigest(JSON.stringify(item)));
+        parts.push(String(d));
       } else parts.push(JSON.stringify(item) ?? "undefined");
     }
     parts.push("]");

@@ -16,6 +16,7 @@ import { NO_CONTEXT } from "../shared/call-context.ts";
 import { schemaCheck } from "./result-check.ts";
 import { GatewayError } from "../shared/errors.ts";
 import type { UpstreamCatalog } from "./types.ts";
+import { shareRepeatedShapes } from "./shared-shapes.ts";
 
 const MAX_PAGES = 10_000;
 
@@ -76,5 +77,5 @@ export async function readCatalog(
       ).catch(() => [])
       : [],
   ]);
-  return { tools, prompts, resources, resourceTemplates };
+  return { tools: shareRepeatedShapes(tools), prompts, resources, resourceTemplates };
 }

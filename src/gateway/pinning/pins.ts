@@ -16,6 +16,7 @@ import type { Logger } from "../../shared/log.ts";
 import { type FolderWatch, watchStateFolder } from "../../state/mod.ts";
 import type { Upstream, UpstreamCatalog } from "../../upstream/mod.ts";
 import type { Catalog, PromptEntry, ToolEntry } from "../catalog.ts";
+import { NameIndex } from "../name-index.ts";
 import { type Approval, approvePins } from "./approve.ts";
 import { HeldResources } from "./held-resources.ts";
 import { pinsOnRecord } from "./on-record.ts";
@@ -250,7 +251,7 @@ export class Pins {
     const prompts = keep(catalog.prompts, "prompt", mine.prompts);
     return {
       tools,
-      toolsByName: new Map(tools.map((e) => [e.name, e])),
+      toolsByName: NameIndex.of(tools),
       prompts,
       promptsByName: new Map(prompts.map((p) => [p.name, p])),
       renamed: catalog.renamed,
