@@ -1,6 +1,6 @@
 /**
  * @module `Bun.spawn` behind {@link SpawnedChild}: stdin is Bun's `FileSink` (one write and one
- * flush per tick), stdout and stderr are read straight from their byte streams.
+ * flush per turn of the event loop), stdout and stderr are read straight from their byte streams.
  */
 import type { ChildExit, SpawnedChild, SpawnOptions } from "./spawn.ts";
 import { exitOf, neverStarted, signalGroupOf, WriteBatch } from "./spawn-shared.ts";

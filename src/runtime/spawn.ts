@@ -1,9 +1,9 @@
 /**
  * @module Child processes on the runtime's own pipes. A stdio upstream's request and answer cross
  * a pipe on every call, so this leg is on the hot path: on Bun it is `Bun.spawn` (a `FileSink`
- * written once per tick and flushed, stdout read as a byte stream), which skips the
- * `node:child_process` stream machinery Bun emulates on top of that same spawn (~10% of a
- * proxied call's CPU). On Deno and Node it is `node:child_process`: Deno's own
+ * written once per turn of the event loop and flushed, stdout read as a byte stream), which
+ * skips the `node:child_process` stream machinery Bun emulates on top of that same spawn (~10%
+ * of a proxied call's CPU). On Deno and Node it is `node:child_process`: Deno's own
  * `Deno.Command` offers a new session too (`detached: true` → `setsid`), but its Web-stream
  * stdin measured slower per round trip than Deno's `node:child_process` (see
  * docs/PERFORMANCE.md, "The upstream pipe").
@@ -61,9 +61,9 @@ export interface SpawnedChild {
   /** How it ended; `null` while it runs. */
   readonly exit: ChildExit | null;
   /**
-   * Queues `text` for stdin; what one tick queues goes to the pipe in one write. Returns a
-   * promise only while the pipe is full (resolved once it drains). A write to a child that
-   * died is dropped: its end is told by {@link exited}.
+   * Queues `text` for stdin; what one turn of the event loop queues goes to the pipe in one
+   * write. Returns a promise only while the pipe is full (resolved once it drains). A write to a
+   * child that died is dropped: its end is told by {@link exited}.
    */
   write(text: string): Promise<void> | undefined;
   /** Closes stdin (after what was queued). */
