@@ -34,7 +34,7 @@ export class NameIndex<E extends Named> implements ReadonlyMap<string, E> {
   /** An index of `items` (a later item of a name already held is left out). */
   static of<E extends Named>(items: readonly E[]): NameIndex<E> {
     const index = new NameIndex<E>(items.length);
-    for (const item of items) if (!index.has(item.name)) index.add(item);
+    for (const item of items) index.#insert(item);
     return index;
   }
 
@@ -64,10 +64,17 @@ export class NameIndex<E extends Named> implements ReadonlyMap<string, E> {
 
   /** Adds `item` under its name, which must not be held yet. */
   add(item: E): void {
-    if (this.has(item.name)) throw new Error(`the name is held already: ${item.name}`);
+    if (!this.#insert(item)) throw new Error(`the name is held already: ${item.name}`);
+  }
+
+  /** Adds `item` unless its name is held already (then false); the name is hashed once. */
+  #insert(item: E): boolean {
     if ((this.#items.length + 1) * 2 > this.#slots.length) this.#grow();
+    const slot = this.#slotOf(item.name);
+    if (this.#slots[slot] !== 0) return false;
     this.#items.push(item);
-    this.#slots[this.#slotOf(item.name)] = this.#items.length;
+    this.#slots[slot] = this.#items.length;
+    return true;
   }
 
   #grow(): void {
