@@ -9,13 +9,19 @@ import { WriteBatch } from "../../src/runtime/spawn-shared.ts";
 /** Resolves once the current turn of the event loop, with every task queued in it, is over. */
 const turnOver = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
 
+/** A batch whose sink records each write and never reports a full pipe. */
+function recording(): { writes: string[]; batch: WriteBatch } {
+  const writes: string[] = [];
+  const batch = new WriteBatch((text) => {
+    writes.push(text);
+    return undefined;
+  });
+  return { writes, batch };
+}
+
 describe("WriteBatch", () => {
   it("joins writes of separate tasks in one turn into one write, in order", async () => {
-    const writes: string[] = [];
-    const batch = new WriteBatch((text) => {
-      writes.push(text);
-      return undefined;
-    });
+    const { writes, batch } = recording();
     batch.write("a\n");
     // A later task of the same turn, as the next HTTP request's handler is: a flush at the end
     // of the first task would already have written "a\n" alone.
@@ -28,11 +34,7 @@ describe("WriteBatch", () => {
   });
 
   it("writes again in a later turn, and at once when asked before the pipe closes", async () => {
-    const writes: string[] = [];
-    const batch = new WriteBatch((text) => {
-      writes.push(text);
-      return undefined;
-    });
+    const { writes, batch } = recording();
     batch.write("one\n");
     await turnOver();
     batch.write("two\n");
