@@ -118,8 +118,12 @@ function busyNote(r: BenchReport): string[] {
 /** Where the throughput part ran and how loaded the machine was as each repetition began. */
 function loadLine(t: ThroughputReport): string {
   const reps = t.repLoads.length;
-  return `Throughput part: ${t.pinning}; ${reps} repetition(s); 1-minute load average as each ` +
-    `began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.`;
+  const settled = t.settle
+    ? `; before the first, each path served ${t.settle.calls.toLocaleString("en")} unmeasured ` +
+      `calls (or ${t.settle.ms / 1000} s, whichever ended first)`
+    : "";
+  return `Throughput part: ${t.pinning}; ${reps} repetition(s)${settled}; 1-minute load average ` +
+    `as each began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.`;
 }
 
 /** The peers beside the gateway (2025-11-25, the era each serves), or why one did not run. */
@@ -267,6 +271,11 @@ const METHOD =
   clients for 2026-07-28); stdio has one session per process, so direct stdio runs 8 concurrent
   call loops over one connection — as the gateway itself does upstream. The **crowd** cells (the
   floor and the gateway, both eras, smallest payload) open 64 concurrent clients.
+- **Settling.** Before the first repetition each path is served many small calls, unmeasured
+  (the count is under the throughput table). Bun compiles a function to its optimising tiers on
+  a thread of its own, whose CPU is the process's, only after the function has run many times:
+  the gateway's code goes on compiling for its first ten thousand or so calls, and without this
+  the first repetitions read start-up rather than what a call costs a server that has been up.
 - **Cells** warm up, then run until a call count or a time limit, whichever comes first. The
   paths of a cell run back to back, rotating order each repetition; the tables show medians over
   repetitions, and ratios are medians of per-repetition ratios; each goal shows how many

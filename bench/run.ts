@@ -52,6 +52,9 @@ const PLANS = {
     crowd: 64,
     peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
+    // The gateway's compiler work ends after ~12,000–14,000 calls at one session (measured by
+    // thread); the floor's after ~2,000.
+    settle: { calls: 20_000, ms: 10_000 },
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 300, warmupMs: 500, maxCalls: 50_000, maxMs: 1500 }
@@ -69,6 +72,7 @@ const PLANS = {
     crowd: 64,
     peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
+    settle: { calls: 5_000, ms: 3_000 },
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }

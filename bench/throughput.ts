@@ -60,6 +60,11 @@ export interface ThroughputOptions {
   crowd?: number;
   /** Session counts (of {@link sessions}) at which the peers run beside the gateway, smallest payload. */
   peerSessions?: readonly number[];
+  /**
+   * Before the first repetition, every path is served this many calls (or for this long,
+   * whichever ends first) at the smallest payload, unmeasured: see {@link settle}. None if absent.
+   */
+  settle?: { calls: number; ms: number };
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
@@ -115,6 +120,8 @@ export interface ThroughputReport {
   crowd: number | null;
   /** The 1-minute load average as each repetition began. */
   repLoads: number[];
+  /** The unmeasured calls each path was served before the first repetition, if any. */
+  settle: { calls: number; ms: number } | null;
   peers: PeerNote[];
   /** Highest gateway RSS sampled during the 8-session, smallest-payload cells. */
   loadedRssBytes: number;
@@ -152,6 +159,7 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
   const repLoads: number[] = [];
   try {
     const cells = plan(opts);
+    if (opts.settle) await settle(cells, servers, opts, opts.settle);
     for (let rep = 0; rep < opts.reps; rep++) {
       repLoads.push(loadavg()[0]!);
       for (const cell of cells) {
@@ -173,6 +181,7 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
       pinning: opts.pinning.note,
       crowd: opts.crowd ?? null,
       repLoads,
+      settle: opts.settle ?? null,
       peers: servers.peers.map((p) => ({ name: p.name, version: p.version, reason: p.reason })),
       loadedRssBytes: sampler.loadedRssBytes,
       peakRssBytes: memBytes(servers.gateway.pid, "VmHWM"),
@@ -203,6 +212,35 @@ function plan(opts: ThroughputOptions): Cell[] {
     cells.push({ sessions: opts.crowd, payloadBytes: smallest, targets: [...CROWD_TARGETS] });
   }
   return cells;
+}
+
+/**
+ * Serves every path of the run `limit.calls` calls (or for `limit.ms`) at the smallest payload
+ * and the most sessions of a matrix cell, measuring nothing. The runtime compiles a function to
+ * its optimising tiers only after it has run many times, on a thread of its own whose CPU counts
+ * as the process's: a path whose code is large goes on compiling for thousands of calls, so
+ * without this the first repetitions of a small-payload cell read its start-up, not what a call
+ * costs a server that has been up for a while. Settled once here, not per cell: each cell keeps
+ * its own short warm-up.
+ */
+async function settle(
+  cells: readonly Cell[],
+  s: Servers,
+  opts: ThroughputOptions,
+  limit: { calls: number; ms: number },
+): Promise<void> {
+  const smallest = Math.min(...opts.payloads);
+  const matrix = cells.filter((c) => c.payloadBytes === smallest && c.sessions !== opts.crowd);
+  const sessions = Math.max(...matrix.map((c) => c.sessions));
+  const targets = [...new Set(cells.flatMap((c) => c.targets))];
+  for (const target of targets.filter((t) => runnable(t, s))) {
+    opts.onCell?.(`settle ${target} ${sessions}×${smallest} B`);
+    const cell = { sessions, payloadBytes: smallest, targets: [target] };
+    await measure(target, cell, s, {
+      ...opts,
+      limits: () => ({ warmupCalls: limit.calls, warmupMs: limit.ms, maxCalls: 1, maxMs: 1 }),
+    }, { loadedRssBytes: 0 });
+  }
 }
 
 /** A peer's path runs only while the peer is up and has not failed a cell. */

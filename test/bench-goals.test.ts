@@ -73,6 +73,7 @@ const run: ThroughputReport = {
   ],
   pinning: "server and its upstream on CPU 0, load generator on CPU 1 (taskset)",
   crowd: 64,
+  settle: null,
   repLoads: [0.5, 0.6],
   peers: [
     { name: "mcp-proxy", version: "1.0.0", reason: null },
