@@ -19,7 +19,7 @@ import {
 } from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
-import { configSchema } from "./schema.ts";
+import { type ConfigSchema, configSchema } from "./schema.ts";
 import { secretVariables } from "./secret-env.ts";
 import type { GatewayConfig } from "./types.ts";
 
@@ -111,9 +111,10 @@ export function parseConfig(
     ...locate(p.path, p.message, lineOf),
     unsetVariable: p.variable,
   }));
-  const parsed = configSchema.safeParse(expanded, { reportInput: true });
+  const schema = configSchema();
+  const parsed = schema.safeParse(expanded, { reportInput: true });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(...describeIssue(issue, lineOf));
+    for (const issue of parsed.error.issues) problems.push(...describeIssue(schema, issue, lineOf));
   }
   if (problems.length > 0 || !parsed.success) throw configError(file, problems);
   const env = options.env ?? process.env;
@@ -177,13 +178,14 @@ export function dotted(path: readonly PropertyKey[]): string {
 }
 
 function describeIssue(
+  schema: ConfigSchema,
   issue: z.core.$ZodIssue,
   lineOf: (p: (string | number)[]) => number | undefined,
 ): ConfigProblem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   switch (issue.code) {
     case "unrecognized_keys": {
-      const allowed = allowedKeys(configSchema, path);
+      const allowed = allowedKeys(schema, path);
       return issue.keys.map((k) => {
         const near = closestKey(k, allowed);
         const hint = near
