@@ -25,7 +25,7 @@ export async function bootBenchCore(): Promise<Gateway> {
     file,
     `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
   );
-  const { gateway } = await bootGateway(loadConfig(file), false, {
+  const { gateway } = await bootGateway(await loadConfig(file), false, {
     watchMacros: false,
     startWaitMs: 30_000,
     recordPins: false,

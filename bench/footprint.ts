@@ -67,7 +67,7 @@ export const SHIPPED_CONFIG = join(ROOT, "gateway.yaml");
 /** Runs cold starts and direct handshakes (interleaved), then one idle + loaded RSS phase. */
 export async function benchFootprint(opts: FootprintOptions): Promise<FootprintReport> {
   const env = { MEMORY_FILE_PATH: join(opts.workDir, "memory.jsonl") };
-  const config = withEnv(env, () => loadConfig(SHIPPED_CONFIG));
+  const config = await loadConfig(SHIPPED_CONFIG, { env: { ...process.env, ...env } });
   const stdio = config.servers.filter((s): s is StdioServerConfig => s.kind === "stdio");
   const servers = config.servers.filter((s) => s.enabled).map((s) => s.name);
   const expect = servers.map((name) => `${name}${config.gateway.separator}`);
@@ -170,19 +170,6 @@ function loadCell(
   };
 }
 
-function withEnv<T>(env: Record<string, string>, fn: () => T): T {
-  const old = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return fn();
-  } finally {
-    for (const [k, v] of Object.entries(old)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
-
 /** Spawns one upstream with an SDK client and times its start-up. */
 async function handshake(server: StdioServerConfig): Promise<Handshake> {
   const client = new Client({ name: "bench-handshake", version: "1.0.0" });
@@ -230,7 +217,7 @@ export async function compareBuilds(
   opts: { reps: number; workDir: string; settleMs: number; loadMs: number; era?: Era },
 ): Promise<BuildFigures[]> {
   const env = { MEMORY_FILE_PATH: join(opts.workDir, "memory.jsonl") };
-  const config = withEnv(env, () => loadConfig(SHIPPED_CONFIG));
+  const config = await loadConfig(SHIPPED_CONFIG, { env: { ...process.env, ...env } });
   const sep = config.gateway.separator;
   const expect = config.servers.filter((s) => s.enabled).map((s) => `${s.name}${sep}`);
   const runs = new Map<string, Omit<BuildFigures, "command">[]>();

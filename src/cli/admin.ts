@@ -28,7 +28,7 @@ export async function serversCommand(
   args: readonly string[],
   options: AdminOptions,
 ): Promise<number> {
-  const gw = gatewayClient(configFile, options.url);
+  const gw = await gatewayClient(configFile, options.url);
   const [verb, name] = args;
   if (verb === undefined) {
     const { servers } = await gw.ask("/admin/servers") as { servers: UpstreamStatus[] };
@@ -64,7 +64,7 @@ export async function sessionsCommand(
   args: readonly string[],
   options: AdminOptions,
 ): Promise<number> {
-  const gw = gatewayClient(configFile, options.url);
+  const gw = await gatewayClient(configFile, options.url);
   const [verb, handle] = args;
   if (verb === undefined) {
     const { sessions } = await gw.ask("/admin/sessions") as { sessions: SessionStatus[] };
@@ -102,7 +102,7 @@ export async function logoutCommand(
   identity: string | null,
   options: AdminOptions,
 ): Promise<number> {
-  const gw = gatewayClient(configFile, options.url);
+  const gw = await gatewayClient(configFile, options.url);
   const answer = await gw.ask(`/admin/oauth/${encodeURIComponent(server)}/logout`, {
     method: "POST",
     headers: { "content-type": "application/json" },

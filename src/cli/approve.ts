@@ -13,8 +13,12 @@ import { readConfig } from "./boot.ts";
  * Approves and prints what changed; exit 0 (nothing to approve is not an error), 1 when a name
  * the server declares more than once was left unapproved.
  */
-export function approveCommand(configFile: string, target: string, names: string[]): number {
-  const config = readConfig(configFile);
+export async function approveCommand(
+  configFile: string,
+  target: string,
+  names: string[],
+): Promise<number> {
+  const config = await readConfig(configFile);
   const [server = "", user] = target.split("/", 2);
   const separator = config.gateway.separator;
   const approval = approvePins(config.gateway.state, server, names, { separator, user });

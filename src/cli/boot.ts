@@ -10,8 +10,8 @@ import { createLogger } from "../shared/log.ts";
 import type { Upstream } from "../upstream/mod.ts";
 
 /** Loads the config file named on the command line. */
-export function readConfig(file: string): GatewayConfig {
-  return loadConfig(file);
+export async function readConfig(file: string): Promise<GatewayConfig> {
+  return await loadConfig(file);
 }
 
 /** Options of {@link bootGateway}. */

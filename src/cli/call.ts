@@ -28,7 +28,7 @@ export async function callCommand(
   json: string | undefined,
 ): Promise<number> {
   const args = parseCallArgs(json);
-  const { gateway } = await bootGateway(readConfig(configFile), true);
+  const { gateway } = await bootGateway(await readConfig(configFile), true);
   try {
     const result = await gateway.callTool(tool, args, enterCall(LOCAL_CALLER));
     process.stdout.write(JSON.stringify(result, null, 2) + "\n");

@@ -10,12 +10,11 @@ import { parseDocument } from "yaml";
 import {
   type ConfigProblem,
   type GatewayConfig,
-  isClientConfig,
   loadConfig,
   parseConfig,
-  parseJsonc,
   yamlLocator,
 } from "../config/mod.ts";
+import { isClientConfig, parseJsonc } from "../config/client/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 
 /** A config read for checking, with the problems set aside to read it. */
@@ -33,9 +32,9 @@ const STAND_IN = "unset-variable-stand-in-0123456789abcdef";
 const MAX_ROUNDS = 8;
 
 /** Reads `file` for `check`; throws only what is not a config problem (or a YAML syntax error). */
-export function readForCheck(file: string): CheckedRead {
+export async function readForCheck(file: string): Promise<CheckedRead> {
   const path = resolve(file);
-  const first = attempt(() => loadConfig(path));
+  const first = await attempt(() => loadConfig(path));
   if (!("problems" in first)) return { config: first.config, problems: [] };
   const text = readFileSync(path, "utf8");
   // A client config is converted before it is read: its paths are not the file's.
@@ -70,8 +69,8 @@ export function readForCheck(file: string): CheckedRead {
       }
     }
     if (!progress) break;
-    const next = attempt(() =>
-      converted ? loadConfig(path, { env }) : parseConfig(String(doc), { env, file: path })
+    const next = await attempt(async () =>
+      converted ? await loadConfig(path, { env }) : parseConfig(String(doc), { env, file: path })
     );
     if (!("problems" in next)) return { config: next.config, problems };
     found = next.problems;
@@ -79,11 +78,11 @@ export function readForCheck(file: string): CheckedRead {
   return { config: null, problems };
 }
 
-function attempt(
-  read: () => GatewayConfig,
-): { config: GatewayConfig } | { problems: ConfigProblem[] } {
+async function attempt(
+  read: () => Promise<GatewayConfig>,
+): Promise<{ config: GatewayConfig } | { problems: ConfigProblem[] }> {
   try {
-    return { config: read() };
+    return { config: await read() };
   } catch (err) {
     if (!(err instanceof GatewayError) || err.code !== "CONFIG_INVALID") throw err;
     const problems = (err.data?.problems ?? []) as ConfigProblem[];

@@ -12,10 +12,9 @@ import {
   type ConfigProblem,
   dotted,
   type GatewayConfig,
-  isClientConfig,
-  parseJsonc,
   yamlLocator,
 } from "../config/mod.ts";
+import { isClientConfig, parseJsonc } from "../config/client/mod.ts";
 import { ScriptHost } from "../scripting/mod.ts";
 import { buildCatalog, META_TOOL_NAMES } from "../gateway/mod.ts";
 import { EXECUTE_TOOL_NAME } from "../tools/execute/mod.ts";
@@ -45,7 +44,7 @@ export async function checkCommand(
   configFile: string,
   options: CheckOptions = {},
 ): Promise<number> {
-  const read = readForCheck(configFile);
+  const read = await readForCheck(configFile);
   if (read.config === null) throw configError(resolve(configFile), read.problems);
   const { config } = read;
   const text = readFileSync(config.file, "utf8");

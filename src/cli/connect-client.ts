@@ -37,11 +37,11 @@ export interface ConnectOptions {
 export const TOKEN_ENV = "MCP_GATEWAY_TOKEN";
 
 /** Runs `connect-client`; prints the diff (dry run) or where it wrote and the backup. */
-export function connectClientCommand(
+export async function connectClientCommand(
   configFile: string,
   client: string,
   options: ConnectOptions,
-): number {
+): Promise<number> {
   if (!(CLIENTS as readonly string[]).includes(client)) {
     throw new GatewayError(
       "USAGE",
@@ -49,7 +49,7 @@ export function connectClientCommand(
     );
   }
   const kind = client as ClientKind;
-  const config = loadConfig(configFile);
+  const config = await loadConfig(configFile);
   if (options.profile !== null && !profileConfig(config, options.profile)) {
     throw new GatewayError(
       "USAGE",

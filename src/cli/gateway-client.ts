@@ -15,8 +15,11 @@ export interface GatewayClient {
 }
 
 /** The client of the gateway at `url`, else the one `configFile` describes. */
-export function gatewayClient(configFile: string, url: string | null): GatewayClient {
-  const base = (url ?? baseOf(configFile)).replace(/\/+$/, "");
+export async function gatewayClient(
+  configFile: string,
+  url: string | null,
+): Promise<GatewayClient> {
+  const base = (url ?? await baseOf(configFile)).replace(/\/+$/, "");
   const token = process.env.MCP_GATEWAY_TOKEN;
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   return {
@@ -27,8 +30,8 @@ export function gatewayClient(configFile: string, url: string | null): GatewayCl
 }
 
 /** The gateway's address from the config: `gateway.publicUrl`, else `gateway.listen`. */
-function baseOf(configFile: string): string {
-  const config = readConfig(configFile);
+async function baseOf(configFile: string): Promise<string> {
+  const config = await readConfig(configFile);
   const g = config.gateway;
   if (g.publicUrl !== null) return g.publicUrl;
   const host = g.host === "0.0.0.0" ? "127.0.0.1" : g.host === "::" ? "::1" : g.host;

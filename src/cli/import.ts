@@ -14,8 +14,8 @@ import {
   importClientConfig,
   importedYaml,
   parseJsonc,
-  writeEnvFile,
-} from "../config/mod.ts";
+} from "../config/client/mod.ts";
+import { writeEnvFile } from "../config/mod.ts";
 import { GatewayError } from "../shared/errors.ts";
 import { editJson } from "./client-file.ts";
 import { clientOfFile, clientShape } from "./clients.ts";

@@ -24,7 +24,7 @@ export async function loginCommand(
   server: string,
   options: LoginOptions,
 ): Promise<number> {
-  const gw = gatewayClient(configFile, options.url);
+  const gw = await gatewayClient(configFile, options.url);
   const begun = await gw.ask(`/oauth/login/${encodeURIComponent(server)}`, {
     method: "POST",
   }) as { authorizationUrl: string; id: string };

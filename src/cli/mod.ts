@@ -57,7 +57,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         });
       case "connect-client": {
         const { connectClientCommand } = await import("./connect-client.ts");
-        return connectClientCommand(args.config, args.positionals[0]!, {
+        return await connectClientCommand(args.config, args.positionals[0]!, {
           profile: args.profile,
           tokenEnv: args.tokenEnv,
           stdio: args.stdio,
@@ -69,7 +69,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       case "approve": {
         const { approveCommand } = await import("./approve.ts");
-        return approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));
+        return await approveCommand(args.config, args.positionals[0]!, args.positionals.slice(1));
       }
       case "login": {
         const { loginCommand } = await import("./login.ts");

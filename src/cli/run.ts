@@ -27,7 +27,7 @@ export async function runCommand(configFile: string, script: string): Promise<nu
   } catch (err) {
     throw new GatewayError("USAGE", `run: cannot read ${script}: ${(err as Error).message}`);
   }
-  const config = readConfig(configFile);
+  const config = await readConfig(configFile);
   // The gateway's own script host (the one macros use) runs the script: no second pool.
   const { gateway, scripting, meta } = await bootGateway(config, true, { scripting: true });
   const host = scripting!.host;

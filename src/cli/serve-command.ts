@@ -15,7 +15,7 @@ const log = createLogger("serve");
  * first moment: a stop or reload asked for during start-up runs once the start completes.
  */
 export async function serveCommand(configFile: string, options: StartOptions): Promise<number> {
-  const config = readConfig(configFile);
+  const config = await readConfig(configFile);
   let running: RunningGateway | undefined;
   let pending: { stop?: string; reload?: boolean } = {};
   let resolve!: (code: number) => void;

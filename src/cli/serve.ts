@@ -129,7 +129,7 @@ export async function startGateway(
   });
   const reloader = createReloader({
     gateway,
-    read: () => overrides.overlay(readConfig(config.file)),
+    read: async () => overrides.overlay(await readConfig(config.file)),
     log,
     listenOverridden: Boolean(options.listen) || Boolean(options.stdio),
     onResult: (applied) => observers.metrics.reload(applied),

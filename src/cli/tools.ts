@@ -4,7 +4,7 @@ import { bootGateway, readConfig } from "./boot.ts";
 
 /** Prints every listed tool; upstreams that are down are reported on stderr (exit 1 if any). */
 export async function toolsCommand(configFile: string, json: boolean): Promise<number> {
-  const { gateway } = await bootGateway(readConfig(configFile), true);
+  const { gateway } = await bootGateway(await readConfig(configFile), true);
   try {
     const tools = gateway.listTools(LOCAL_CALLER);
     if (json) {

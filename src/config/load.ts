@@ -10,16 +10,9 @@ import { GatewayError } from "../shared/errors.ts";
 import { createLogger } from "../shared/log.ts";
 import { plainData } from "./aliases.ts";
 import { type EnvProblem, expandEnv } from "./env.ts";
-import {
-  ESCAPED_NOTE,
-  importClientConfig,
-  importedYaml,
-  isClientConfig,
-  parseJsonc,
-} from "./import.ts";
 import { allowedKeys, closestKey } from "./keys.ts";
 import { normaliseConfig } from "./normalise.ts";
-import { configSchema } from "./schema.ts";
+import { type ConfigSchema, configSchema } from "./schema.ts";
 import { secretVariables } from "./secret-env.ts";
 import type { GatewayConfig } from "./types.ts";
 
@@ -41,8 +34,11 @@ export interface LoadOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** Reads and validates a config file; throws `GatewayError(CONFIG_INVALID)` listing problems. */
-export function loadConfig(file: string, options: LoadOptions = {}): GatewayConfig {
+/**
+ * Reads and validates a config file; throws `GatewayError(CONFIG_INVALID)` listing problems. A
+ * `.json` file may be a client's config: the converter (and its JSONC parser) is loaded for it.
+ */
+export async function loadConfig(file: string, options: LoadOptions = {}): Promise<GatewayConfig> {
   const path = resolve(file);
   let text: string;
   try {
@@ -54,8 +50,9 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
     });
   }
   if (path.endsWith(".json")) {
-    const json = parseJsonc(text, file);
-    if (isClientConfig(json)) return parseImported(json, options, path);
+    const client = await import("./client/mod.ts");
+    const json = client.parseJsonc(text, file);
+    if (client.isClientConfig(json)) return parseImported(client, json, options, path);
   }
   return parseConfig(text, { ...options, file: path });
 }
@@ -64,12 +61,17 @@ export function loadConfig(file: string, options: LoadOptions = {}): GatewayConf
  * A Claude/Cursor/VS Code config used as `--config` directly: converted as `mcp-gateway import`
  * would, then validated; problems keep their paths but not lines (those are of the conversion).
  */
-function parseImported(json: unknown, options: LoadOptions, file: string): GatewayConfig {
-  const imported = importClientConfig(json, file);
+function parseImported(
+  client: typeof import("./client/mod.ts"),
+  json: unknown,
+  options: LoadOptions,
+  file: string,
+): GatewayConfig {
+  const imported = client.importClientConfig(json, file);
   if (imported.escaped.length > 0) {
-    createLogger("config").warn(ESCAPED_NOTE, { file, values: imported.escaped });
+    createLogger("config").warn(client.ESCAPED_NOTE, { file, values: imported.escaped });
   }
-  const yaml = importedYaml(imported, file);
+  const yaml = client.importedYaml(imported, file);
   try {
     return parseConfig(yaml, { ...options, file });
   } catch (err) {
@@ -111,9 +113,10 @@ export function parseConfig(
     ...locate(p.path, p.message, lineOf),
     unsetVariable: p.variable,
   }));
-  const parsed = configSchema.safeParse(expanded, { reportInput: true });
+  const schema = configSchema();
+  const parsed = schema.safeParse(expanded, { reportInput: true });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(...describeIssue(issue, lineOf));
+    for (const issue of parsed.error.issues) problems.push(...describeIssue(schema, issue, lineOf));
   }
   if (problems.length > 0 || !parsed.success) throw configError(file, problems);
   const env = options.env ?? process.env;
@@ -177,13 +180,14 @@ export function dotted(path: readonly PropertyKey[]): string {
 }
 
 function describeIssue(
+  schema: ConfigSchema,
   issue: z.core.$ZodIssue,
   lineOf: (p: (string | number)[]) => number | undefined,
 ): ConfigProblem[] {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   switch (issue.code) {
     case "unrecognized_keys": {
-      const allowed = allowedKeys(configSchema, path);
+      const allowed = allowedKeys(schema, path);
       return issue.keys.map((k) => {
         const near = closestKey(k, allowed);
         const hint = near

@@ -10,12 +10,3 @@ export { reachedFolder, realPath, within } from "./sandbox.ts";
 export { BASE_ENV } from "./secret-env.ts";
 export { formatDuration, formatSize, parseDuration, parseSize } from "./units.ts";
 export type * from "./types.ts";
-export {
-  ESCAPED_NOTE,
-  importClientConfig,
-  importedYaml,
-  isClientConfig,
-  parseJsonc,
-  sanitiseName,
-} from "./import.ts";
-export type { ImportedConfig } from "./import.ts";

@@ -12,7 +12,7 @@ import type { Logger } from "../shared/log.ts";
 export interface ReloaderOptions {
   gateway: Gateway;
   /** Reads and validates the config file; throws on an invalid one. */
-  read: () => GatewayConfig;
+  read: () => GatewayConfig | Promise<GatewayConfig>;
   log: Logger;
   /** True when `--listen` overrides the config (then a changed `gateway.listen` is moot). */
   listenOverridden: boolean;
@@ -27,7 +27,7 @@ export interface ReloaderOptions {
  */
 export function createReloader(
   opts: ReloaderOptions,
-): (trigger: string, read?: () => GatewayConfig) => Promise<boolean> {
+): (trigger: string, read?: () => GatewayConfig | Promise<GatewayConfig>) => Promise<boolean> {
   let queue: Promise<unknown> = Promise.resolve();
   return (trigger, read = opts.read) => {
     const run = queue.then(() => reloadOnce(opts, trigger, read));
@@ -39,12 +39,12 @@ export function createReloader(
 async function reloadOnce(
   opts: ReloaderOptions,
   trigger: string,
-  read: () => GatewayConfig,
+  read: () => GatewayConfig | Promise<GatewayConfig>,
 ): Promise<boolean> {
   const { gateway, log } = opts;
   let next: GatewayConfig;
   try {
-    next = read();
+    next = await read();
   } catch (err) {
     log.error("config reload rejected; keeping the running config", {
       trigger,

@@ -4,12 +4,15 @@
  * pipe asynchronously, so `mcp-gateway call … | jq` or `import … | tee` got the first 64–400 KB
  * of a large answer and exit 0. Every command leaves through here.
  */
+import { stderrFlushed } from "./stderr.ts";
 
 /**
  * Ends stdout and stderr, waits until everything written to them has been handed to the
  * operating system (or the reader went away), then exits with `code`.
  */
 export async function exitWhenFlushed(code: number): Promise<never> {
+  // Log lines first: they may be queued in Bun's own writer, ahead of the stream.
+  await stderrFlushed();
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }

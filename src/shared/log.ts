@@ -5,6 +5,7 @@
  * journald strips and stores, so `journalctl -p warning` filters.
  */
 
+import { stderrIsTerminal, writeStderr } from "../runtime/stderr.ts";
 import { withoutLinkSecrets } from "./connect-link.ts";
 
 /** Log levels, most verbose first. */
@@ -40,8 +41,8 @@ export interface Logger {
 const SECRET_KEY = /token|secret|password|authorization|api[_-]?key/i;
 
 let threshold = RANK.info;
-let textMode = Boolean(process.stderr.isTTY);
-let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+let textMode = stderrIsTerminal();
+let sink: (line: string) => void = (line) => writeStderr(line + "\n");
 /** systemd connects stderr to the journal and says so in JOURNAL_STREAM. */
 let journald = Boolean(process.env.JOURNAL_STREAM);
 

@@ -7,15 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { type GatewayConfig, loadConfig, parseConfig } from "../../src/config/mod.ts";
 import {
-  type GatewayConfig,
   importClientConfig,
   importedYaml,
   isClientConfig,
-  loadConfig,
-  parseConfig,
   parseJsonc,
-} from "../../src/config/mod.ts";
+} from "../../src/config/client/mod.ts";
 import { fixture, ROOT } from "../_helpers/gateway.ts";
 import { cli } from "./_cli.ts";
 
@@ -98,7 +96,7 @@ describe("importing client configs", () => {
     assert.match(yaml, /# dropped \(no gateway equivalent\): envFile/);
   });
 
-  it("keeps ${VAR} and $$ that a client passes as text literal, wherever they are", () => {
+  it("keeps ${VAR} and $$ that a client passes as text literal, wherever they are", async () => {
     const HOSTILE = {
       mcpServers: {
         evil: {
@@ -136,7 +134,7 @@ describe("importing client configs", () => {
     const env = { SECRET: "s3cret-value", HOME: "/home/operator" };
     // What `import` wrote, loaded as the gateway loads it, and the JSON served as --config.
     const fromYaml = parseConfig(r.stdout, { env, file: join(dir, "gateway.yaml") });
-    const fromJson = loadConfig(file, { env });
+    const fromJson = await loadConfig(file, { env });
     for (const config of [fromYaml, fromJson]) {
       const s = byName(config);
       assert.ok(s.evil?.kind === "stdio" && s.web?.kind === "http");

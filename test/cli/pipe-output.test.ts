@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { importClientConfig, importedYaml, parseJsonc } from "../../src/config/mod.ts";
+import { importClientConfig, importedYaml, parseJsonc } from "../../src/config/client/mod.ts";
 import { selfCommand } from "../../src/runtime/mod.ts";
 import { fixture } from "../_helpers/gateway.ts";
 

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { configJsonSchema, parseConfig, parseDuration, parseSize } from "../../src/config/mod.ts";
+import {
+  configJsonSchema,
+  configSchema,
+  parseConfig,
+  parseDuration,
+  parseSize,
+} from "../../src/config/mod.ts";
 import { GatewayError } from "../../src/shared/errors.ts";
 import { ROOT } from "../_helpers/gateway.ts";
 
@@ -181,6 +187,14 @@ describe("units", () => {
     assert.equal(parseSize("512KB"), 512_000);
     assert.equal(parseSize(100), 100);
     assert.equal(parseSize("lots"), undefined);
+  });
+});
+
+describe("the config schema", () => {
+  it("is built for each read, not kept: a serving gateway's heap does not hold it", () => {
+    // Its objects are a large share of a booted gateway's heap and are needed only while a
+    // config is validated; a cached schema would stay live for the life of the process.
+    assert.notEqual(configSchema(), configSchema());
   });
 });
 

@@ -73,7 +73,7 @@ describe("docs: every yaml example is a valid config", () => {
       for (const block of text.matchAll(/```yaml\n([\s\S]*?)```/g)) {
         const line = text.slice(0, block.index).split("\n").length;
         const config = parse(block[1]!.replace(/\$\{[^}]+\}/g, VALUE));
-        const result = configSchema.safeParse(config);
+        const result = configSchema().safeParse(config);
         if (!result.success) {
           const issues = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
           refused.push(`${page}:${line}: ${issues.join("; ")}`);

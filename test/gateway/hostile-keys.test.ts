@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { importClientConfig, importedYaml } from "../../src/config/import.ts";
+import { importClientConfig, importedYaml } from "../../src/config/client/mod.ts";
 import { inputGuidance } from "../../src/discovery/mod.ts";
 import { enterCall } from "../../src/gateway/call-context.ts";
 import { LOCAL_CALLER } from "../../src/gateway/mod.ts";

@@ -7,7 +7,8 @@
  * walk holds `node:crypto` (hashes come from `src/runtime/hash.ts`), the SDK 1.x OAuth client
  * with its HTTP transports, the SDK's stdio server and `node:child_process` (children spawn
  * through `src/runtime/spawn.ts`: `Bun.spawn` on Bun, the module fetched at first use elsewhere)
- * out of the start-up graph.
+ * and the client-config converter with its JSONC parser (only a `.json` config needs them) out
+ * of the start-up graph.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -112,5 +113,24 @@ describe("node:child_process is not imported at start (Bun spawns on its own pip
       const reached = packagesReached(join(SRC, file));
       assert.equal(reached.has("node:child_process"), false, file);
     }
+  });
+});
+
+describe("a gateway started from gateway.yaml does not load the client-config converter", () => {
+  it("the walk sees the JSONC parser where the converter is imported", () => {
+    const reached = packagesReached(join(SRC, "config/client/mod.ts"));
+    assert.ok(reached.has("jsonc-parser"), [...reached].join(", "));
+  });
+
+  for (const entry of ["main.ts", "cli/mod.ts", "cli/serve-command.ts", "config/mod.ts"]) {
+    it(`nothing ${entry} imports statically reaches it`, () => {
+      const reached = packagesReached(join(SRC, entry));
+      assert.equal(reached.has("jsonc-parser"), false, `jsonc-parser from ${entry}`);
+    });
+  }
+
+  it("a .json config loads it through import()", () => {
+    const text = readFileSync(join(SRC, "config/load.ts"), "utf8");
+    assert.match(text, /await import\("\.\/client\/mod\.ts"\)/);
   });
 });

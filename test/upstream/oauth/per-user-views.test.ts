@@ -227,7 +227,7 @@ describe("upstream OAuth, per-user mode: each user sees only their own connectio
     // folder the gateway watches) approves it by the same key.
     await call("alice", "tracker__change");
     await waitFor(async () => !(await succeeds("alice", "tracker__whoami")), 10_000);
-    assert.equal(approveCommand(file, `tracker/${held[0]!.user}`, []), 0);
+    assert.equal(await approveCommand(file, `tracker/${held[0]!.user}`, []), 0);
     await waitFor(() => succeeds("alice", "tracker__whoami"), 10_000);
     assert.equal(textOf(await call("eve", "tracker__whoami")), "eve");
   });

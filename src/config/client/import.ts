@@ -4,11 +4,11 @@
  * can paste what they already have. Whatever has no equivalent is dropped with a comment.
  */
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { byName, own } from "../shared/by-name.ts";
+import { byName, own } from "../../shared/by-name.ts";
 import { Document, isScalar, isSeq, type YAMLMap } from "yaml";
-import { GatewayError } from "../shared/errors.ts";
-import { hasReferences, literalString } from "./env.ts";
-import { NAME_PATTERN } from "./schema.ts";
+import { GatewayError } from "../../shared/errors.ts";
+import { hasReferences, literalString } from "../env.ts";
+import { NAME_PATTERN } from "../schema.ts";
 
 /** A client config converted: the gateway config and what the conversion changed or dropped. */
 export interface ImportedConfig {
