@@ -4,7 +4,7 @@
  */
 import type { CallToolParams, CallToolResult, CreateTaskResult, Tool } from "../shared/protocol.ts";
 import type { GatewayConfig, HttpServerConfig } from "../config/mod.ts";
-import { noteReleased } from "../runtime/mod.ts";
+import { noteCall, noteReleased } from "../runtime/mod.ts";
 import type { CallContext } from "../shared/call-context.ts";
 import { messageOf } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -278,6 +278,8 @@ export class Gateway {
     args: Record<string, unknown> | undefined,
     context: CallContext,
   ): Promise<CallToolResult> {
+    // The heap's compaction, which drops compiled code, waits for a pause in these.
+    noteCall();
     return this.calls.callTool(name, args, context);
   }
 

@@ -1,10 +1,13 @@
 /**
- * Gives memory back. Bun's collector reclaims garbage but keeps the heap's free pages, so a
- * gateway that once held thousands of sessions or a large result would idle at its peak: a full
- * collection and a shrink of the heap return them. It runs once after the first start has
- * settled (start-up leaves garbage behind), and after enough memory was released — sessions
- * closed, large answers sent — once that release has gone quiet, on a timer, never on a request.
- * A no-op outside Bun (V8 returns free pages itself).
+ * Gives memory back. Bun's collector reclaims garbage late and keeps the heap's free pages, so a
+ * gateway that once held thousands of sessions or a large result would idle near its peak. After
+ * enough memory was released — sessions closed, large answers sent — and that release has gone
+ * quiet, a full collection gives the garbage back, on a timer, never on a request. The heap's
+ * shrink, which returns its free pages too but also drops every function the runtime compiled,
+ * waits until no call has come for a while: dropped under traffic, the whole request path ran
+ * interpreted again and kept the compiler busy for thousands of calls. The shrink also runs once
+ * after the first start has settled (start-up leaves garbage behind). A no-op outside Bun (V8
+ * returns free pages itself).
  */
 
 declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | undefined;
@@ -44,33 +47,56 @@ export function onCompacted(listener: () => void): () => void {
   return () => void compactedListeners.delete(listener);
 }
 
-/** When a {@link CompactionSchedule} compacts. */
+/** When a {@link CompactionSchedule} collects and compacts. */
 export interface CompactionTiming {
-  /** Released bytes that make a compaction worth its pause (a full collection). */
+  /** Released bytes that make a collection worth its pause (a full one). */
   worthBytes: number;
-  /** A compaction waits until releases have paused this long… */
+  /** A collection waits until releases have paused this long… */
   quietMs: number;
-  /** …but no longer than this after the first release it answers, so steady churn compacts too. */
+  /** …but no longer than this after the first release it answers, so steady churn collects too. */
   maxWaitMs: number;
+  /** After a collection, the heap is compacted once no call has come for this long. */
+  idleMs: number;
 }
 
-const TIMING: CompactionTiming = { worthBytes: 8 * 1024 * 1024, quietMs: 2_000, maxWaitMs: 10_000 };
+const TIMING: CompactionTiming = {
+  worthBytes: 8 * 1024 * 1024,
+  quietMs: 2_000,
+  maxWaitMs: 10_000,
+  idleMs: 15_000,
+};
 
-/** Gathers released bytes and runs `compact` when enough were released and releases paused. */
+/** What a {@link CompactionSchedule} does, and how it tells that calls are being served. */
+export interface CompactionActions {
+  /** A full collection: the garbage's memory back, the compiled code kept. */
+  collect(): void;
+  /** A full collection and the heap's free pages back: drops the compiled code too. */
+  compact(): void;
+  /** A count that grows with every call served. */
+  activity(): number;
+}
+
+/**
+ * Gathers released bytes; collects when enough were released and releases paused, then compacts
+ * once a whole `idleMs` has passed without a call.
+ */
 export class CompactionSchedule {
   #released = 0;
   #first = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /**
-   * After a compaction, the tail of the same burst (what was released after it, however
+   * After a collection, the tail of the same burst (what was released after it, however
    * little) earns one more: otherwise the last few MiB of a mass close would stay held.
    */
   #tail = false;
-  readonly #compact: () => void;
+  /** The pending idle check, and the activity count it started from. */
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #seen = 0;
+  readonly #actions: CompactionActions;
   readonly #timing: CompactionTiming;
 
-  constructor(compact: () => void, timing: CompactionTiming = TIMING) {
-    this.#compact = compact;
+  constructor(actions: CompactionActions, timing: CompactionTiming = TIMING) {
+    this.#actions = actions;
     this.#timing = timing;
   }
 
@@ -84,15 +110,15 @@ export class CompactionSchedule {
     clearTimeout(this.#timer);
     const { quietMs, maxWaitMs } = this.#timing;
     const wait = Math.max(0, Math.min(quietMs, this.#first + maxWaitMs - now));
-    this.#timer = setTimeout(() => this.#run(), wait);
-    // Never what keeps a process alive.
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#timer = unref(setTimeout(() => this.#run(), wait));
   }
 
-  /** Drops a pending compaction (tests; a process that stops). */
+  /** Drops a pending collection and compaction (tests; a process that stops). */
   cancel(): void {
     clearTimeout(this.#timer);
+    clearTimeout(this.#idle);
     this.#timer = undefined;
+    this.#idle = undefined;
     this.#released = 0;
     this.#tail = false;
   }
@@ -102,19 +128,47 @@ export class CompactionSchedule {
     this.#tail = !this.#tail;
     this.#released = 0;
     this.#timer = undefined;
-    this.#compact();
+    this.#actions.collect();
+    if (this.#idle === undefined) this.#watchIdle();
   }
+
+  /** Compacts after `idleMs` without a call; while calls keep coming, looks again as long. */
+  #watchIdle(): void {
+    this.#seen = this.#actions.activity();
+    this.#idle = unref(setTimeout(() => {
+      this.#idle = undefined;
+      if (this.#actions.activity() !== this.#seen) this.#watchIdle();
+      else this.#actions.compact();
+    }, this.#timing.idleMs));
+  }
+}
+
+/** `timer`, never what keeps a process alive. */
+function unref<T>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
+/** Calls served by this process so far (every gateway in it): how a schedule tells idleness. */
+let served = 0;
+
+/** Notes one call served: a compaction waits for a pause in these. */
+export function noteCall(): void {
+  served++;
 }
 
 /**
  * The process's one schedule: the heap is the process's, so every gateway in it (tests run
  * several) adds to the same count. Outside Bun nothing is gathered.
  */
-const processSchedule = typeof Bun === "undefined" ? null : new CompactionSchedule(compactHeap);
+const processSchedule = typeof Bun === "undefined"
+  ? null
+  : new CompactionSchedule({ collect: collectNow, compact: compactHeap, activity: () => served });
 
 /**
  * Notes that about `bytes` of memory just became garbage (a session closed, a large answer
- * sent): once enough have gathered, {@link compactHeap} runs when releases pause.
+ * sent): once enough have gathered, a collection runs when releases pause, and a compaction once
+ * calls do (see {@link CompactionSchedule}).
  */
 export function noteReleased(bytes: number): void {
   processSchedule?.note(bytes);

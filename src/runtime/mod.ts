@@ -13,6 +13,7 @@ export {
   collectNow,
   compactHeap,
   CompactionSchedule,
+  noteCall,
   noteReleased,
   onCompacted,
 } from "./memory.ts";

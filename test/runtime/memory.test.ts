@@ -26,56 +26,87 @@ describe("compactHeap", () => {
 });
 
 describe("CompactionSchedule", () => {
-  const timing = { worthBytes: 1000, quietMs: 40, maxWaitMs: 200 };
+  // A long idle wait: these cases count collections alone.
+  const timing = { worthBytes: 1000, quietMs: 40, maxWaitMs: 200, idleMs: 60_000 };
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** A schedule counting its collections in `runs.n`. */
+  const counting = (runs: { n: number }) =>
+    new CompactionSchedule(
+      { collect: () => runs.n++, compact: () => {}, activity: () => 0 },
+      timing,
+    );
 
   it("does not compact for less than is worth it", async () => {
-    let runs = 0;
-    const s = new CompactionSchedule(() => runs++, timing);
+    const runs = { n: 0 };
+    const s = counting(runs);
     s.note(400);
     s.note(400);
     await wait(120);
-    assert.equal(runs, 0);
+    assert.equal(runs.n, 0);
     s.cancel();
   });
 
   it("compacts once, after the releases pause", async () => {
-    let runs = 0;
-    const s = new CompactionSchedule(() => runs++, timing);
+    const runs = { n: 0 };
+    const s = counting(runs);
     for (let i = 0; i < 5; i++) {
       s.note(300);
       await wait(5);
     }
-    assert.equal(runs, 0, "not while releases keep coming");
+    assert.equal(runs.n, 0, "not while releases keep coming");
     await wait(120);
-    assert.equal(runs, 1);
+    assert.equal(runs.n, 1);
     s.cancel();
   });
 
   it("compacts within its longest wait under steady releases", async () => {
-    let runs = 0;
-    const s = new CompactionSchedule(() => runs++, timing);
+    const runs = { n: 0 };
+    const s = counting(runs);
     const t0 = Date.now();
-    while (Date.now() - t0 < 2_000 && runs === 0) {
+    while (Date.now() - t0 < 2_000 && runs.n === 0) {
       s.note(600);
       await wait(10);
     }
-    assert.equal(runs, 1, "a steady stream of releases never pauses, yet it compacted");
+    assert.equal(runs.n, 1, "a steady stream of releases never pauses, yet it compacted");
     s.cancel();
   });
 
   it("compacts once more for the tail of a burst, then waits for a full count again", async () => {
-    let runs = 0;
-    const s = new CompactionSchedule(() => runs++, timing);
+    const runs = { n: 0 };
+    const s = counting(runs);
     s.note(1200);
     await wait(120);
-    assert.equal(runs, 1);
+    assert.equal(runs.n, 1);
     s.note(10); // the last sessions of the burst closed after the compaction
     await wait(120);
-    assert.equal(runs, 2, "the tail was compacted");
+    assert.equal(runs.n, 2, "the tail was compacted");
     s.note(10);
     await wait(120);
-    assert.equal(runs, 2, "a trickle after the burst waits for a full count");
+    assert.equal(runs.n, 2, "a trickle after the burst waits for a full count");
+    s.cancel();
+  });
+
+  it("collects under calls, and compacts only once calls have paused for its idle wait", async () => {
+    const seen = { collect: 0, compact: 0 };
+    let calls = 0;
+    const s = new CompactionSchedule({
+      collect: () => seen.collect++,
+      compact: () => seen.compact++,
+      activity: () => calls,
+    }, { ...timing, idleMs: 80 });
+    s.note(1200);
+    // Calls keep coming for longer than the idle wait: collected, never compacted.
+    const t0 = Date.now();
+    while (Date.now() - t0 < 300) {
+      calls++;
+      await wait(10);
+    }
+    assert.equal(seen.collect, 1);
+    assert.equal(seen.compact, 0, "compacted while calls were being served");
+    await wait(250); // no call for three idle waits
+    assert.equal(seen.compact, 1, "not compacted once calls paused");
+    await wait(200);
+    assert.equal(seen.compact, 1, "compacted again with nothing released");
     s.cancel();
   });
 });
