@@ -45,8 +45,9 @@ async function drive(url: string, era: Era, tool: string, pid: number, sessions:
       while (left-- > 0) await client.callTool({ name: tool, arguments: args });
     }));
     const after = threadTicks(pid);
-    // Clock ticks of 10 ms, in µs per call.
-    const per = (a: number, b: number) => ((a - b) * 10_000 / count).toFixed(0);
+    // Clock ticks of 10 ms, in µs per call. A thread that ended during the phase took its ticks
+    // with it: a sum that fell is not a figure.
+    const per = (a: number, b: number) => a < b ? "n/a" : ((a - b) * 10_000 / count).toFixed(0);
     out.push(`${phase} ${per(after.main, before.main)} + ${per(after.other, before.other)}`);
   }
   console.log(out.join(" | "));
