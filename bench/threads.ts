@@ -9,8 +9,10 @@
  * collector's helpers and the allocator's scavenger — read from `/proc/<pid>/task/*\/stat` before
  * and after each phase, in µs per call. So it shows what a whole cell hides: how long the
  * compiler keeps working after start, and whether something (large answers, a pause) makes it work
- * again. Pinned as the bench pins: the server and its upstream on one CPU, the client on another.
- * The gateway is the compiled binary (`MCPGW_BINARY` names another build). Linux only.
+ * again. Each phase also prints the main thread's sleeps and the process's page faults per call,
+ * and the calls per second. Pinned as the bench pins: the server and its upstream on one CPU,
+ * the client on another. The gateway is the compiled binary (`MCPGW_BINARY` names another build).
+ * Linux only.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,15 +42,23 @@ async function drive(url: string, era: Era, tool: string, pid: number, sessions:
     }
     const args = kind === "L" ? large : small;
     const before = threadTicks(pid);
+    const t0 = performance.now();
     let left = count;
     await Promise.all(clients.map(async (client) => {
       while (left-- > 0) await client.callTool({ name: tool, arguments: args });
     }));
     const after = threadTicks(pid);
+    const t1 = performance.now();
     // Clock ticks of 10 ms, in µs per call. A thread that ended during the phase took its ticks
     // with it: a sum that fell is not a figure.
     const per = (a: number, b: number) => a < b ? "n/a" : ((a - b) * 10_000 / count).toFixed(0);
-    out.push(`${phase} ${per(after.main, before.main)} + ${per(after.other, before.other)}`);
+    const waits = ((after.waits - before.waits) / count).toFixed(2);
+    const faults = ((after.faults - before.faults) / count).toFixed(1);
+    const rate = (count / ((t1 - t0) / 1000)).toFixed(0);
+    out.push(
+      `${phase} ${per(after.main, before.main)} + ${per(after.other, before.other)} ` +
+        `(${waits} waits, ${faults} faults, ${rate}/s)`,
+    );
   }
   console.log(out.join(" | "));
   await Promise.all(clients.map((c) => c.close()));
@@ -73,10 +83,21 @@ async function connect(url: string, era: Era) {
   return client;
 }
 
-/** utime + stime of `pid`'s main thread and of all its other threads, in clock ticks. */
-function threadTicks(pid: number): { main: number; other: number } {
+/**
+ * utime + stime of `pid`'s main thread and of all its other threads, in clock ticks; how often
+ * the main thread has gone to sleep (voluntary context switches): each wake-up costs the kernel's
+ * share of a call; and the process's page faults (minor: a page touched for the first time since
+ * the allocator gave it back), each of which costs the kernel a page's worth of work.
+ */
+function threadTicks(
+  pid: number,
+): { main: number; other: number; waits: number; faults: number } {
   let main = 0;
   let other = 0;
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const own = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const faults = Number(own.slice(own.lastIndexOf(")") + 2).split(" ")[7]);
+  const waits = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {
@@ -89,7 +110,7 @@ function threadTicks(pid: number): { main: number; other: number } {
     if (Number(tid) === pid) main += ticks;
     else other += ticks;
   }
-  return { main, other };
+  return { main, other, waits, faults };
 }
 
 if (process.argv.includes("--drive")) {
