@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { PURGE_DELAY_MS } from "../src/runtime/allocator.ts";
 import { onCpu } from "./pinning.ts";
 import { sleep } from "./stats.ts";
 
@@ -225,6 +226,13 @@ export async function startFloor(cpu: string | null = null): Promise<ServerProce
   return await startPinned("floor", onCpu(cpu, argv));
 }
 
+/**
+ * The allocator setting a serving gateway gives itself (`src/runtime/allocator.ts`), given to the
+ * floor and the core too: the ratios then compare what each process does per call, not a setting
+ * any Bun server could have. (It cuts the floor's own 1 MB call by about half.)
+ */
+const TUNED_ALLOCATOR = { ...process.env, MIMALLOC_PURGE_DELAY: String(PURGE_DELAY_MS) };
+
 /** The floor's HTTP in front of the gateway's core (`bench/floor-core.ts`), from source. */
 export async function startFloorCore(cpu: string | null = null): Promise<ServerProcess> {
   const argv = [BUN, join(ROOT, "bench/floor-core.ts"), "--listen", "127.0.0.1:0"];
@@ -232,7 +240,7 @@ export async function startFloorCore(cpu: string | null = null): Promise<ServerP
 }
 
 function startPinned(what: string, argv: readonly string[]): Promise<ServerProcess> {
-  return startPortPrinter(what, argv[0]!, argv.slice(1));
+  return startPortPrinter(what, argv[0]!, argv.slice(1), TUNED_ALLOCATOR);
 }
 
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */
@@ -240,8 +248,9 @@ export async function startPortPrinter(
   what: string,
   command: string,
   args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServerProcess> {
-  const child = track(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  const child = track(command, args, { stdio: ["ignore", "pipe", "inherit"], env });
   const line = await new Promise<string>((resolveLine, reject) => {
     let buffer = "";
     const timer = setTimeout(() => reject(new Error(`${what} did not start`)), 15_000);

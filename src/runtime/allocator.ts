@@ -10,7 +10,7 @@
  * while traffic lasts, and still go back to the OS within {@link PURGE_DELAY_MS} once it stops.
  *
  * mimalloc reads the setting from its environment once, before any script runs, so the serving
- * process starts itself again (`execve`: the same PID, arguments and open descriptors) with it
+ * process starts itself again (`execve`: the same PID, arguments and standard streams) with it
  * set. An operator's own `MIMALLOC_PURGE_DELAY` is kept as given (`10` restores the default).
  * The variable is taken out of the environment after the restart, so no upstream inherits it.
  * Deno's allocator is another: there this does nothing.
