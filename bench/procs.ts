@@ -10,7 +10,6 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { PURGE_DELAY_MS } from "../src/runtime/allocator.ts";
 import { onCpu } from "./pinning.ts";
 import { sleep } from "./stats.ts";
 
@@ -22,6 +21,15 @@ export const BUN = join(ROOT, "node_modules/.bin/bun");
 export const DENO = join(ROOT, "node_modules/.bin/deno");
 /** The benchmark's upstream fixture. */
 export const BENCH_ECHO = join(ROOT, "test/fixtures/servers/bench-echo.mjs");
+/**
+ * The environment of every Bun server the bench starts — the gateway, the floor and the core: the
+ * allocator's purge delay the shipped systemd units and container image set
+ * (`MIMALLOC_PURGE_DELAY`, docs/OPERATIONS.md), so the gateway is measured as it is run, and the
+ * ratios compare what each process does per call, not a setting any Bun server could have. It
+ * halves the floor's own 1 MB call too.
+ */
+export const SERVER_ENV = { ...process.env, MIMALLOC_PURGE_DELAY: "1000" };
+
 /** The compiled gateway, when built (`MCPGW_BINARY` names another build, e.g. to compare two). */
 export const BINARY = process.env.MCPGW_BINARY ?? join(ROOT, "dist/mcp-gateway");
 
@@ -159,7 +167,7 @@ export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayPr
   const child = track(
     pinned[0]!,
     [...pinned.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
-    { stdio: ["ignore", log, log], env: { ...process.env, ...opts.env } },
+    { stdio: ["ignore", log, log], env: { ...SERVER_ENV, ...opts.env } },
   );
   const url = `http://127.0.0.1:${port}`;
   const stop = () => stopChild(child);
@@ -226,13 +234,6 @@ export async function startFloor(cpu: string | null = null): Promise<ServerProce
   return await startPinned("floor", onCpu(cpu, argv));
 }
 
-/**
- * The allocator setting a serving gateway gives itself (`src/runtime/allocator.ts`), given to the
- * floor and the core too: the ratios then compare what each process does per call, not a setting
- * any Bun server could have. (It cuts the floor's own 1 MB call by about half.)
- */
-const TUNED_ALLOCATOR = { ...process.env, MIMALLOC_PURGE_DELAY: String(PURGE_DELAY_MS) };
-
 /** The floor's HTTP in front of the gateway's core (`bench/floor-core.ts`), from source. */
 export async function startFloorCore(cpu: string | null = null): Promise<ServerProcess> {
   const argv = [BUN, join(ROOT, "bench/floor-core.ts"), "--listen", "127.0.0.1:0"];
@@ -240,7 +241,7 @@ export async function startFloorCore(cpu: string | null = null): Promise<ServerP
 }
 
 function startPinned(what: string, argv: readonly string[]): Promise<ServerProcess> {
-  return startPortPrinter(what, argv[0]!, argv.slice(1), TUNED_ALLOCATOR);
+  return startPortPrinter(what, argv[0]!, argv.slice(1), SERVER_ENV);
 }
 
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */

@@ -250,11 +250,11 @@ const METHOD =
   floor's HTTP handling in front of the gateway's own core — \`Gateway.callTool\` with its gate,
   call journal and upstream leg — and none of its door: no front door, security chain, router,
   session or fast path; the gateway's CPU over the core's is the door's share) and through the
-  gateway (client → HTTP \`/mcp\` → gateway → stdio → upstream). The floor and the core run with
-  the allocator setting the serving gateway gives itself (\`MIMALLOC_PURGE_DELAY\`, see
-  docs/PERFORMANCE.md), so a ratio compares what each does per call. These three run in both
-  protocol eras: 2025-11-25 sessions (SDK 1.x clients) and stateless 2026-07-28 requests (SDK v2 clients
-  pinned to that revision; each request carries its own \`_meta\` envelope); at the large
+  gateway (client → HTTP \`/mcp\` → gateway → stdio → upstream). The gateway, the floor and the core
+  run with the allocator setting the shipped systemd units and image give the gateway
+  (\`MIMALLOC_PURGE_DELAY=1000\`, see docs/OPERATIONS.md), so a ratio compares what each does per
+  call. These three run in both protocol eras: 2025-11-25 sessions (SDK 1.x clients) and stateless
+  2026-07-28 requests (SDK v2 clients pinned to that revision; each request carries its own \`_meta\` envelope); at the large
   payloads also through the gateway's 2025 SSE transport (\`/sse\` and \`/message\`, SDK 1.x SSE
   clients), set against the 2025-11-25 floor. The direct HTTP
   upstream answers with SSE streams; the gateway answers with JSON unless a notification comes

@@ -10,11 +10,8 @@ if (process.argv[2] === "__lua-worker") {
   await runWorkerProcess();
 } else {
   const { runCli } = await import("./cli/mod.ts");
-  const { exitWhenFlushed, selfCommand, tuneAllocator } = await import("./runtime/mod.ts");
-  // Only the program's own entry may restart its process (never a test or an embedder).
-  const code = await runCli(process.argv.slice(2), {
-    beforeServe: () => tuneAllocator(selfCommand()),
-  });
+  const { exitWhenFlushed } = await import("./runtime/mod.ts");
+  const code = await runCli(process.argv.slice(2));
   // Open handles (stdin, timers of stopped children) must not keep a finished command alive,
   // and what it printed must reach a slow pipe whole before the process ends.
   await exitWhenFlushed(code);

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { ROOT } from "../procs.ts";
+import { ROOT, SERVER_ENV } from "../procs.ts";
 import { mib, sleep } from "../stats.ts";
 import type { ScalePlan } from "./run.ts";
 import {
@@ -112,6 +112,7 @@ async function floodFloor(count: number, bytes: number): Promise<number | null> 
     `${bytes}`,
   ], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: SERVER_ENV, // as the gateway beside it runs
   });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

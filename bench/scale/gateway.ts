@@ -5,7 +5,7 @@
 import { mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, memBytes, stopChild, track } from "../procs.ts";
+import { freePort, memBytes, SERVER_ENV, stopChild, track } from "../procs.ts";
 import { sleep } from "../stats.ts";
 
 /** A running gateway under measurement. */
@@ -37,7 +37,7 @@ export async function startScaleGateway(
   const child = track(
     argv[0]!,
     [...argv.slice(1), "--config", join(dir, "gateway.yaml"), "--listen", `127.0.0.1:${port}`],
-    { stdio: ["ignore", log, log], cwd: dir },
+    { stdio: ["ignore", log, log], cwd: dir, env: SERVER_ENV },
   );
   const url = `http://127.0.0.1:${port}`;
   const deadline = t0 + 30_000;

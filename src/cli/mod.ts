@@ -23,14 +23,8 @@ export async function startGateway(
   return await (await import("./serve.ts")).startGateway(config, options);
 }
 
-/** What only the program's entry asks of {@link runCli}. */
-export interface CliHooks {
-  /** Runs before a serving command reads anything (the allocator's restart, `runtime/`). */
-  beforeServe?: () => void;
-}
-
 /** Runs the CLI; resolves with the process exit code. */
-export async function runCli(argv: readonly string[], hooks: CliHooks = {}): Promise<number> {
+export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     const args = parseCli(argv);
     if (args.help) {
@@ -41,7 +35,6 @@ export async function runCli(argv: readonly string[], hooks: CliHooks = {}): Pro
       process.stdout.write(`${NAME} ${VERSION} (${runtimeVersion()})\n`);
       return 0;
     }
-    if (args.command === "serve") hooks.beforeServe?.();
     if (args.envFile) loadEnvFile(args.envFile);
     if (args.logLevel) setLogLevel(args.logLevel);
     else if (args.command !== "serve") setLogLevel("warn");

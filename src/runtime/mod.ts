@@ -7,7 +7,6 @@ import { serveBun } from "./bun.ts";
 import { serveDeno } from "./deno.ts";
 
 export { AddressInUseError } from "./address-in-use.ts";
-export { PURGE_DELAY_MS, tuneAllocator } from "./allocator.ts";
 export { exitWhenFlushed } from "./exit.ts";
 export { setJitPolicy } from "./jit.ts";
 export {

@@ -71,6 +71,7 @@ describe("the container image", { skip: SKIP }, () => {
     assert.ok("/data" in config.Volumes);
     assert.ok("8787/tcp" in config.ExposedPorts);
     assert.ok(config.Env.includes("HOME=/data"));
+    assert.ok(config.Env.includes("MIMALLOC_PURGE_DELAY=1000"), "the allocator's purge delay");
   });
 
   it("checks its health on /healthz", () => {

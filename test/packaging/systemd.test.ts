@@ -36,6 +36,12 @@ describe("the systemd unit", () => {
     assert.match(unit, /^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
   });
 
+  it("gives the runtime's allocator its purge delay, in this unit and the per-port one", () => {
+    for (const file of [UNIT, join(ROOT, "deploy/mcp-gateway@.service")]) {
+      assert.match(readFileSync(file, "utf8"), /^Environment=MIMALLOC_PURGE_DELAY=1000$/m, file);
+    }
+  });
+
   it("passes systemd-analyze verify", {
     skip: hasAnalyze ? false : "systemd-analyze not installed (Debian package systemd)",
   }, () => {
