@@ -254,10 +254,10 @@ const METHOD =
   run with the allocator setting the shipped systemd units and image give the gateway
   (\`MIMALLOC_PURGE_DELAY=1000\`, see docs/OPERATIONS.md), so a ratio compares what each does per
   call. These three run in both protocol eras: 2025-11-25 sessions (SDK 1.x clients) and stateless
-  2026-07-28 requests (SDK v2 clients pinned to that revision; each request carries its own \`_meta\` envelope); at the large
-  payloads also through the gateway's 2025 SSE transport (\`/sse\` and \`/message\`, SDK 1.x SSE
-  clients), set against the 2025-11-25 floor. The direct HTTP
-  upstream answers with SSE streams; the gateway answers with JSON unless a notification comes
+  2026-07-28 requests (SDK v2 clients pinned to that revision; each request carries its own
+  \`_meta\` envelope); at the large payloads also through the gateway's 2025 SSE transport
+  (\`/sse\` and \`/message\`, SDK 1.x SSE clients), set against the 2025-11-25 floor. The direct
+  HTTP upstream answers with SSE streams; the gateway answers with JSON unless a notification comes
   first. **Peers** (\`bench/peers.ts\`), at the smallest payload beside the gateway in the same
   cells: \`mcp-proxy\` (streamable HTTP endpoint only) and \`supergateway\` (stateful, logging
   off), each under Node from the repository's exact-version devDependencies in front of the
