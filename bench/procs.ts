@@ -66,12 +66,19 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
   clearTimeout(timer);
 }
 
+/**
+ * The fields of a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line after "(comm)", which
+ * may itself hold spaces: index 0 is the state (field 3), 7 minflt (10), 11 utime (14), 12 stime
+ * (15) (man 5 proc).
+ */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
 /** CPU time (user + system, all threads) a live process has used, in ms; NaN once gone. */
 export function cpuMs(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after "(comm)": state is field 3, utime 14, stime 15 (man 5 proc).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(readFileSync(`/proc/${pid}/stat`, "utf8"));
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
     return Number.NaN;

@@ -20,7 +20,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { choosePinning, onCpu } from "./pinning.ts";
-import { BENCH_ECHO, BUN, killAll, startFloor, startGatewayProcess } from "./procs.ts";
+import { BENCH_ECHO, BUN, killAll, startFloor, startGatewayProcess, statFields } from "./procs.ts";
 import type { Era } from "./load.ts";
 
 const arg = (name: string, fallback: string) =>
@@ -95,8 +95,7 @@ function threadTicks(
   let main = 0;
   let other = 0;
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const own = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const faults = Number(own.slice(own.lastIndexOf(")") + 2).split(" ")[7]);
+  const faults = Number(statFields(readFileSync(`/proc/${pid}/stat`, "utf8"))[7]);
   const waits = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
@@ -105,7 +104,7 @@ function threadTicks(
     } catch {
       continue; // a thread that ended meanwhile
     }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(stat);
     const ticks = Number(fields[11]) + Number(fields[12]);
     if (Number(tid) === pid) main += ticks;
     else other += ticks;
