@@ -63,10 +63,10 @@ export function spawnBun(options: SpawnOptions): SpawnedChild {
     : Promise.resolve();
   const sink = proc.stdin;
   let open = true;
-  const batch = new WriteBatch((text) => {
+  const batch = new WriteBatch((parts) => {
     if (!open) return undefined;
     try {
-      sink.write(text);
+      for (const part of parts) sink.write(part);
       const flushed = sink.flush();
       // A full pipe: the sink keeps the rest and writes it as the child reads. A pipe whose
       // reader died (EPIPE) rejects here; the child's exit tells that story.

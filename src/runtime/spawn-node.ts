@@ -61,12 +61,17 @@ export function spawnNode(options: SpawnOptions): SpawnedChild {
   stderr?.on("data", options.onStderr ?? (() => {}));
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE after a crash: the child's exit tells that story
-  const batch = new WriteBatch((text) =>
-    stdin.write(text) ? undefined : new Promise<void>((resolve) => {
+  const batch = new WriteBatch((parts) => {
+    // Corked, the parts leave in one write (`writev`) when uncorked.
+    stdin.cork();
+    let room = true;
+    for (const part of parts) room = stdin.write(part);
+    stdin.uncork();
+    return room ? undefined : new Promise<void>((resolve) => {
       stdin.once("drain", resolve);
       stdin.once("close", resolve);
-    })
-  );
+    });
+  });
   return {
     pid: child.pid,
     started,

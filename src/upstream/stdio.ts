@@ -210,7 +210,10 @@ export class StdioTransport implements Transport {
     const child = this.#child;
     if (!child || this.#closed) return Promise.reject(new Error("server process is not running"));
     // Written with the rest of this tick's messages; a promise only while the pipe is full.
-    return child.write(JSON.stringify(message) + "\n");
+    // Two writes, not one concatenation: a large message is then never copied into a joined
+    // string before the pipe's own copy.
+    child.write(JSON.stringify(message));
+    return child.write("\n");
   }
 
   /** Ends the process group: SIGTERM, then SIGKILL after a grace period. */
