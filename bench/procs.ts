@@ -149,34 +149,19 @@ export interface GatewayProcess {
 }
 
 /** Options for {@link startGatewayProcess}. */
-export interface GatewayStart {
+export interface GatewayStart extends GatewaySpawn {
   mode: GatewayMode;
-  configFile: string;
   /** Tool-name prefixes that must all be listed before the gateway counts as ready. */
   expect: readonly string[];
-  /** Where the gateway's stderr goes. */
-  logFile: string;
-  env?: Record<string, string>;
   timeoutMs?: number;
   /** Starts this program instead of the one `mode` names (to compare two builds in one run). */
   command?: string;
-  /** The CPU to pin the gateway (and so its upstreams) to; unpinned when absent. */
-  cpu?: string | null;
 }
 
 /** Starts a gateway and waits (bounded) until a client sees every expected server's tools. */
 export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayProcess> {
-  const port = await freePort();
   const { argv } = opts.command ? { argv: [opts.command] } : gatewayCommand(opts.mode);
-  const pinned = onCpu(opts.cpu ?? null, argv);
-  const log = openSync(opts.logFile, "a");
-  const t0 = performance.now();
-  const child = track(
-    pinned[0]!,
-    [...pinned.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
-    { stdio: ["ignore", log, log], env: { ...SERVER_ENV, ...opts.env } },
-  );
-  const url = `http://127.0.0.1:${port}`;
+  const { child, url, t0 } = await spawnGateway(argv, opts);
   const stop = () => stopChild(child);
   try {
     await waitForTools(`${url}/mcp`, opts.expect, child, t0 + (opts.timeoutMs ?? 30_000));
@@ -186,6 +171,44 @@ export async function startGatewayProcess(opts: GatewayStart): Promise<GatewayPr
   }
   const readyMs = performance.now() - t0;
   return { child, pid: child.pid!, url, readyMs, readyCpuMs: cpuMs(child.pid!), stop };
+}
+
+/** How {@link spawnGateway} starts a gateway. */
+export interface GatewaySpawn {
+  configFile: string;
+  /** Where its stdout and stderr go. */
+  logFile: string;
+  /** Added to {@link SERVER_ENV}. */
+  env?: Record<string, string>;
+  /** The CPU to pin it (and so its upstreams) to; unpinned when absent. */
+  cpu?: string | null;
+  /** Its working folder (the repository's root when absent). */
+  cwd?: string;
+}
+
+/**
+ * Spawns the gateway `argv` on `configFile`, listening on a free loopback port; `t0` is when it
+ * was spawned. Every gateway the bench starts is started here; the caller decides what "ready"
+ * means (its tools listed, or `/healthz` answering).
+ */
+export async function spawnGateway(
+  argv: readonly string[],
+  opts: GatewaySpawn,
+): Promise<{ child: ChildProcess; url: string; t0: number }> {
+  const port = await freePort();
+  const pinned = onCpu(opts.cpu ?? null, argv);
+  const log = openSync(opts.logFile, "a");
+  const t0 = performance.now();
+  const child = track(
+    pinned[0]!,
+    [...pinned.slice(1), "--config", opts.configFile, "--listen", `127.0.0.1:${port}`],
+    {
+      stdio: ["ignore", log, log],
+      env: { ...SERVER_ENV, ...opts.env },
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    },
+  );
+  return { child, url: `http://127.0.0.1:${port}`, t0 };
 }
 
 /**
@@ -235,10 +258,16 @@ export async function startHttpUpstream(cpu: string | null = null): Promise<Serv
   return await startPinned("HTTP upstream", onCpu(cpu, ["node", BENCH_ECHO, "--http"]));
 }
 
-/** The floor (`bench/floor.ts`): a minimal Bun forwarder in front of its own bench-echo child. */
-export async function startFloor(cpu: string | null = null): Promise<ServerProcess> {
+/**
+ * The floor (`bench/floor.ts`): a minimal Bun forwarder in front of its own bench-echo child;
+ * `env` is added to its environment.
+ */
+export async function startFloor(
+  cpu: string | null = null,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const argv = [BUN, join(ROOT, "bench/floor.ts"), "--listen", "127.0.0.1:0"];
-  return await startPinned("floor", onCpu(cpu, argv));
+  return await startPinned("floor", onCpu(cpu, argv), env);
 }
 
 /** The floor's HTTP in front of the gateway's core (`bench/floor-core.ts`), from source. */
@@ -247,8 +276,12 @@ export async function startFloorCore(cpu: string | null = null): Promise<ServerP
   return await startPinned("floor-core", onCpu(cpu, argv));
 }
 
-function startPinned(what: string, argv: readonly string[]): Promise<ServerProcess> {
-  return startPortPrinter(what, argv[0]!, argv.slice(1), SERVER_ENV);
+function startPinned(
+  what: string,
+  argv: readonly string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  return startPortPrinter(what, argv[0]!, argv.slice(1), { ...SERVER_ENV, ...env });
 }
 
 /** Starts a process that prints `{"port":N}` once it serves `/mcp` on loopback. */

@@ -2,10 +2,10 @@
  * A gateway process for one scale measurement: its config in a fresh folder, started on a free
  * loopback port, its RSS read from /proc, stopped by its PID.
  */
-import { mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, memBytes, SERVER_ENV, stopChild, track } from "../procs.ts";
+import { memBytes, spawnGateway, stopChild } from "../procs.ts";
 import { sleep } from "../stats.ts";
 
 /** A running gateway under measurement. */
@@ -31,15 +31,11 @@ export async function startScaleGateway(
 ): Promise<ScaleGateway> {
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-scale-"));
   writeFileSync(join(dir, "gateway.yaml"), yaml);
-  const port = await freePort();
-  const log = openSync(join(dir, "gateway.log"), "a");
-  const t0 = performance.now();
-  const child = track(
-    argv[0]!,
-    [...argv.slice(1), "--config", join(dir, "gateway.yaml"), "--listen", `127.0.0.1:${port}`],
-    { stdio: ["ignore", log, log], cwd: dir, env: SERVER_ENV },
-  );
-  const url = `http://127.0.0.1:${port}`;
+  const { child, url, t0 } = await spawnGateway(argv, {
+    configFile: join(dir, "gateway.yaml"),
+    logFile: join(dir, "gateway.log"),
+    cwd: dir,
+  });
   const deadline = t0 + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`gateway exited (${dir}/gateway.log)`);
