@@ -140,13 +140,30 @@ function defineLazy(
   start: number,
   end: number,
 ): void {
-  const settle = (value: unknown) =>
+  let unread = UNREAD.get(holder);
+  if (unread === undefined) {
+    unread = new Map();
+    UNREAD.set(holder, unread);
+    // Never over a member the JSON itself has: that holder is then serialised as any other.
+    if (!Object.hasOwn(holder, "toJSON")) {
+      Object.defineProperty(holder, "toJSON", {
+        value: holderJson,
+        enumerable: false,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  unread.set(key, [text, start, end]);
+  const settle = (value: unknown) => {
+    unread.delete(key);
     Object.defineProperty(holder, key, {
       value,
       writable: true,
       enumerable: true,
       configurable: true,
     });
+  };
   Object.defineProperty(holder, key, {
     enumerable: true,
     configurable: true,
@@ -157,4 +174,78 @@ function defineLazy(
     },
     set: settle,
   });
+}
+
+/**
+ * Per object with long strings not read yet: where each one's literal is, as `[line, start, end]`
+ * (quotes included).
+ */
+const UNREAD = new WeakMap<object, Map<string, readonly [string, number, number]>>();
+/** True while {@link jsonParts} serialises; {@link literals} are the ones its marks stand for. */
+let collecting = false;
+const literals: string[] = [];
+/** How a mark of {@link jsonParts} begins in the serialised text (its closing quote left off). */
+const ESCAPED_MARK = JSON.stringify(MARK).slice(0, -1);
+
+/**
+ * The `toJSON` of an object with long strings not read yet: the object itself, except inside
+ * {@link jsonParts}, where a copy stands for it with a mark in place of each such string, so the
+ * string is neither parsed nor copied into the serialised text.
+ */
+function holderJson(this: Record<string, unknown>): unknown {
+  const unread = collecting ? UNREAD.get(this) : undefined;
+  if (unread === undefined || unread.size === 0) return this;
+  const copy: Record<string, unknown> = Array.isArray(this)
+    ? ([] as unknown as Record<string, unknown>)
+    : {};
+  for (const key of Object.keys(this)) {
+    const span = unread.get(key);
+    if (span === undefined) copy[key] = this[key];
+    else {
+      copy[key] = `${MARK}${literals.length}`;
+      literals.push(span[0].slice(span[1], span[2]));
+    }
+  }
+  return copy;
+}
+
+/**
+ * `JSON.stringify(value)` as the parts to write one after the other: a long string of a lazily
+ * parsed value that nobody has read is a part of its own, the literal as it stood in the line it
+ * came in (a slice of that line, not a copy), and the text between them the other parts. A value
+ * without such strings is one part. What the parts spell is what `JSON.stringify` would give, up
+ * to how a string's characters are escaped.
+ */
+export function jsonParts(value: unknown): string[] {
+  collecting = true;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    literals.length = 0; // a value that does not serialise leaves nothing for the next
+    throw err;
+  } finally {
+    collecting = false;
+  }
+  if (literals.length === 0) return [text];
+  const found = literals.splice(0);
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = text.indexOf(ESCAPED_MARK); at !== -1; at = text.indexOf(ESCAPED_MARK, from)) {
+    const close = text.indexOf('"', at + ESCAPED_MARK.length);
+    parts.push(text.slice(from, at), found[Number(text.slice(at + ESCAPED_MARK.length, close))]!);
+    from = close + 1;
+  }
+  parts.push(text.slice(from));
+  return parts;
+}
+
+/**
+ * A request's JSON body, as `request.json()` reads it; one declared as large as a lazily parsed
+ * line is read as text and parsed as {@link parseLine} parses, so its long strings can travel on
+ * unread ({@link jsonParts}). Throws as `request.json()` does on a body that is not JSON.
+ */
+export async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length"));
+  return declared >= LAZY_LINE_CHARS ? parseLine(await request.text()) : await request.json();
 }

@@ -8,7 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { type ChildExit, spawnChild, type SpawnedChild } from "../runtime/mod.ts";
-import { parseLine } from "../shared/lazy-json.ts";
+import { jsonParts, parseLine } from "../shared/lazy-json.ts";
 import type { Logger } from "../shared/log.ts";
 import type { LineTap } from "./lean-leg.ts";
 import { LineReader } from "./line-reader.ts";
@@ -210,9 +210,10 @@ export class StdioTransport implements Transport {
     const child = this.#child;
     if (!child || this.#closed) return Promise.reject(new Error("server process is not running"));
     // Written with the rest of this tick's messages; a promise only while the pipe is full.
-    // Two writes, not one concatenation: a large message is then never copied into a joined
-    // string before the pipe's own copy.
-    child.write(JSON.stringify(message));
+    // Parts, not one concatenation: a large message is then never copied into a joined string
+    // before the pipe's own copy, and a long string of a request nobody read goes to the pipe as
+    // the slice of the body it came in (`jsonParts`).
+    for (const part of jsonParts(message)) child.write(part);
     return child.write("\n");
   }
 

@@ -10,6 +10,7 @@ import {
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
 import { batchRefusal } from "./batch.ts";
+import { readJson } from "../../shared/lazy-json.ts";
 
 const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
@@ -59,7 +60,7 @@ export class SseSessionTransport implements Transport {
   async handlePost(req: Request, maxBatch = Infinity, authInfo?: AuthInfo): Promise<Response> {
     let parsed: unknown;
     try {
-      parsed = await req.json();
+      parsed = await readJson(req);
     } catch {
       return jsonError(400, -32700, "Parse error: the body is not JSON");
     }

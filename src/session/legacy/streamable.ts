@@ -11,6 +11,7 @@
  */
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerOf, type RequestIdentity } from "../door.ts";
+import { readJson } from "../../shared/lazy-json.ts";
 import { batchRefusal } from "./batch.ts";
 import { REPLAY_MAX_BYTES } from "./event-store.ts";
 import { cancelledId, isFastCall } from "./fast-call.ts";
@@ -49,7 +50,7 @@ export async function handleMcp(
   // A POST: its body is read here once, for the fast path, the batch cap and the transport.
   let body: unknown;
   try {
-    body = await req.json();
+    body = await readJson(req);
   } catch {
     return jsonError(400, -32700, "Parse error: the body is not JSON");
   }

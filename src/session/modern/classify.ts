@@ -9,6 +9,7 @@
 import type { InboundClassificationOutcome } from "@modelcontextprotocol/server";
 // Members compared in any order: the SDK's schemas read them by name.
 import { sameJson } from "../../tools/filters/same-json.ts";
+import { parseLine } from "../../shared/lazy-json.ts";
 
 /**
  * Which door a request takes, with its JSON body and the SDK's classification of it when reading
@@ -98,7 +99,7 @@ function declaredWithin(request: Request, maxBodyBytes: number): boolean {
 function parsed(text: string): unknown {
   if (text.length === 0) return undefined;
   try {
-    return JSON.parse(text);
+    return parseLine(text);
   } catch {
     return undefined;
   }
