@@ -11,6 +11,11 @@
  *
  * The line is checked as `JSON.parse` would check it: the skeleton is parsed, and each long
  * string is checked to be a valid JSON string body, so a line this path accepts is valid JSON.
+ *
+ * The same holds the other way: a large request body is parsed here too (`readJson`), and a value
+ * written to a stdio server is serialised by `jsonParts`, which leaves each long string nobody
+ * read as its literal, a slice of the body it came in — so a large argument the gateway only
+ * passes on is neither parsed nor serialised again.
  */
 
 /** Lines shorter than this are parsed whole: the skeleton only pays off for large ones. */
