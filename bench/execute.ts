@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { BENCH_ECHO, type GatewayMode, killAll, startGatewayProcess } from "./procs.ts";
+import { BENCH_ECHO_CONFIG, type GatewayMode, killAll, startGatewayProcess } from "./procs.ts";
 import { median } from "./stats.ts";
 
 /** Options for {@link benchExecute}. */
@@ -64,7 +64,7 @@ export async function benchExecute(opts: ExecuteBenchOptions): Promise<ExecuteBe
   const configFile = join(opts.workDir, "execute.yaml");
   writeFileSync(
     configFile,
-    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n` +
+    BENCH_ECHO_CONFIG +
       `scripting:\n  execute: true\n`,
   );
   const gateway = await startGatewayProcess({

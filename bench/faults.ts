@@ -16,11 +16,11 @@
  * runs of it, not a run of it with `npm run bench`.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { choosePinning } from "./pinning.ts";
-import { BENCH_ECHO, killAll, startFloor, startGatewayProcess } from "./procs.ts";
+import { killAll, startEchoTarget } from "./procs.ts";
 
 /** One piece of compiled code: where it starts, how long it is, and its name. */
 export interface CodeLoad {
@@ -98,25 +98,14 @@ async function main(): Promise<void> {
     console.error("faults: needs `perf` (Linux; on Debian the linux-perf package)");
     process.exit(2);
   }
+  // The runtime writes its JITDump here, and perf its samples.
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-faults-"));
-  const env = { BUN_JSC_useJITDump: "1", BUN_JSC_jitDumpDirectory: dir };
-  const config = join(dir, "gateway.yaml");
-  writeFileSync(
-    config,
-    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
-  );
-  const cpu = choosePinning().server;
   const target = arg("target", "gateway");
-  const server = target === "floor"
-    ? { ...(await startFloor(cpu, env)), tool: "echo" }
-    : await startGatewayProcess({
-      mode: arg("gateway", "source") === "binary" ? "binary" : "source",
-      configFile: config,
-      expect: ["bench__"],
-      logFile: join(dir, "gateway.log"),
-      cpu,
-      env,
-    }).then((gw) => ({ ...gw, url: `${gw.url}/mcp`, tool: "bench__echo" }));
+  const server = await startEchoTarget(target, {
+    cpu: choosePinning().server,
+    mode: arg("gateway", "source") === "binary" ? "binary" : "source",
+    env: { BUN_JSC_useJITDump: "1", BUN_JSC_jitDumpDirectory: dir },
+  });
   try {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import(

@@ -4,7 +4,8 @@
  * remembered and killed by pid when the run ends, however it ends.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -251,6 +252,35 @@ export interface ServerProcess {
   pid: number;
   url: string;
   stop(): Promise<void>;
+}
+
+/** A gateway config with the bench-echo fixture as its one server, `bench`. */
+export const BENCH_ECHO_CONFIG = `servers:\n  bench: { command: node, args: [${
+  JSON.stringify(BENCH_ECHO)
+}] }\n`;
+
+/**
+ * The server a per-call probe drives (`bench/threads.ts`, `bench/faults.ts`): the floor, or a
+ * gateway (started as `mode` says) in front of bench-echo, its config and log in a fresh folder;
+ * `url` is its `/mcp` endpoint and `tool` the echo tool's name there.
+ */
+export async function startEchoTarget(
+  target: string,
+  opts: { cpu: string | null; mode: GatewayMode; env?: Record<string, string> },
+): Promise<ServerProcess & { tool: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-probe-"));
+  if (target === "floor") return { ...(await startFloor(opts.cpu, opts.env)), tool: "echo", dir };
+  const configFile = join(dir, "gateway.yaml");
+  writeFileSync(configFile, BENCH_ECHO_CONFIG);
+  const gw = await startGatewayProcess({
+    mode: opts.mode,
+    configFile,
+    expect: ["bench__"],
+    logFile: join(dir, "gateway.log"),
+    cpu: opts.cpu,
+    env: opts.env,
+  });
+  return { pid: gw.pid, url: `${gw.url}/mcp`, stop: gw.stop, tool: "bench__echo", dir };
 }
 
 /** The fixture upstream serving streamable HTTP with the SDK's Node server (on `cpu`, if given). */

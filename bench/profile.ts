@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type Era, runCell } from "./load.ts";
-import { BENCH_ECHO, BUN, freePort, killAll, ROOT, stopChild, track } from "./procs.ts";
+import { BENCH_ECHO_CONFIG, BUN, freePort, killAll, ROOT, stopChild, track } from "./procs.ts";
 import { sleep, table } from "./stats.ts";
 
 interface ProfileNode {
@@ -95,7 +95,7 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const config = join(dir, "gateway.yaml");
   writeFileSync(
     config,
-    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
+    BENCH_ECHO_CONFIG,
   );
   const port = await freePort();
   const gateway = track(BUN, [

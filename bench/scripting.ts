@@ -10,7 +10,14 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { BENCH_ECHO, BUN, type GatewayMode, ROOT, startGatewayProcess, track } from "./procs.ts";
+import {
+  BENCH_ECHO_CONFIG,
+  BUN,
+  type GatewayMode,
+  ROOT,
+  startGatewayProcess,
+  track,
+} from "./procs.ts";
 import { median } from "./stats.ts";
 
 /** Options for {@link benchScripting}. */
@@ -87,7 +94,7 @@ export async function benchScripting(opts: ScriptingOptions): Promise<ScriptingR
   );
   writeFileSync(
     configFile,
-    `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n` +
+    BENCH_ECHO_CONFIG +
       `scripting:\n  execute: true\n  macros: ${JSON.stringify(macroDir)}\n` +
       `  tools:\n    wrap_echo:\n` +
       `      description: Calls bench__echo once and returns its text\n` +

@@ -10,6 +10,7 @@ import { type Peer, type PeerName, PEERS, startPeer } from "./peers.ts";
 import { onCpu, type Pinning } from "./pinning.ts";
 import {
   BENCH_ECHO,
+  BENCH_ECHO_CONFIG,
   type GatewayMode,
   type GatewayProcess,
   type ServerProcess,
@@ -90,7 +91,7 @@ export async function startServers(opts: {
     const configFile = join(opts.workDir, "throughput.yaml");
     writeFileSync(
       configFile,
-      `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
+      BENCH_ECHO_CONFIG,
     );
     const http = keep(await startHttpUpstream(cpu));
     const floor = keep(await startFloor(cpu));

@@ -14,13 +14,10 @@
  * the client on another. The gateway is the compiled binary (`MCPGW_BINARY` names another build).
  * Linux only.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { choosePinning, onCpu } from "./pinning.ts";
-import { BENCH_ECHO, BUN, killAll, startFloor, startGatewayProcess, statFields } from "./procs.ts";
+import { BUN, killAll, startEchoTarget, statFields } from "./procs.ts";
 import type { Era } from "./load.ts";
 
 const arg = (name: string, fallback: string) =>
@@ -123,22 +120,8 @@ if (phases.length === 0) phases.push("s:20000", "s:3000", "L:60", "s:3000", "s:3
 const target = arg("target", "gateway");
 const era = arg("era", "2025-11-25");
 const pinning = choosePinning();
-const dir = mkdtempSync(join(tmpdir(), "mcpgw-threads-"));
-const config = join(dir, "gateway.yaml");
-writeFileSync(
-  config,
-  `servers:\n  bench: { command: node, args: [${JSON.stringify(BENCH_ECHO)}] }\n`,
-);
 try {
-  const server = target === "floor"
-    ? { ...(await startFloor(pinning.server)), tool: "echo" }
-    : await startGatewayProcess({
-      mode: "binary",
-      configFile: config,
-      expect: ["bench__"],
-      logFile: join(dir, "gateway.log"),
-      cpu: pinning.server,
-    }).then((gw) => ({ ...gw, url: `${gw.url}/mcp`, tool: "bench__echo" }));
+  const server = await startEchoTarget(target, { cpu: pinning.server, mode: "binary" });
   const argv = onCpu(pinning.client, [
     BUN,
     import.meta.filename!,
