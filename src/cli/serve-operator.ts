@@ -101,8 +101,9 @@ export function operatorRoutes(p: OperatorParts): (app: Hono<AppEnv>) => void {
 }
 
 /**
- * Applies the server actions other instances take, as they are taken, and — once, at start —
- * the disables and enables the cluster kept while this instance was not there.
+ * Applies the server actions other instances take, as they are taken, and the disables and
+ * enables the cluster kept while this instance was not there or could not hear (at start and
+ * after every outage of Redis).
  */
 async function followCluster(
   cluster: Cluster,
@@ -110,21 +111,22 @@ async function followCluster(
   p: OperatorParts,
 ): Promise<void> {
   const actor = (by: string | null) => ({ tokenName: by, via: "cluster" as const });
-  await cluster.operator.listen((m) =>
-    m.action === "server.restart"
-      ? control.restart(m.name, actor(m.by))
-      : control.setEnabled(m.name, m.action === "server.enable", actor(m.by))
+  await cluster.operator.listen(
+    (m) =>
+      m.action === "server.restart"
+        ? control.restart(m.name, actor(m.by))
+        : control.setEnabled(m.name, m.action === "server.enable", actor(m.by)),
+    async (kept) => {
+      for (const [name, o] of kept) {
+        const server = p.gateway.config.servers.find((s) => s.name === name);
+        if (!server || server.enabled === o.enabled) continue;
+        await control.setEnabled(name, o.enabled, actor(o.by)).catch((err) =>
+          p.log.warn("cluster: a kept server override could not be applied", {
+            server: name,
+            error: String(err),
+          })
+        );
+      }
+    },
   );
-  let kept;
-  try {
-    kept = await cluster.operator.overrides();
-  } catch (err) {
-    p.log.warn("cluster: the kept server overrides could not be read", { error: String(err) });
-    return;
-  }
-  for (const [name, o] of kept) {
-    const server = p.gateway.config.servers.find((s) => s.name === name);
-    if (!server || server.enabled === o.enabled) continue;
-    await control.setEnabled(name, o.enabled, actor(o.by)).catch(() => {});
-  }
 }

@@ -109,6 +109,7 @@ export class Cluster {
 
   async stop(): Promise<void> {
     this.relay.close();
+    this.operator.close();
     await this.membership.stop();
     await this.link.close();
   }

@@ -3,7 +3,11 @@
  * operator's `servers disable NAME` lands on one instance; without this the others would go on
  * serving the server. The action is published on the cluster's operator channel and every other
  * instance applies it as its own; disable and enable are also kept in a Redis hash, so an
- * instance that starts (or comes back) later lays them over its config as well.
+ * instance that starts later lays them over its config as well. Pub/sub keeps nothing for a
+ * listener that is away, so the hash is read again each time the command connection becomes
+ * ready — at start, whichever of the two connections is ready first, and after every outage —
+ * and a disable or enable this instance could not write while Redis was down is written then,
+ * before the read, so the read does not undo it.
  */
 import type { Logger } from "../shared/log.ts";
 import type { RedisLink } from "./redis.ts";
@@ -41,9 +45,19 @@ const ACTIONS = new Set<OperatorMessage["action"]>([
   "server.restart",
 ]);
 
+/** How long a failed read of the kept overrides waits before it is tried again. */
+const RETRY_MS = 1_000;
+
 /** One instance's end of the operator channel. */
 export class OperatorChannel {
   readonly #o: OperatorChannelOptions;
+  /** Disables and enables taken here that Redis has not kept yet, by server name. */
+  readonly #unsent = new Map<string, ClusterOverride>();
+  #catchUp: ((kept: Map<string, ClusterOverride>) => Promise<void>) | null = null;
+  #reading = false;
+  #again = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
 
   constructor(options: OperatorChannelOptions) {
     this.#o = options;
@@ -57,8 +71,17 @@ export class OperatorChannel {
     return `${this.#o.prefix}overrides`;
   }
 
-  /** Hears the other instances' actions; `apply` runs each one here. */
-  async listen(apply: (m: OperatorMessage) => Promise<void>): Promise<void> {
+  /**
+   * Hears the other instances' actions (`apply` runs each one here) and hands `catchUp` the
+   * disables and enables the cluster keeps, now and whenever the connection comes back.
+   */
+  async listen(
+    apply: (m: OperatorMessage) => Promise<void>,
+    catchUp: (kept: Map<string, ClusterOverride>) => Promise<void>,
+  ): Promise<void> {
+    this.#catchUp = catchUp;
+    this.#o.link.command.on("ready", () => void this.#sync());
+    void this.#sync();
     const sub = this.#o.link.subscriber;
     sub.on("message", (channel: string, raw: string) => {
       if (channel !== this.#channel) return;
@@ -91,12 +114,14 @@ export class OperatorChannel {
           by: m.by,
           at: new Date().toISOString(),
         };
+        this.#unsent.set(m.name, kept);
         await command.hset(this.#hash, m.name, JSON.stringify(kept));
+        this.#unsent.delete(m.name);
       }
       await command.publish(this.#channel, JSON.stringify(message));
     } catch (err) {
-      // Redis down: this instance has applied it; the others hear of it at their next reload
-      // of the hash (start or rejoin). The operator's action itself stands.
+      // Redis down: this instance has applied it; a disable or enable is written when the
+      // connection is back, and the others read it then. The operator's action itself stands.
       this.#o.link.failed(err);
       this.#o.log.warn("operator channel: the other instances were not told", {
         action: m.action,
@@ -104,6 +129,53 @@ export class OperatorChannel {
         error: String(err),
       });
     }
+  }
+
+  /** Stops the catching up (the link itself is closed by its owner). */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+  }
+
+  /**
+   * Writes what is unsent, then reads the kept overrides and hands them on; one run at a time
+   * (a call during a run makes one more run after it), tried again after `RETRY_MS` while it
+   * fails on a connection that looks ready (a command timing out under load).
+   */
+  async #sync(): Promise<void> {
+    if (this.#closed || this.#catchUp === null || this.#o.link.degraded) return;
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = true;
+    clearTimeout(this.#retry);
+    let failed = false;
+    try {
+      for (const [name, kept] of [...this.#unsent]) {
+        const { command } = this.#o.link;
+        await command.hset(this.#hash, name, JSON.stringify(kept));
+        // Instances that never lost Redis would not read the hash again: they hear it now.
+        const action = kept.enabled ? "server.enable" : "server.disable";
+        const message: OperatorMessage = { action, name, by: kept.by, from: this.#o.self };
+        await command.publish(this.#channel, JSON.stringify(message));
+        if (this.#unsent.get(name) === kept) this.#unsent.delete(name);
+      }
+      await this.#catchUp(await this.overrides());
+    } catch (err) {
+      failed = true;
+      this.#o.link.failed(err);
+      this.#o.log.warn("cluster: the kept server overrides could not be read; trying again", {
+        error: String(err),
+      });
+    } finally {
+      this.#reading = false;
+    }
+    if (this.#again) {
+      this.#again = false;
+      return this.#sync();
+    }
+    if (failed && !this.#closed) this.#retry = setTimeout(() => void this.#sync(), RETRY_MS);
   }
 
   /** The disables and enables kept in the cluster, by server name. */

@@ -3,8 +3,9 @@
  * processes on one `redis-server`; a disable on the first takes the server's tools out of the
  * second's list, an instance started afterwards starts with it disabled, an enable on any
  * instance brings it back everywhere, and a restart on one restarts the server on every one.
- * Each instance's audit line says the action came from the cluster. Skipped with a message when
- * redis-server is missing.
+ * Each instance's audit line says the action came from the cluster. A disable taken while Redis
+ * is down reaches the cluster once Redis is back. Skipped with a message when redis-server is
+ * missing.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { nodeServer } from "../_helpers/gateway.ts";
 import {
   freePort,
   type GatewayProc,
+  metric,
   missingTools,
   outlived,
   type Proc,
@@ -53,42 +55,13 @@ async function act(gw: GatewayProc, name: string, verb: string): Promise<void> {
   assert.equal(res.status, 200, await res.text());
 }
 
-describe("operator server actions across a cluster", {
-  skip: SKIP ? `cluster tests skipped: ${SKIP}` : false,
-}, () => {
-  let redis: Proc;
-  const gws: GatewayProc[] = [];
-  const started: number[] = [];
-  let file: string;
-  const audits: string[] = [];
-
-  /** One instance with a state folder (and audit log) of its own, as separate hosts have. */
-  async function instance(): Promise<GatewayProc> {
-    const state = mkdtempSync(join(tmpdir(), "mcpgw-op-state-"));
-    const audit = join(state, "audit.jsonl");
-    const cfg = join(state, "gateway.yaml");
-    writeFileSync(
-      cfg,
-      readFileSync(file, "utf8")
-        .replace("STATE", state)
-        .replace("AUDIT", audit),
-    );
-    const gw = await startGatewayProc(cfg);
-    gws.push(gw);
-    audits.push(audit);
-    started.push(...processTree([gw.pid]));
-    return gw;
-  }
-
-  before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mcpgw-op-"));
-    const redisPort = await freePort();
-    redis = await startRedis(redisPort);
-    started.push(redis.pid);
-    file = join(dir, "gateway.yaml");
-    writeFileSync(
-      file,
-      `
+/** A config for instances of one cluster on `redisPort`; STATE and AUDIT are each instance's. */
+function clusterConfig(redisPort: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "mcpgw-op-"));
+  const file = join(dir, "gateway.yaml");
+  writeFileSync(
+    file,
+    `
 gateway:
   state: STATE
   audit: { file: AUDIT }
@@ -103,13 +76,59 @@ gateway:
 servers:
   echo: ${nodeServer("echo.mjs")}
 `,
+  );
+  return file;
+}
+
+/** The instances one test group started, their audit logs and every process they spawned. */
+class Instances {
+  readonly gws: GatewayProc[] = [];
+  readonly audits: string[] = [];
+  readonly started: number[] = [];
+
+  /** One instance with a state folder (and audit log) of its own, as separate hosts have. */
+  async start(file: string): Promise<GatewayProc> {
+    const state = mkdtempSync(join(tmpdir(), "mcpgw-op-state-"));
+    const audit = join(state, "audit.jsonl");
+    const cfg = join(state, "gateway.yaml");
+    writeFileSync(
+      cfg,
+      readFileSync(file, "utf8")
+        .replace("STATE", state)
+        .replace("AUDIT", audit),
     );
+    const gw = await startGatewayProc(cfg);
+    this.gws.push(gw);
+    this.audits.push(audit);
+    this.started.push(...processTree([gw.pid]));
+    return gw;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.gws.map((g) => g.stop()));
+  }
+}
+
+describe("operator server actions across a cluster", {
+  skip: SKIP ? `cluster tests skipped: ${SKIP}` : false,
+}, () => {
+  let redis: Proc;
+  const all = new Instances();
+  const { gws, audits, started } = all;
+  let file: string;
+  const instance = () => all.start(file);
+
+  before(async () => {
+    const redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    started.push(redis.pid);
+    file = clusterConfig(redisPort);
     await instance();
     await instance();
   });
 
   after(async () => {
-    await Promise.all(gws.map((g) => g.stop()));
+    await all.stop();
     await redis?.kill();
     assert.deepEqual(await outlived(started), [], "no process may outlive the test");
   });
@@ -179,5 +198,49 @@ servers:
     assert.equal(lines(1)[0].via, "cluster");
     assert.equal(lines(1)[0].tokenName, "ops");
     assert.equal(lines(2)[0].via, "cluster");
+  });
+});
+
+describe("a disable taken while the cluster's Redis is down", {
+  skip: SKIP ? `cluster tests skipped: ${SKIP}` : false,
+}, () => {
+  let redis: Proc | undefined;
+  const all = new Instances();
+  let redisPort: number;
+  let file: string;
+
+  before(async () => {
+    redisPort = await freePort();
+    file = clusterConfig(redisPort);
+  });
+
+  after(async () => {
+    await all.stop();
+    await redis?.kill();
+    assert.deepEqual(await outlived(all.started), [], "no process may outlive the test");
+  });
+
+  it("stands here, and is kept for the cluster once Redis is back", async () => {
+    const a = await all.start(file);
+    await act(a, "echo", "disable");
+    assert.equal((await servers(a)).get("echo")!.toolsExposed, 0);
+    redis = await startRedis(redisPort);
+    all.started.push(redis.pid);
+    await until(
+      async () => await metric(a.url, "mcp_gateway_cluster_degraded", AUTH) === 0,
+      10_000,
+      "the first instance to reach Redis",
+    );
+    // An instance that starts now reads the disable the first one wrote when Redis came back.
+    const late = await all.start(file);
+    const row = await until(
+      async () => {
+        const r = (await servers(late)).get("echo")!;
+        return r.override?.enabled === false && r.toolsExposed === 0 ? r : null;
+      },
+      10_000,
+      "the late instance to lay the kept disable over its config",
+    );
+    assert.equal(row.override!.by, "ops");
   });
 });
