@@ -148,6 +148,16 @@ export class CallerViews {
     );
   }
 
+  /** After a rebuild: the views listed lately are prepared again, off the request path. */
+  prepareAgain(): void {
+    this.#prepared.prepareAgain((caller, apps) => this.preparedList(caller, apps));
+  }
+
+  /** Gives up a preparation under way (the gateway stops). */
+  stopPreparing(): void {
+    this.#prepared.stop();
+  }
+
   /** Every tool this caller may find and call (listed or discoverable), for search/describe. */
   visibleTools(caller: Caller): VisibleTool[] {
     return visibleTools(this.#source.localByName, this.#catalog(caller), this.scope(caller));

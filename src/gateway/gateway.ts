@@ -144,6 +144,7 @@ export class Gateway {
 
   /** Stops every upstream, then whatever was registered with {@link onStop} (script workers). */
   async stop(): Promise<void> {
+    this.#views.stopPreparing();
     this.pins.close();
     await this.pool.stopAll();
     await this.upstreamAuth.close();
@@ -334,6 +335,8 @@ export class Gateway {
       prompts: [this.#catalog.prompts.map((p) => p.prompt), own.map((u) => u.catalog.prompts)],
       resources: [this.#resources.resources, this.#resources.templates],
     });
+    // The new catalog has no list prepared: those listed lately are, before clients ask again.
+    this.#views.prepareAgain();
   }
 }
 

@@ -20,8 +20,13 @@ export function page<T>(
   }
   const end = offset + size;
   return end < items.length
-    ? { items: items.slice(offset, end), nextCursor: btoa(String(end)), offset }
+    ? { items: items.slice(offset, end), nextCursor: cursorAt(end)!, offset }
     : { items: items.slice(offset), offset };
+}
+
+/** The cursor the gateway hands out for the page starting at `offset` (none for the first). */
+export function cursorAt(offset: number): string | undefined {
+  return offset === 0 ? undefined : btoa(String(offset));
 }
 
 function atobSafe(s: string): string {

@@ -2,8 +2,8 @@
  * `tools/list` served from the lists prepared per view: the fast path answers byte for byte as
  * the SDK session server does; each owner (token globs, profile, Apps or not) gets its own
  * view's list, never another's — whatever order they list in and whichever cursor they send;
- * a catalog change replaces every prepared list; a page at a cursor nobody was handed is
- * answered and not kept.
+ * a catalog change replaces every prepared list, and the lists clients used are prepared again
+ * before they ask; a page at a cursor nobody was handed is answered and not kept.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -123,7 +123,11 @@ servers:
     assert.equal(g.preparedList(caller("narrow", ["shared__*"])), a);
   });
 
-  it("a catalog change replaces the prepared lists", async () => {
+  /**
+   * A narrow owner's session and its list, then a change of the catalog: the shared server adds
+   * a tool (called by the wide owner).
+   */
+  async function listThenChange(): Promise<{ sid: string; before: string[] }> {
     const sid = await session(gw.url, NARROW);
     const before = await names(gw.url, NARROW, sid);
     const wide = await session(gw.url, WIDE);
@@ -133,12 +137,41 @@ servers:
       method: "tools/call",
       params: { name: "shared__add_tool", arguments: {} },
     });
+    return { sid, before };
+  }
+
+  it("a catalog change replaces the prepared lists", async () => {
+    const { sid, before } = await listThenChange();
     await waitFor(
       async () => (await names(gw.url, NARROW, sid)).length === before.length + 1,
       10_000,
       "the narrow owner's list after the change",
     );
     assert.ok(!(await names(gw.url, NARROW, sid)).some((n) => n.startsWith("hidden__")));
+  });
+
+  it("after a catalog change, the lists clients used are prepared before they ask again", async () => {
+    const { sid, before } = await listThenChange();
+    // Read in process, without listing over HTTP: the page is there before any client asks.
+    const narrow: Caller = {
+      sessionId: null,
+      tokenName: "narrow",
+      toolGlobs: ["shared__*"],
+      profile: null,
+    };
+    const list = await waitFor(
+      () => {
+        const l = gw.running.gateway.preparedList(narrow);
+        return l.tools.length === before.length + 1 && l.keptPages === 1 ? l : undefined;
+      },
+      10_000,
+      "the narrow owner's new list, its page prepared",
+    );
+    const page = JSON.parse(new TextDecoder().decode(list!.pageBytes(undefined, 1000)));
+    assert.deepEqual(
+      page.tools.map((t: { name: string }) => t.name),
+      await names(gw.url, NARROW, sid),
+    );
   });
 });
 
