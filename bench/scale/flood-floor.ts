@@ -1,16 +1,18 @@
 /**
- * The runtime's floor under the flood: `bun bench/scale/flood-floor.ts COUNT BYTES` spawns a
- * writer of COUNT log messages of BYTES each (the flood part's messages, as a server writes them
+ * The runtime's floor under the flood: `bun bench/scale/flood-floor.ts COUNT BYTES [read]` spawns
+ * a writer of COUNT log messages of BYTES each (the flood part's messages, as a server writes them
  * to its stdout) and does only what any gateway must do with them — cut the lines and parse each
  * as JSON, with the gateway's own line reader — then prints, as JSON, how far its peak RSS grew
  * over its RSS before the flood. What the gateway's growth has over this is its own; what this
- * has is the runtime's (the garbage of reading and parsing, which its collector frees late).
+ * has is the runtime's (the garbage of reading and parsing, which its collector frees late). With
+ * `read` it only reads the pipe, counting bytes: what reading the flood alone costs.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { LineReader } from "../../src/upstream/line-reader.ts";
 
-const [count, bytes] = process.argv.slice(2).map(Number) as [number, number];
+const [count, bytes] = process.argv.slice(2, 4).map(Number) as [number, number];
+const readOnly = process.argv[4] === "read";
 
 /** A status line of this process, in bytes. */
 function status(field: "VmRSS" | "VmHWM"): number {
@@ -49,6 +51,10 @@ let parsed = 0;
 const lines = new LineReader(64 * 1024 * 1024, (line) => {
   if ((JSON.parse(line) as { method?: string }).method) parsed++;
 }, () => {});
-for await (const chunk of child.stdout!) lines.push(chunk as Uint8Array);
+let read = 0;
+for await (const chunk of child.stdout!) {
+  read += (chunk as Uint8Array).length;
+  if (!readOnly) lines.push(chunk as Uint8Array);
+}
 const peak = reset ? status("VmHWM") : status("VmRSS");
-console.log(JSON.stringify({ parsed, growth: Math.max(0, peak - before), peakReset: reset }));
+console.log(JSON.stringify({ parsed, read, growth: Math.max(0, peak - before), peakReset: reset }));

@@ -74,6 +74,7 @@ export async function benchFlood(
     // The floor is the bench's own runtime: beside a gateway on another one it says nothing.
     const sameRuntime = !argv.some((a) => /(^|\/)deno$/.test(a));
     const floor = sameRuntime ? await floodFloor(count, MESSAGE_BYTES) : null;
+    const reading = sameRuntime ? await floodFloor(count, MESSAGE_BYTES, true) : null;
     if (floor !== null) say(`scale: the same flood read by a bare runtime: peak +${mib(floor)}`);
     return {
       growth,
@@ -92,7 +93,10 @@ export async function benchFlood(
           : ` The runtime's floor: a bare ${
             process.versions.bun ? "Bun" : "runtime"
           } process that only cuts the same lines and parses them grows by ${mib(floor)} at ` +
-            `its peak (\`bench/scale/flood-floor.ts\`), the gateway ${mib(growth - floor)} more.`),
+            `its peak (\`bench/scale/flood-floor.ts\`), the gateway ${mib(growth - floor)} more; ` +
+            `reading the flood's bytes off the pipe alone, nothing cut or parsed, ${
+              mib(reading!)
+            }.`),
     };
   } finally {
     stuck?.destroy();
@@ -102,14 +106,16 @@ export async function benchFlood(
 
 /**
  * Peak RSS growth of a bare process of this runtime reading the same flood
- * (`./flood-floor.ts`); null when it cannot be measured here (not Bun).
+ * (`./flood-floor.ts`; `readOnly`: only its bytes, nothing cut or parsed); null when it cannot be
+ * measured here (not Bun).
  */
-async function floodFloor(count: number, bytes: number): Promise<number | null> {
+async function floodFloor(count: number, bytes: number, readOnly = false): Promise<number | null> {
   if (!process.versions.bun) return null;
   const child = spawn(process.execPath, [
     join(ROOT, "bench/scale/flood-floor.ts"),
     `${count}`,
     `${bytes}`,
+    ...(readOnly ? ["read"] : []),
   ], {
     stdio: ["ignore", "pipe", "inherit"],
     env: SERVER_ENV, // as the gateway beside it runs
@@ -118,9 +124,11 @@ async function floodFloor(count: number, bytes: number): Promise<number | null> 
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   if (code !== 0) throw new Error(`flood-floor.ts exited ${code}`);
-  const report = JSON.parse(out) as { parsed: number; growth: number };
-  if (report.parsed !== count) {
-    throw new Error(`flood-floor.ts parsed ${report.parsed} of ${count}`);
+  const report = JSON.parse(out) as { parsed: number; read: number; growth: number };
+  if (readOnly ? report.read < count * bytes : report.parsed !== count) {
+    throw new Error(
+      `flood-floor.ts read ${report.read} bytes, parsed ${report.parsed} of ${count}`,
+    );
   }
   return report.growth;
 }
