@@ -102,11 +102,7 @@ export class PreparedLists {
     }
     const globs = caller.toolGlobs === null ? "*" : JSON.stringify(caller.toolGlobs);
     const key = `${caller.profile ?? ""}\0${globs}\0${apps ? 1 : 0}`;
-    if (!this.#preparing) {
-      this.#recent.delete(key);
-      this.#recent.set(key, { caller: viewCaller(caller), apps, at: Date.now() });
-      if (this.#recent.size > RECENT_VIEWS) this.#recent.delete(this.#recent.keys().next().value!);
-    }
+    if (!this.#preparing) this.#remember(key, caller, apps);
     const known = views.get(key);
     if (known && known.local === local && known.config === config) return known.list;
     // Views are per profile × token globs × Apps: bounded by the config; the cap is a backstop.
@@ -114,6 +110,19 @@ export class PreparedLists {
     const list = new PreparedList(build());
     views.set(key, { list, local, config });
     return list;
+  }
+
+  /** Notes that a client listed view `key` now, as `caller`. */
+  #remember(key: string, caller: Caller, apps: boolean): void {
+    const seen = this.#recent.get(key);
+    this.#recent.delete(key);
+    if (seen !== undefined && seen.caller.tokenName === caller.tokenName) {
+      seen.at = Date.now();
+      this.#recent.set(key, seen);
+      return;
+    }
+    this.#recent.set(key, { caller: viewCaller(caller), apps, at: Date.now() });
+    if (this.#recent.size > RECENT_VIEWS) this.#recent.delete(this.#recent.keys().next().value!);
   }
 
   /**
