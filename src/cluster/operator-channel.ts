@@ -105,20 +105,14 @@ export class OperatorChannel {
 
   /** Tells every other instance; a disable or enable is kept for instances that join later. */
   async publish(m: Omit<OperatorMessage, "from">): Promise<void> {
-    const message: OperatorMessage = { ...m, from: this.#o.self };
-    const { command } = this.#o.link;
+    const kept: ClusterOverride | undefined = m.action === "server.restart" ? undefined : {
+      enabled: m.action === "server.enable",
+      by: m.by,
+      at: new Date().toISOString(),
+    };
+    if (kept) this.#unsent.set(m.name, kept);
     try {
-      if (m.action !== "server.restart") {
-        const kept: ClusterOverride = {
-          enabled: m.action === "server.enable",
-          by: m.by,
-          at: new Date().toISOString(),
-        };
-        this.#unsent.set(m.name, kept);
-        await command.hset(this.#hash, m.name, JSON.stringify(kept));
-        this.#unsent.delete(m.name);
-      }
-      await command.publish(this.#channel, JSON.stringify(message));
+      await this.#send({ ...m, from: this.#o.self }, kept);
     } catch (err) {
       // Redis down: this instance has applied it; a disable or enable is written when the
       // connection is back, and the others read it then. The operator's action itself stands.
@@ -129,6 +123,18 @@ export class OperatorChannel {
         error: String(err),
       });
     }
+  }
+
+  /**
+   * Keeps `kept` (the disable or enable `message` carries) in the hash, then publishes
+   * `message`; a kept override leaves the unsent ones once both are done, unless a newer one of
+   * the same server took its place meanwhile.
+   */
+  async #send(message: OperatorMessage, kept?: ClusterOverride): Promise<void> {
+    const { command } = this.#o.link;
+    if (kept) await command.hset(this.#hash, message.name, JSON.stringify(kept));
+    await command.publish(this.#channel, JSON.stringify(message));
+    if (kept && this.#unsent.get(message.name) === kept) this.#unsent.delete(message.name);
   }
 
   /** Stops the catching up (the link itself is closed by its owner). */
@@ -153,13 +159,9 @@ export class OperatorChannel {
     let failed = false;
     try {
       for (const [name, kept] of [...this.#unsent]) {
-        const { command } = this.#o.link;
-        await command.hset(this.#hash, name, JSON.stringify(kept));
-        // Instances that never lost Redis would not read the hash again: they hear it now.
+        // Published too: instances that never lost Redis would not read the hash again.
         const action = kept.enabled ? "server.enable" : "server.disable";
-        const message: OperatorMessage = { action, name, by: kept.by, from: this.#o.self };
-        await command.publish(this.#channel, JSON.stringify(message));
-        if (this.#unsent.get(name) === kept) this.#unsent.delete(name);
+        await this.#send({ action, name, by: kept.by, from: this.#o.self }, kept);
       }
       await this.#catchUp(await this.overrides());
     } catch (err) {
