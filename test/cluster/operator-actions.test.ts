@@ -55,6 +55,22 @@ async function act(gw: GatewayProc, name: string, verb: string): Promise<void> {
   assert.equal(res.status, 200, await res.text());
 }
 
+/**
+ * Waits until `gw` shows server echo disabled by an override and none of its tools exposed; the
+ * override must name the admin token that took the action.
+ */
+async function untilDisabled(gw: GatewayProc, ms: number, what: string): Promise<void> {
+  const row = await until(
+    async () => {
+      const r = (await servers(gw)).get("echo")!;
+      return r.override?.enabled === false && r.toolsExposed === 0 ? r : null;
+    },
+    ms,
+    what,
+  );
+  assert.equal(row.override!.by, "ops");
+}
+
 /** A config for instances of one cluster on `redisPort`; STATE and AUDIT are each instance's. */
 function clusterConfig(redisPort: number): string {
   const dir = mkdtempSync(join(tmpdir(), "mcpgw-op-"));
@@ -104,8 +120,11 @@ class Instances {
     return gw;
   }
 
-  async stop(): Promise<void> {
+  /** Stops every instance, then `redis`; no process any of them started may outlive them. */
+  async stop(redis: Proc | undefined): Promise<void> {
     await Promise.all(this.gws.map((g) => g.stop()));
+    await redis?.kill();
+    assert.deepEqual(await outlived(this.started), [], "no process may outlive the test");
   }
 }
 
@@ -127,38 +146,22 @@ describe("operator server actions across a cluster", {
     await instance();
   });
 
-  after(async () => {
-    await all.stop();
-    await redis?.kill();
-    assert.deepEqual(await outlived(started), [], "no process may outlive the test");
-  });
+  after(() => all.stop(redis));
 
   it("a disable on one instance takes the server's tools off the other", async () => {
     const [a, b] = gws;
     assert.ok((await servers(b!)).get("echo")!.toolsExposed > 0);
     await act(a!, "echo", "disable");
-    const row = await until(
-      async () => {
-        const r = (await servers(b!)).get("echo")!;
-        return r.override?.enabled === false && r.toolsExposed === 0 ? r : null;
-      },
-      5_000,
-      "the second instance to disable echo",
-    );
-    assert.equal(row.override!.by, "ops");
+    await untilDisabled(b!, 5_000, "the second instance to disable echo");
   });
 
   it("an instance started afterwards starts with the server disabled", async () => {
     const c = await instance();
-    const row = await until(
-      async () => {
-        const r = (await servers(c)).get("echo")!;
-        return r.override?.enabled === false && r.toolsExposed === 0 ? r : null;
-      },
+    await untilDisabled(
+      c,
       5_000,
       "the late instance to lay the cluster's override over its config",
     );
-    assert.equal(row.override!.by, "ops");
   });
 
   it("an enable on any instance brings it back on every one", async () => {
@@ -214,11 +217,7 @@ describe("a disable taken while the cluster's Redis is down", {
     file = clusterConfig(redisPort);
   });
 
-  after(async () => {
-    await all.stop();
-    await redis?.kill();
-    assert.deepEqual(await outlived(all.started), [], "no process may outlive the test");
-  });
+  after(() => all.stop(redis));
 
   it("stands here, and is kept for the cluster once Redis is back", async () => {
     const a = await all.start(file);
@@ -233,14 +232,6 @@ describe("a disable taken while the cluster's Redis is down", {
     );
     // An instance that starts now reads the disable the first one wrote when Redis came back.
     const late = await all.start(file);
-    const row = await until(
-      async () => {
-        const r = (await servers(late)).get("echo")!;
-        return r.override?.enabled === false && r.toolsExposed === 0 ? r : null;
-      },
-      10_000,
-      "the late instance to lay the kept disable over its config",
-    );
-    assert.equal(row.override!.by, "ops");
+    await untilDisabled(late, 10_000, "the late instance to lay the kept disable over its config");
   });
 });
