@@ -4,10 +4,13 @@
  * enough memory was released — sessions closed, large answers sent — and that release has gone
  * quiet, a full collection gives the garbage back, on a timer, never on a request. The heap's
  * shrink, which returns its free pages too but also drops every function the runtime compiled,
- * waits until no call has come for a while: dropped under traffic, the whole request path ran
- * interpreted again and kept the compiler busy for thousands of calls. The shrink also runs once
- * after the first start has settled (start-up leaves garbage behind). A no-op outside Bun (V8
- * returns free pages itself).
+ * follows only a release of many small objects (sessions, a catalog's views: their pages stay
+ * with the heap after the collection), and waits until no call has come for a while: dropped
+ * under traffic, the whole request path ran interpreted again and kept the compiler busy for
+ * thousands of calls. A large string or buffer goes back to the system at the collection that
+ * finds it dead, so large answers never cost the compiled code. The shrink also runs once after
+ * the first start has settled (start-up leaves garbage behind). A no-op outside Bun (V8 returns
+ * free pages itself).
  */
 
 declare const Bun: { gc?: (force: boolean) => void; shrink?: () => void } | undefined;
@@ -77,8 +80,14 @@ export interface CompactionActions {
 }
 
 /**
- * Gathers released bytes; collects when enough were released and releases paused, then compacts
- * once a whole `idleMs` has passed without a call.
+ * What became garbage: many small objects, whose pages the heap keeps until it is compacted, or
+ * large strings and buffers, which the collection alone gives back.
+ */
+export type Released = "objects" | "buffers";
+
+/**
+ * Gathers released bytes; collects when enough were released and releases paused, then — if
+ * enough of them were small objects — compacts once a whole `idleMs` has passed without a call.
  */
 export class CompactionSchedule {
   #released = 0;
@@ -89,6 +98,12 @@ export class CompactionSchedule {
    * little) earns one more: otherwise the last few MiB of a mass close would stay held.
    */
   #tail = false;
+  /**
+   * Bytes of small objects released since the last compaction was scheduled: a collection
+   * earns one only once they alone are worth it (a few sessions closed beside a large answer
+   * leave too little behind to pay for compiling the request path again).
+   */
+  #objects = 0;
   /** The pending idle check, and the activity count it started from. */
   #idle: ReturnType<typeof setTimeout> | undefined;
   #seen = 0;
@@ -100,9 +115,10 @@ export class CompactionSchedule {
     this.#timing = timing;
   }
 
-  /** Notes that about `bytes` of memory just became garbage. */
-  note(bytes: number): void {
+  /** Notes that about `bytes` of memory just became garbage, as `kind`. */
+  note(bytes: number, kind: Released = "objects"): void {
     if (!(bytes > 0)) return;
+    if (kind === "objects") this.#objects += bytes;
     const now = Date.now();
     if (this.#released === 0) this.#first = now;
     this.#released += bytes;
@@ -121,6 +137,7 @@ export class CompactionSchedule {
     this.#idle = undefined;
     this.#released = 0;
     this.#tail = false;
+    this.#objects = 0;
   }
 
   #run(): void {
@@ -129,7 +146,10 @@ export class CompactionSchedule {
     this.#released = 0;
     this.#timer = undefined;
     this.#actions.collect();
-    if (this.#idle === undefined) this.#watchIdle();
+    if (this.#objects >= this.#timing.worthBytes && this.#idle === undefined) {
+      this.#objects = 0;
+      this.#watchIdle();
+    }
   }
 
   /** Compacts after `idleMs` without a call; while calls keep coming, looks again as long. */
@@ -166,10 +186,11 @@ const processSchedule = typeof Bun === "undefined"
   : new CompactionSchedule({ collect: collectNow, compact: compactHeap, activity: () => served });
 
 /**
- * Notes that about `bytes` of memory just became garbage (a session closed, a large answer
- * sent): once enough have gathered, a collection runs when releases pause, and a compaction once
- * calls do (see {@link CompactionSchedule}).
+ * Notes that about `bytes` of memory just became garbage — many small objects (a session closed,
+ * a catalog rebuilt) or, as `"buffers"`, large strings and buffers (a large answer sent): once
+ * enough have gathered, a collection runs when releases pause, and a compaction once calls do if
+ * enough of them were small objects (see {@link CompactionSchedule}).
  */
-export function noteReleased(bytes: number): void {
-  processSchedule?.note(bytes);
+export function noteReleased(bytes: number, kind: Released = "objects"): void {
+  processSchedule?.note(bytes, kind);
 }

@@ -35,7 +35,7 @@ export function resultAnswer(id: string | number, result: unknown, stamp?: Resul
     : JSON.stringify({ result: stamp ? stamp.apply(plain) : result, jsonrpc: "2.0", id });
   // The result's text, the answer and its encoded bytes become garbage once it is sent (the
   // compaction waits for a quiet moment, after that).
-  if (answer.length >= LARGE_ANSWER) noteReleased(answer.length * 3);
+  if (answer.length >= LARGE_ANSWER) noteReleased(answer.length * 3, "buffers");
   return answer;
 }
 
@@ -59,7 +59,7 @@ export function resultBody(
   const end = stamp ? bytes.lastIndexOf(CLOSING_BRACE) : bytes.length;
   if (end < 0) return resultAnswer(id, result, stamp);
   // The pipe's chunks, the line's bytes and its text become garbage once it is sent.
-  noteReleased(bytes.length * 3);
+  noteReleased(bytes.length * 3, "buffers");
   return bytesBody([
     ENCODER.encode('{"result":'),
     bytes.subarray(0, end),

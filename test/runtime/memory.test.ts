@@ -109,6 +109,25 @@ describe("CompactionSchedule", () => {
     assert.equal(seen.compact, 1, "compacted again with nothing released");
     s.cancel();
   });
+  it("collects for released buffers but never compacts for them; enough small objects earn it", async () => {
+    const seen = { collect: 0, compact: 0 };
+    const s = new CompactionSchedule({
+      collect: () => seen.collect++,
+      compact: () => seen.compact++,
+      activity: () => 0,
+    }, { ...timing, idleMs: 60 });
+    s.note(100); // a few sessions closed, too little to compact for
+    s.note(1200, "buffers");
+    await wait(250); // the collection, then no call for four idle waits
+    assert.equal(seen.collect, 1);
+    assert.equal(seen.compact, 0, "compacted (dropping the compiled code) for large buffers");
+    s.note(1000, "buffers");
+    s.note(1000); // many sessions closed in the same burst
+    await wait(250);
+    assert.equal(seen.collect, 2);
+    assert.equal(seen.compact, 1, "enough small objects among the releases were not compacted");
+    s.cancel();
+  });
 });
 
 describe("onCompacted", () => {
