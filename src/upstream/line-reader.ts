@@ -8,6 +8,7 @@
  * rest of it, up to its newline, is skipped too, so its tail is never read as a message of its
  * own.
  */
+import { Buffer } from "node:buffer";
 import { collectNow } from "../runtime/mod.ts";
 
 const NEWLINE = 10;
@@ -85,7 +86,7 @@ export class LineReader {
       const line = this.#unmarked(joined(this.#parts, bytes));
       this.#parts = [];
       if (collect) collectNow();
-      const text = this.#decoder.decode(line);
+      const text = asBuffer(line).toString("utf8");
       if (line.length >= BYTES_WITH_LINE) this.#onLine(text, line);
       else this.#onLine(text);
       start = nl + 1;
@@ -136,14 +137,18 @@ export class LineReader {
   }
 }
 
-/** The chunks of one line as one byte array (`total` bytes); a single chunk is not copied. */
+/**
+ * The chunks of one line as one byte array (`total` bytes); a single chunk is not copied. A
+ * `Buffer`: its memory is not zeroed before the chunks overwrite it.
+ */
 function joined(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+}
+
+/**
+ * A view of `bytes` that decodes a long line more cheaply than a `TextDecoder` (invalid bytes
+ * become U+FFFD alike).
+ */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
