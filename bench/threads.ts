@@ -1,13 +1,14 @@
 /**
  * CPU per call by thread, phase by phase: `bun bench/threads.ts [--target=gateway|floor]
  * [--era=2025-11-25|2026-07-28] [--sessions=N] PHASE…`, where a phase is `s:N` (N calls with 100 B
- * of payload), `L:N` (N calls with 1 MiB) or `P:MS` (no call for MS ms). Default phases:
- * `s:20000 s:3000 L:60 s:3000 s:3000 s:3000`.
+ * of payload), `L:N` (N calls with 1 MiB), `X:N` (N calls with 8 MiB) or `P:MS` (no call for MS
+ * ms). Default phases: `s:20000 s:3000 L:60 s:3000 s:3000 s:3000`.
  *
  * A cell of `npm run bench` adds up every thread of the server's process. This splits them: the
- * main thread, which serves the calls, and the others — on Bun the optimising compilers, the
- * collector's helpers and the allocator's scavenger — read from `/proc/<pid>/task/*\/stat` before
- * and after each phase, in µs per call. So it shows what a whole cell hides: how long the
+ * main thread, which serves the calls, and the others — on Bun the optimising compilers
+ * (`JITWorker`), the collector's helpers and the allocator's scavenger (`mi-scavenger`) — read from
+ * `/proc/<pid>/task/*\/stat` before and after each phase, in µs per call, their sum and, in
+ * brackets, each thread name's share. So it shows what a whole cell hides: how long the
  * compiler keeps working after start, and whether something (large answers, a pause) makes it work
  * again. Each phase also prints the main thread's sleeps and the process's page faults per call,
  * and the calls per second. Pinned as the bench pins: the server and its upstream on one CPU,
@@ -29,6 +30,7 @@ async function drive(url: string, era: Era, tool: string, pid: number, sessions:
   const clients = await Promise.all(Array.from({ length: sessions }, () => connect(url, era)));
   const small = { text: "x".repeat(100) };
   const large = { text: "x".repeat(1024 * 1024) };
+  const huge = { text: "x".repeat(8 * 1024 * 1024) };
   const out: string[] = [];
   for (const phase of phases) {
     const [kind, count] = [phase[0], Number(phase.slice(2))];
@@ -37,7 +39,7 @@ async function drive(url: string, era: Era, tool: string, pid: number, sessions:
       out.push(phase);
       continue;
     }
-    const args = kind === "L" ? large : small;
+    const args = kind === "L" ? large : kind === "X" ? huge : small;
     const before = threadTicks(pid);
     const t0 = performance.now();
     let left = count;
@@ -52,8 +54,12 @@ async function drive(url: string, era: Era, tool: string, pid: number, sessions:
     const waits = ((after.waits - before.waits) / count).toFixed(2);
     const faults = ((after.faults - before.faults) / count).toFixed(1);
     const rate = (count / ((t1 - t0) / 1000)).toFixed(0);
+    const names = Object.keys(after.byName)
+      .map((name) => `${name}=${per(after.byName[name]!, before.byName[name] ?? 0)}`)
+      .filter((share) => !share.endsWith("=0"));
     out.push(
       `${phase} ${per(after.main, before.main)} + ${per(after.other, before.other)} ` +
+        `[${names.join(", ")}] ` +
         `(${waits} waits, ${faults} faults, ${rate}/s)`,
     );
   }
@@ -88,9 +94,11 @@ async function connect(url: string, era: Era) {
  */
 function threadTicks(
   pid: number,
-): { main: number; other: number; waits: number; faults: number } {
+): { main: number; other: number; byName: Record<string, number>; waits: number; faults: number } {
   let main = 0;
   let other = 0;
+  // Ticks of the other threads by name (a pool's number stripped: `JITWorker3` is a JITWorker).
+  const byName: Record<string, number> = {};
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const faults = Number(statFields(readFileSync(`/proc/${pid}/stat`, "utf8"))[7]);
   const waits = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
@@ -103,10 +111,18 @@ function threadTicks(
     }
     const fields = statFields(stat);
     const ticks = Number(fields[11]) + Number(fields[12]);
-    if (Number(tid) === pid) main += ticks;
-    else other += ticks;
+    if (Number(tid) === pid) {
+      main += ticks;
+      continue;
+    }
+    other += ticks;
+    let name = "?";
+    try {
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/\d+$/, "");
+    } catch { /* ended meanwhile: its ticks still count in the sum */ }
+    byName[name] = (byName[name] ?? 0) + ticks;
   }
-  return { main, other, waits, faults };
+  return { main, other, byName, waits, faults };
 }
 
 if (process.argv.includes("--drive")) {
