@@ -33,8 +33,8 @@ export function resultAnswer(id: string | number, result: unknown, stamp?: Resul
       JSON.stringify(id)
     }}`
     : JSON.stringify({ result: stamp ? stamp.apply(plain) : result, jsonrpc: "2.0", id });
-  // The result's text, the answer and its encoded bytes become garbage once it is sent (the
-  // compaction waits for a quiet moment, after that).
+  // The result's text, the answer and its encoded bytes become garbage once it is sent (a
+  // collection gives them back once releases pause).
   if (answer.length >= LARGE_ANSWER) noteReleased(answer.length * 3, "buffers");
   return answer;
 }

@@ -109,6 +109,7 @@ describe("CompactionSchedule", () => {
     assert.equal(seen.compact, 1, "compacted again with nothing released");
     s.cancel();
   });
+
   it("collects for released buffers but never compacts for them; enough small objects earn it", async () => {
     const seen = { collect: 0, compact: 0 };
     const s = new CompactionSchedule({
