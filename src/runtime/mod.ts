@@ -1,7 +1,7 @@
 /**
  * @module The only room that touches `Bun.*` or `Deno.*`: HTTP serving, signals, the path of the
- * running program (to re-spawn it as a script worker), runtime identity, and leaving the
- * process with its output flushed.
+ * running program (to re-spawn it as a script worker), runtime identity, leaving the process
+ * with its output flushed, and what the runtimes do at different costs (UTF-8 decoding).
  */
 import { serveBun } from "./bun.ts";
 import { serveDeno } from "./deno.ts";
@@ -18,6 +18,7 @@ export {
   onCompacted,
 } from "./memory.ts";
 export { type ChildExit, spawnChild, type SpawnedChild, type SpawnOptions } from "./spawn.ts";
+export { decodeUtf8 } from "./utf8.ts";
 
 /** Which JavaScript runtime runs this process. */
 export type RuntimeName = "bun" | "deno" | "node";

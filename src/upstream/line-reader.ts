@@ -7,9 +7,12 @@
  * answer's `Response`) reads more slowly. A line longer than the limit is dropped whole — the
  * rest of it, up to its newline, is skipped too, so its tail is never read as a message of its
  * own.
+ *
+ * Every line is decoded the one way the runtime decodes UTF-8 cheapest (`decodeUtf8`): which of
+ * its decoders that is matters for a long line, by several times.
  */
 import { Buffer } from "node:buffer";
-import { collectNow } from "../runtime/mod.ts";
+import { collectNow, decodeUtf8 } from "../runtime/mod.ts";
 
 const NEWLINE = 10;
 /**
@@ -31,8 +34,6 @@ export class LineReader {
   readonly #maxBytes: number;
   readonly #onLine: (line: string, bytes?: Uint8Array) => void;
   readonly #onDrop: (bytes: number) => void;
-  /** Lines are decoded whole; a byte-order mark is stripped by hand (see {@link #unmarked}). */
-  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /**
    * The chunks of the line still open, as read: a runtime hands each read its own buffer, so
    * they are kept without a copy.
@@ -83,17 +84,18 @@ export class LineReader {
       const bytes = this.#bytes + nl;
       const collect = this.#parts.length > 1 && bytes >= COLLECT_AROUND_JOIN;
       if (collect) collectNow();
-      const line = this.#unmarked(joined(this.#parts, bytes));
+      const line = joined(this.#parts, bytes);
+      const from = this.#markAt(line, 0);
       this.#parts = [];
       if (collect) collectNow();
-      const text = asBuffer(line).toString("utf8");
-      if (line.length >= BYTES_WITH_LINE) this.#onLine(text, line);
+      const text = decodeUtf8(line, from, line.length);
+      if (line.length - from >= BYTES_WITH_LINE) this.#onLine(text, line.subarray(from));
       else this.#onLine(text);
       start = nl + 1;
     }
     if (start <= last) {
       // The complete lines left in this chunk, decoded in one go and cut at their newlines.
-      const text = this.#decoder.decode(this.#unmarked(chunk.subarray(start, last)));
+      const text = decodeUtf8(chunk, this.#markAt(chunk, start), last);
       let from = 0;
       for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
         this.#onLine(text.slice(from, nl));
@@ -114,18 +116,14 @@ export class LineReader {
   }
 
   /**
-   * The bytes of one or more whole lines without the byte-order mark that may open them (the
-   * decoder keeps it; invalid UTF-8 becomes U+FFFD as it decodes).
+   * Where the text of the whole lines from `start` in `bytes` begins: past the byte-order mark
+   * that may open the stream (the decoder would keep it as text).
    */
-  #unmarked(bytes: Uint8Array): Uint8Array {
-    if (
-      this.#atStart && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb &&
-      bytes[2] === 0xbf
-    ) {
-      bytes = bytes.subarray(3);
-    }
+  #markAt(bytes: Uint8Array, start: number): number {
+    const marked = this.#atStart && bytes.length - start >= 3 && bytes[start] === 0xef &&
+      bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf;
     this.#atStart = false;
-    return bytes;
+    return marked ? start + 3 : start;
   }
 
   #drop(): void {
@@ -143,12 +141,4 @@ export class LineReader {
  */
 function joined(parts: Uint8Array[], total: number): Uint8Array {
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
-}
-
-/**
- * A view of `bytes` that decodes a long line more cheaply than a `TextDecoder` (invalid bytes
- * become U+FFFD alike).
- */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
