@@ -19,9 +19,8 @@
  * shows what the method itself reads as a difference. It measures the door and the core, not the
  * upstream leg, and not the runtime's HTTP server.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { openInProcess } from "./in-process.ts";
 import { median } from "./stats.ts";
 
 const arg = (name: string, fallback: string) =>
@@ -38,87 +37,20 @@ interface Door {
 }
 
 async function openDoor(root: string): Promise<Door> {
-  const { startGateway } = await import(join(root, "src/cli/serve.ts"));
-  const { parseConfig } = await import(join(root, "src/config/mod.ts"));
-  const { setLogLevel } = await import(join(root, "src/shared/log.ts"));
-  setLogLevel("error");
-  const dir = mkdtempSync(join(tmpdir(), "mcpgw-door-"));
-  const yaml = "gateway: { exposure: search }\nservers: {}\n";
-  writeFileSync(join(dir, "gateway.yaml"), yaml);
-  const running = await startGateway(parseConfig(yaml, { file: join(dir, "gateway.yaml") }), {
-    listen: "127.0.0.1:0",
-    watch: false,
-  });
-  await running.settled;
-  const serve: (request: Request) => Promise<Response> = running.fetch!;
-  const url = `http://127.0.0.1:${running.http!.port}/mcp`;
-  const headers: Record<string, string> = {
-    host: new URL(url).host,
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": era,
-  };
-  /** Posts `body` (with its length stated, as clients do). */
-  const post = (body: unknown): Promise<Response> => {
-    const text = JSON.stringify(body);
-    return serve(
-      new Request(url, {
-        method: "POST",
-        headers: { ...headers, "content-length": String(text.length) },
-        body: text,
-      }),
-    );
-  };
-  let callOf: (id: number) => unknown;
-  if (era === "2025-11-25") {
-    const opened = await post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: era,
-        capabilities: {},
-        clientInfo: { name: "door", version: "1" },
-      },
-    });
-    await opened.text();
-    headers["mcp-session-id"] = opened.headers.get("mcp-session-id")!;
-    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
-    callOf = (id) => ({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "tool_search", arguments: { query: "x" } },
-    });
-  } else {
-    headers["mcp-method"] = "tools/call";
-    headers["mcp-name"] = "tool_search";
-    callOf = (id) => ({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: {
-        name: "tool_search",
-        arguments: { query: "x" },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": era,
-          "io.modelcontextprotocol/clientInfo": { name: "door", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    });
-  }
+  const door = await openInProcess(
+    root,
+    "gateway: { exposure: search }\nservers: {}\n",
+    era,
+    "tool_search",
+  );
   return {
     async run(n) {
       for (let i = 1; i <= n; i++) {
-        const text = await (await post(callOf(i))).text();
+        const text = await (await door.post(door.call(i, { query: "x" }))).text();
         if (i === 1 && !text.includes('"result"')) throw new Error(`not a result: ${text}`);
       }
     },
-    async stop() {
-      await running.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => door.stop(),
   };
 }
 

@@ -218,10 +218,30 @@ function withMessage(
  */
 function headersKey(method: string, inbound: Inbound): string {
   const { protocolVersionHeader: v, mcpMethodHeader: m, mcpNameHeader: n } = inbound;
-  return `${v === undefined ? "-" : "+" + v}\n${m === undefined ? "-" : "+" + m}\n${
+  // A client sends the same tuple call after call: the last key is kept, not built again.
+  const last = lastKey;
+  if (
+    last !== undefined && last.v === v && last.m === m && last.n === n && last.method === method
+  ) {
+    return last.key;
+  }
+  const key = `${v === undefined ? "-" : "+" + v}\n${m === undefined ? "-" : "+" + m}\n${
     n === undefined ? "-" : "+" + n
   }\n${method}`;
+  lastKey = { v, m, n, method, key };
+  return key;
 }
+
+/** The tuple {@link headersKey} was last asked for, and its key. */
+let lastKey:
+  | {
+    v: string | undefined;
+    m: string | undefined;
+    n: string | undefined;
+    method: string;
+    key: string;
+  }
+  | undefined;
 
 /**
  * True when the SDK's classifier would call this JSON body legacy, by its own rules, for a

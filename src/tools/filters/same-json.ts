@@ -14,10 +14,16 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const ob = b as Record<string, unknown>;
-  if (ka.length !== Object.keys(ob).length) return false;
+  // Own keys walked and counted, not listed: an `Object.keys` array per object compared was
+  // most of what comparing a request's small `_meta` made.
   const oa = a as Record<string, unknown>;
-  for (const k of ka) if (!Object.hasOwn(ob, k) || !sameJson(oa[k], ob[k])) return false;
-  return true;
+  const ob = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in oa) {
+    if (!Object.hasOwn(oa, k)) continue;
+    if (!Object.hasOwn(ob, k) || !sameJson(oa[k], ob[k])) return false;
+    keys++;
+  }
+  for (const k in ob) if (Object.hasOwn(ob, k) && --keys < 0) return false;
+  return keys === 0;
 }
