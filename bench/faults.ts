@@ -1,12 +1,14 @@
 /**
  * Where a server's page faults come from, by JavaScript function: `bun bench/faults.ts
  * [--target=gateway|floor] [--gateway=source|binary] [--sessions=N] [--warm=N] [--calls=N]
- * [--top=N]`. It starts the server (the gateway from source by default, where functions keep their
- * names — the compiled binary's are minified; or the floor) with the runtime writing a
- * JITDump — a record of every piece of code its compilers made, with the function's name — drives
- * `warm` calls of 1 MiB each way, then `calls` more while `perf record -e page-faults` samples every
- * fault with its call stack, and prints the faults per call grouped by the nearest JavaScript
- * frames of each stack (native frames stay addresses: the runtime's binary has no symbols).
+ * [--payload=BYTES] [--pause=MS] [--top=N]`. It starts the server (the gateway from source by
+ * default, where functions keep their names — the compiled binary's are minified; or the floor)
+ * with the runtime writing a JITDump — a record of every piece of code its compilers made, with
+ * the function's name — drives `warm` calls of `payload` bytes each way (1 MiB by default), waits
+ * `pause` ms and one second more (perf attaching), then makes `calls` more while `perf record -e
+ * page-faults` samples every fault with its call stack, and prints the faults per call grouped by
+ * the nearest JavaScript frames of each stack (native frames stay addresses: the runtime's binary
+ * has no symbols).
  *
  * On the machines this project is measured on a page fault costs ~13 µs, and at 1 MiB each way
  * most of a call's CPU is faulting in memory the allocator had handed back; a CPU profile shows
@@ -67,9 +69,10 @@ export function nameAt(loads: readonly CodeLoad[], address: bigint): string | un
 }
 
 /**
- * Samples of `perf script -F ip` (one stack per blank-line-separated block, innermost first)
- * counted by their `depth` nearest named frames; a stack with none is counted under the native
- * frame that called the faulting copy.
+ * Samples of `perf script -F comm,ip` (one stack per blank-line-separated block, innermost first,
+ * under the name of the thread that faulted) counted by that thread and their `depth` nearest
+ * named frames; a stack with none is counted under the native frame that called the faulting
+ * copy. Without the thread's name (`-F ip`) the frames alone are the key.
  */
 export function groupStacks(
   script: string,
@@ -79,13 +82,16 @@ export function groupStacks(
   const groups = new Map<string, number>();
   let samples = 0;
   for (const block of script.split(/\n\s*\n/)) {
-    const ips = block.split("\n").map((l) => l.trim()).filter((l) => /^[0-9a-f]+$/.test(l));
+    const lines = block.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+    const ips = lines.filter((l) => /^[0-9a-f]+$/.test(l));
     if (ips.length === 0) continue;
     samples++;
+    const thread = lines[0] === ips[0] ? "" : `[${lines[0]}] `;
     const names = ips.map((ip) => nameAt(loads, BigInt(`0x${ip}`))).filter((n) => n !== undefined);
-    const key = names.length > 0
-      ? names.slice(0, depth).join(" < ")
-      : `(no script frame; native ${ips.slice(1, 3).join(" < ")})`;
+    const key = thread +
+      (names.length > 0
+        ? names.slice(0, depth).join(" < ")
+        : `(no script frame; native ${ips.slice(1, 3).join(" < ")})`);
     groups.set(key, (groups.get(key) ?? 0) + 1);
   }
   return { samples, groups };
@@ -118,14 +124,17 @@ async function main(): Promise<void> {
         return client;
       }),
     );
-    const large = { text: "x".repeat(1024 * 1024) };
+    const payload = Number(arg("payload", String(1024 * 1024)));
+    const args = { text: "x".repeat(payload) };
     const drive = async (count: number) => {
       let left = count;
       await Promise.all(clients.map(async (client) => {
-        while (left-- > 0) await client.callTool({ name: server.tool, arguments: large });
+        while (left-- > 0) await client.callTool({ name: server.tool, arguments: args });
       }));
     };
     await drive(Number(arg("warm", "300")));
+    // A pause before the measured calls: what the first calls after one fault on.
+    await new Promise((resolve) => setTimeout(resolve, Number(arg("pause", "0"))));
     const data = join(dir, "perf.data");
     const perf = spawn("perf", [
       "record",
@@ -140,7 +149,7 @@ async function main(): Promise<void> {
       "-o",
       data,
     ], { stdio: "ignore" });
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // perf attaches
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // perf attaches (a pause too)
     const calls = Number(arg("calls", "200"));
     await drive(calls);
     perf.kill("SIGINT");
@@ -149,18 +158,18 @@ async function main(): Promise<void> {
     // Only the server writes one (its upstream runs on Node), named after its pid and a thread.
     const dump = readdirSync(dir).find((f) => f.startsWith("jit-") && f.endsWith(".dump"));
     const loads = dump ? readJitDump(readFileSync(join(dir, dump))) : [];
-    const script = spawnSync("perf", ["script", "-F", "ip", "-i", data], {
+    const script = spawnSync("perf", ["script", "-F", "comm,ip", "-i", data], {
       maxBuffer: 1 << 30,
     }).stdout.toString();
     const { samples, groups } = groupStacks(script, loads);
+    // Small calls fault far less than once each: their figures need the decimals.
+    const perCall = (count: number) => (count / calls).toFixed(payload < 65536 ? 3 : 1);
     console.log(
-      `${target}, ${arg("sessions", "8")} session(s), 1 MiB each way: ` +
-        `${(samples / calls).toFixed(0)} page faults per call (${loads.length} code loads named)`,
+      `${target}, ${arg("sessions", "8")} session(s), ${payload} bytes each way: ` +
+        `${perCall(samples)} page faults per call (${loads.length} code loads named)`,
     );
     const top = [...groups].sort((a, b) => b[1] - a[1]).slice(0, Number(arg("top", "20")));
-    for (const [key, count] of top) {
-      console.log(`${(count / calls).toFixed(1).padStart(8)}  ${key}`);
-    }
+    for (const [key, count] of top) console.log(`${perCall(count).padStart(8)}  ${key}`);
   } finally {
     await server.stop();
     killAll();
