@@ -18,15 +18,11 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const decode = (bytes: Uint8Array, start: number, end: number): string =>
   decoder.decode(bytes.subarray(start, end));
 
+const decodeLong = (bytes: Uint8Array, start: number, end: number): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", start, end);
+
 /** The text of `bytes` from `start` to `end` (byte offsets); nothing is copied before decoding. */
 export const decodeUtf8: (bytes: Uint8Array, start: number, end: number) => string =
   typeof Bun === "undefined"
     ? decode
-    : (bytes, start, end) =>
-      end - start < LONG_BYTES
-        ? decode(bytes, start, end)
-        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
-          "utf8",
-          start,
-          end,
-        );
+    : (bytes, start, end) => (end - start < LONG_BYTES ? decode : decodeLong)(bytes, start, end);
