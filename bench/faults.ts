@@ -82,11 +82,14 @@ export function groupStacks(
   const groups = new Map<string, number>();
   let samples = 0;
   for (const block of script.split(/\n\s*\n/)) {
-    const lines = block.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-    const ips = lines.filter((l) => /^[0-9a-f]+$/.test(l));
+    // perf indents a stack's addresses and not the thread's name above them: a thread may be
+    // named with hex digits alone ("6"), so indentation, not the text, tells the two apart.
+    const lines = block.split("\n").filter((l) => l.trim() !== "");
+    const ips = lines.filter((l) => /^\s/.test(l)).map((l) => l.trim())
+      .filter((l) => /^[0-9a-f]+$/.test(l));
     if (ips.length === 0) continue;
     samples++;
-    const thread = lines[0] === ips[0] ? "" : `[${lines[0]}] `;
+    const thread = /^\s/.test(lines[0]!) ? "" : `[${lines[0]!.trim()}] `;
     const names = ips.map((ip) => nameAt(loads, BigInt(`0x${ip}`))).filter((n) => n !== undefined);
     const key = thread +
       (names.length > 0

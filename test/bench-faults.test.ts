@@ -68,4 +68,17 @@ describe("the page-fault tool", () => {
     assert.equal(groups.get("JSC-Baseline: joined#Cd < JSC-DFG: push#Ab"), 2);
     assert.equal(groups.get("(no script frame; native 31e59b4 < 31e3f7b)"), 1);
   });
+
+  it("counts a stack under the thread named above it, whatever the name looks like", () => {
+    const script = [
+      "JSCWarmUp \n\t16da26\n\t5010\n\t7010\n",
+      "6 \n\t16da26\n\t5011\n\t7012\n",
+      "bun \n\t16db20\n\t31e59b4\n\t31e3f7b\n",
+    ].join("\n");
+    const { samples, groups } = groupStacks(script, loads);
+    assert.equal(samples, 3);
+    assert.equal(groups.get("[JSCWarmUp] JSC-Baseline: joined#Cd < JSC-DFG: push#Ab"), 1);
+    assert.equal(groups.get("[6] JSC-Baseline: joined#Cd < JSC-DFG: push#Ab"), 1);
+    assert.equal(groups.get("[bun] (no script frame; native 31e59b4 < 31e3f7b)"), 1);
+  });
 });
