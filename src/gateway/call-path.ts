@@ -1,14 +1,13 @@
 /**
  * @module The one road of every tool call through the core, plain or task-augmented, from any
  * door or script: the {@link CallGate} admits it, a span wraps it when tracing is on, observers
- * are told how it ended, and it is routed to a local tool or to its upstream — on the caller's
- * own process of an isolated server, or the caller's own connection of a per-user one. The
+ * are told how it ended, and it is routed to a local tool or to its upstream (`./upstream-call.ts`:
+ * on the caller's own process of an isolated server, or its own connection of a per-user one). The
  * call's {@link CallContext} is handed on as it came; only a span (its own `traceparent`) or a
  * view URI mapped back for the upstream makes a new one.
  */
 import type { CallToolParams, CallToolResult, CreateTaskResult } from "../shared/protocol.ts";
 import type { CallContext } from "../shared/call-context.ts";
-import { GatewayError } from "../shared/errors.ts";
 import type { CallGate, Release } from "./call-gate.ts";
 import {
   type CallAnswer,
@@ -18,19 +17,14 @@ import {
   type OperationKind,
 } from "./call-records.ts";
 import type { ToolEntry } from "./catalog.ts";
-import { filterContext, screenProgress, screenRpcError } from "./filters/mod.ts";
+import type { LocalTool } from "./types.ts";
 import type { Gateway } from "./gateway.ts";
-import { type CallOutcome, outageOf, outageResult } from "./outcome.ts";
-import { withConnectRound } from "./passthrough/connect-round.ts";
-import {
-  exposeResultUris,
-  exposeUri,
-  upstreamRequestMeta,
-  viewServerOf,
-} from "./passthrough/mod.ts";
+import { type CallOutcome, outageOf } from "./outcome.ts";
+import { viewServerOf } from "./passthrough/mod.ts";
 import { traced } from "./traced.ts";
 import type { CallTracer } from "./tracing.ts";
 import { childContext } from "./call-context.ts";
+import { UpstreamCalls } from "./upstream-call.ts";
 
 /** The call path of one gateway. */
 export class CallPath {
@@ -41,9 +35,12 @@ export class CallPath {
   /** Told about every finished call (metrics, status page, audit). */
   readonly #observers = new CallObservers();
   readonly #gateway: Gateway;
+  /** The calls routed to an upstream tool. */
+  readonly #upstream: UpstreamCalls;
 
   constructor(gateway: Gateway) {
     this.#gateway = gateway;
+    this.#upstream = new UpstreamCalls(gateway);
   }
 
   /** Installs the gate every call passes (per-token call rates and concurrency). */
@@ -87,13 +84,16 @@ export class CallPath {
     args: Record<string, unknown> | undefined,
     options: CallContext,
   ): Promise<CallToolResult> {
-    return this.#gated(
-      name,
-      options,
-      args,
-      (notes, inner) => this.#route(name, args, inner, notes),
-    );
+    return this.#gated(name, options, args, this.#routed);
   }
+
+  /** {@link #route} as the observed run of a plain call: one function for every call. */
+  readonly #routed = (
+    notes: CallNotes,
+    inner: CallContext,
+    name: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<CallToolResult> => this.#route(name, args, inner, notes);
 
   /**
    * Creates a task upstream for a task-augmented `tools/call` (either era). It is a call like
@@ -117,11 +117,11 @@ export class CallPath {
    * wraps it when tracing is on, and observers are told how it ended. A call the gate admits at
    * once holding nothing, with no span, is its observed run alone: no frame of its own.
    */
-  #gated<T extends CallAnswer>(
+  #gated<T extends CallAnswer, A>(
     name: string,
     options: CallContext,
-    args: unknown,
-    run: (notes: CallNotes, inner: CallContext) => Promise<T>,
+    args: A,
+    run: ObservedRun<T, A>,
   ): Promise<T> {
     // Every call passes here once, scripts' calls included: this is where limits count calls.
     let admitted: Release | Promise<Release>;
@@ -147,11 +147,11 @@ export class CallPath {
   }
 
   /** {@link #gated} for a call that holds a slot, waits for a shared gate, or is traced. */
-  async #held<T extends CallAnswer>(
+  async #held<T extends CallAnswer, A>(
     name: string,
     options: CallContext,
-    args: unknown,
-    run: (notes: CallNotes, inner: CallContext) => Promise<T>,
+    args: A,
+    run: ObservedRun<T, A>,
     admitted: Release | Promise<Release>,
   ): Promise<T> {
     let release: Release;
@@ -217,89 +217,46 @@ export class CallPath {
     const target = this.#gateway.resolveTool(name, options.caller, options.internal, view);
     if ("call" in target) {
       if (!this.#tracer || !target.script) return target.call(args ?? {}, options);
-      return traced(
-        this.#tracer,
-        "script",
-        `script ${name}`,
-        { "mcp.script": target.script },
-        options,
-        (inner) => target.call(args ?? {}, inner),
-      );
+      return this.#tracedScript(this.#tracer, target, target.script, name, args, options);
     }
     notes.server = target.server;
-    if (this.#tracer) {
-      const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
-      return traced(
-        this.#tracer,
-        "upstream",
-        `${target.server} tools/call`,
-        attributes,
-        options,
-        (inner) => this.#callUpstream(target, args, inner, notes),
-      );
-    }
-    return this.#callUpstream(target, args, options, notes);
+    if (this.#tracer) return this.#tracedUpstream(this.#tracer, target, args, options, notes);
+    return this.#upstream.call(target, args, options, notes);
   }
 
-  async #callUpstream(
+  // The traced roads are functions of their own: a closure in `#route` would make every call
+  // pay the scope it holds, traced or not.
+
+  #tracedScript(
+    tracer: CallTracer,
+    target: LocalTool,
+    script: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallContext,
+  ): Promise<CallToolResult> {
+    const attributes = { "mcp.script": script };
+    const run = (inner: CallContext) => target.call(args ?? {}, inner);
+    return traced(tracer, "script", `script ${name}`, attributes, options, run);
+  }
+
+  #tracedUpstream(
+    tracer: CallTracer,
     target: ToolEntry,
     args: Record<string, unknown> | undefined,
     options: CallContext,
     notes: CallNotes,
   ): Promise<CallToolResult> {
-    const upstream = this.#gateway.pool.get(target.server);
-    // A server without filters (the common case) pays no screen: no context, no promise.
-    const filters = this.#gateway.filters;
-    const gatewayConfig = this.#gateway.config;
-    const screen = filters.none(gatewayConfig, target.server) ? undefined : {
-      ...filterContext("tool", target.server, target.name, options),
-      ...(target.tool.outputSchema ? { outputSchema: target.tool.outputSchema } : {}),
-    };
-    if (screen) options = screenProgress(filters, gatewayConfig, screen, options);
-    try {
-      if (!upstream) {
-        throw new GatewayError("UPSTREAM_UNAVAILABLE", `server "${target.server}" is gone`, {
-          data: { server: target.server },
-        });
-      }
-      // Tracked in flight, on the caller's own process of an `isolation: session` server, or
-      // on the caller's own connection of a per-user server (whose connect link the client may
-      // be asked to open within the call).
-      const result = await withConnectRound(
-        this.#gateway.passthrough,
-        upstream,
-        options,
-        options.caller.tokenName,
-        (identity) => this.#gateway.upstreamAuth.connectHint(upstream.config, identity),
-        () =>
-          this.#gateway.passthrough.serve(
-            upstream,
-            options,
-            (serving) => {
-              // A 2026-07-28 upstream's input rounds belong to this call: they go to its client.
-              const input = this.#gateway.passthrough.inputRelay(serving, upstream, options);
-              // The context goes on as it came; only a view URI of this server is mapped back.
-              const meta = options.meta && upstreamRequestMeta(options.meta, target.server);
-              const call = meta === options.meta ? options : childContext(options, { meta });
-              return serving.callTool(target.upstreamName, args, call, input);
-            },
-          ),
-      );
-      let value = result;
-      if (screen) {
-        const screened = await filters.run(gatewayConfig, screen, result);
-        notes.filters.push(...screened.acted);
-        value = screened.value;
-      }
-      // Resource links name URIs as the client knows them (`ui://` views especially).
-      return exposeResultUris(
-        value,
-        (uri) => exposeUri(this.#gateway.resources, target.server, uri),
-      );
-    } catch (err) {
-      const outage = options.outagesThrow ? undefined : outageOf(err);
-      if (outage) return outageResult(outage);
-      throw screen ? screenRpcError(filters, gatewayConfig, screen, err) : err;
-    }
+    const attributes = { "mcp.server": target.server, "mcp.upstream_tool": target.upstreamName };
+    const run = (inner: CallContext) => this.#upstream.call(target, args, inner, notes);
+    return traced(tracer, "upstream", `${target.server} tools/call`, attributes, options, run);
   }
 }
+
+/** An observed run: handed the call's name and arguments, so one function serves every call. */
+type ObservedRun<T, A> = (
+  notes: CallNotes,
+  context: CallContext,
+  name: string,
+  args: A,
+) => Promise<T>;

@@ -83,23 +83,23 @@ export class CallObservers {
 
   /**
    * Runs one operation in context `options` and tells the observers how it ended; `run` is
-   * handed that context and reports the server it routed to and the filters that acted through
-   * the notes it is given.
+   * handed that context, the name and the arguments (so one function can serve every call),
+   * and reports the server it routed to and the filters that acted through the notes it is given.
    */
-  async observe<R>(
+  async observe<R, A>(
     kind: OperationKind,
     name: string,
     options: CallContext,
-    args: unknown,
-    run: (notes: CallNotes, context: CallContext) => Promise<R>,
+    args: A,
+    run: (notes: CallNotes, context: CallContext, name: string, args: A) => Promise<R>,
   ): Promise<R> {
     const notes: CallNotes = { server: null, filters: [] };
     if (this.#all.length === 0 && (kind !== "tool" || this.#tools.length === 0)) {
-      return await run(notes, options);
+      return await run(notes, options, name, args);
     }
     const op: Operation = { kind, name, options, args, notes, started: performance.now() };
     try {
-      const result = await run(notes, options);
+      const result = await run(notes, options, name, args);
       const failed = kind === "tool" && isErrorAnswer(result as CallAnswer);
       const error = failed ? errorText(result as CallToolResult) : undefined;
       const outcome = failed ? "tool_error" : "ok";

@@ -196,25 +196,26 @@ export class CallerViews {
     const local = this.#source.localByName.get(name);
     const own = this.#source.viewOf(caller);
     let entry = local ? undefined : own.catalog.toolsByName.get(name);
-    // A server that never came up has no catalog: its names answer "down", not "unknown" (a
-    // per-user server the caller has not connected: its connect link). Outside the caller's
-    // profile a tool does not exist, as for an unknown name.
-    const scope = this.scope(caller);
+    const config = this.#source.config;
+    // Made only where it is asked for: most calls name a listed tool.
+    let scope: Scope | undefined;
     if (!local && !entry) {
-      this.#source.pins.refuseHeld("tool", name, (h) => {
-        const held = h.entry as ToolEntry;
-        return !(held.hidden && !internal) && reachesUpstream(scope, held);
-      }, own.user);
-      entry = downServerEntry(name, own.upstreams, this.#source.config.gateway.separator);
+      // A server that never came up has no catalog: its names answer "down", not "unknown" (a
+      // per-user server the caller has not connected: its connect link). Outside the caller's
+      // profile a tool does not exist, as for an unknown name.
+      scope = this.scope(caller);
+      refuseHeldTool(this.#source.pins, name, scope, internal, own);
+      entry = downServerEntry(name, own.upstreams, config.gateway.separator);
+      if (!entry && !internal && config.gateway.unprefixedCalls) {
+        const found = unprefixedFor(own.catalog, name, scope, view);
+        if (found) return found;
+      }
     }
-    if (!local && !entry && !internal && this.#source.config.gateway.unprefixedCalls) {
-      const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
-      const found = unprefixedTarget(own.catalog, name, allowed, view);
-      if (found) return found;
-    }
+    const profile = scope ? scope.view : profileView(config, caller.profile);
     const outside = local
-      ? local.shownWith?.(scope.exposure) === false || (scope.view && !scope.view.local(local))
-      : entry && scope.view && !scope.view.upstream(entry.name, entry.server);
+      ? local.shownWith?.((scope ?? this.scope(caller)).exposure) === false ||
+        (profile && !profile.local(local))
+      : entry && profile && !profile.upstream(entry.name, entry.server);
     if ((!local && (!entry || (entry.hidden && !internal))) || outside) {
       throw new GatewayError("TOOL_NOT_FOUND", `unknown tool "${name}"`, { data: { tool: name } });
     }
@@ -233,4 +234,32 @@ export class CallerViews {
   #catalog(caller: Caller): Catalog {
     return this.#source.viewOf(caller).catalog;
   }
+}
+
+// The rare roads of `resolveTool`, as functions of their own: a closure in it would make every
+// call pay the scope the closure holds.
+
+/** Refuses a name held by pinning (quarantined, or changed since it was approved). */
+function refuseHeldTool(
+  pins: Pins,
+  name: string,
+  scope: Scope,
+  internal: boolean,
+  own: CatalogView,
+): void {
+  pins.refuseHeld("tool", name, (h) => {
+    const held = h.entry as ToolEntry;
+    return !(held.hidden && !internal) && reachesUpstream(scope, held);
+  }, own.user);
+}
+
+/** The one upstream tool an unprefixed `name` reaches for this caller, if any. */
+function unprefixedFor(
+  catalog: Catalog,
+  name: string,
+  scope: Scope,
+  view: string | undefined,
+): ToolEntry | undefined {
+  const allowed = (e: ToolEntry) => !e.hidden && reachesUpstream(scope, e);
+  return unprefixedTarget(catalog, name, allowed, view);
 }

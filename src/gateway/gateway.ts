@@ -260,8 +260,13 @@ export class Gateway {
   }
 
   /** Finds a tool by exposed name for this caller, or throws TOOL_NOT_FOUND / FORBIDDEN. */
-  resolveTool(...args: Parameters<CallerViews["resolveTool"]>): LocalTool | ToolEntry {
-    return this.#views.resolveTool(...args);
+  resolveTool(
+    name: string,
+    caller: Caller,
+    internal?: boolean,
+    view?: string,
+  ): LocalTool | ToolEntry {
+    return this.#views.resolveTool(name, caller, internal, view);
   }
 
   /** The gateway's own tools (meta-tools, macros, `execute`) by exposed name. */

@@ -241,7 +241,7 @@ export async function complete(
       resultSchemaOf("completion/complete"),
       context,
     ) as CompleteResult;
-  });
+  }, undefined);
 }
 
 /**
@@ -269,5 +269,6 @@ async function requestOn(
         options,
         gateway.passthrough.inputRelay(serving, upstream, options),
       ),
+    undefined,
   );
 }

@@ -72,15 +72,22 @@ export class WriteBatch {
     this.#scheduled = false;
     while (this.#queued.length > 0 && this.#full === undefined) {
       const full = this.#sink(this.#take());
-      if (!full) continue;
-      const drained: Promise<void> = full.then(() => {
-        if (this.#full !== drained) return;
-        this.#full = undefined;
-        this.#flush();
-      });
-      this.#full = drained;
+      if (full) this.#full = this.#drained(full);
     }
   };
+
+  /**
+   * Resolves when a full pipe has drained, and writes on. A function of its own, so a write the
+   * pipe takes at once makes no closure (nor the scope one would hold).
+   */
+  #drained(full: Promise<void>): Promise<void> {
+    const drained: Promise<void> = full.then(() => {
+      if (this.#full !== drained) return;
+      this.#full = undefined;
+      this.#flush();
+    });
+    return drained;
+  }
 
   /**
    * The parts of the next write: a large text at the head of the queue as it is, then the small

@@ -67,38 +67,39 @@ export interface UpstreamCaller {
 }
 
 /**
- * What a leg is told about one request: its private wire contract with the frame. It stays
- * apart from the {@link CallContext} because the frame owns the call's end: the leg's `signal`
- * is made lazily (an `AbortController` per call costs microseconds on the hot path) and
- * `onstop` lets the lean leg learn of an early end with no signal at all; folding these into
- * the shared context would mean a mutable, per-leg object there anyway.
+ * What a leg is told about one request, and how it answers: its private wire contract with the
+ * frame. It stays apart from the {@link CallContext} because the frame owns the call's end: the
+ * leg settles the request here (`answered` or `failed`, once; a later settle is ignored), its
+ * `signal` is made lazily (an `AbortController` per call costs microseconds on the hot path), and
+ * a leg with a {@link CallLeg.stop} learns of an early end with no signal at all.
  */
 export interface LegOptions {
   /**
    * Aborted when the call ends early (timeout, the caller cancelled); `signal.reason` is the
    * text to send upstream in `notifications/cancelled`. The leg sends that notification with
-   * the request's own id, forgets the request, and may reject with anything (it is ignored).
-   * The signal is made when first read: a leg that sets {@link onstop} instead pays nothing
-   * for it on the hot path.
+   * the request's own id and forgets the request. The signal is made when first read: a leg
+   * that has a `stop` instead pays nothing for it on the hot path.
    */
   readonly signal: AbortSignal;
-  /**
-   * Set by the leg, during `send`, to be told of an early end without an `AbortSignal`: called
-   * once with the text for `notifications/cancelled`, before `signal` (if read) aborts.
-   */
-  onstop?: (notice: string) => void;
   /** Present when progress is wanted: the leg sends a `progressToken` and reports here. */
   onprogress?: (progress: Progress) => void;
   /** Present when the call's own client answers its input requests. */
   input?: InputRelay;
+  /** The leg's own name for this request while it is in flight (its JSON-RPC id), for `stop`. */
+  ticket?: string;
+  /** The upstream's raw `result`: the frame checks it and answers the call. */
+  answered(result: unknown): void;
+  /** The request failed, with an error of `call-errors.ts` naming why. */
+  failed(err: unknown): void;
 }
 
 /**
- * The wire half of a caller: moves one request and its progress over one connection. It
- * resolves with the raw `result`, or rejects with an error of `call-errors.ts` naming why
- * (`closed`, `unavailable`, an `UpstreamRpcError`). A new kind of connection (another
- * client, another protocol revision) implements this and is wrapped by `framed()` in
- * `frame.ts`, so its calls time out, cancel and fail exactly like every other caller's.
+ * The wire half of a caller: moves one request and its progress over one connection, and
+ * settles it through its {@link LegOptions}: `answered` with the raw `result`, or `failed` with
+ * an error of `call-errors.ts` naming why (`closed`, `unavailable`, an `UpstreamRpcError`). A
+ * new kind of connection (another client, another protocol revision) implements this and is
+ * wrapped by `framed()` in `frame.ts`, so its calls time out, cancel and fail exactly like
+ * every other caller's.
  */
 export interface CallLeg {
   readonly kind: string;
@@ -106,5 +107,11 @@ export interface CallLeg {
     method: string,
     params: Record<string, unknown> | undefined,
     options: LegOptions,
-  ): Promise<unknown>;
+  ): void;
+  /**
+   * The request `options` ended early (timeout, the caller cancelled), already settled: send
+   * `notifications/cancelled` with `notice` and forget it. Called before `options.signal` (if
+   * it was read) aborts; a leg without `stop` goes by the signal alone.
+   */
+  stop?(options: LegOptions, notice: string): void;
 }

@@ -4,10 +4,10 @@
  * checked, and the error each way of failing becomes. A {@link CallLeg} only moves the request;
  * wrapped here, the lean stdio leg, the SDK client's leg and any later one behave alike.
  *
- * A call in flight is one object ({@link FramedCall}): it is the leg's options, the listener on
- * the caller's signal (`handleEvent`) and its own deadline on its connection's shared timer
- * (`deadlines.ts`), so a call allocates that object, its promise and what the leg needs — no
- * closures, no `setTimeout` of its own.
+ * A call in flight is one object ({@link FramedCall}): it is the leg's options and the way it
+ * settles the call (`answered`, `failed`), the listener on the caller's signal (`handleEvent`)
+ * and its own deadline on its connection's shared timer (`deadlines.ts`), so a call allocates
+ * that object, its promise and what the leg needs — no closures, no `setTimeout` of its own.
  */
 import {
   type CallContext,
@@ -53,38 +53,42 @@ function frame(
   // Listened to as it is: a door's lazy cancellation makes no signal for it.
   const signal = cancellationOf(call);
   if (signal?.aborted) return Promise.reject(cancelled(server));
-  let resolve!: (value: unknown) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<unknown>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
+  const { promise, resolve, reject } = Promise.withResolvers<unknown>();
   const timeoutMs = call.timeoutMs ?? terms.timeoutMs;
-  const framed = new FramedCall(server, method, timeoutMs, deadlines, resolve, reject);
+  const framed = new FramedCall(leg, server, method, timeoutMs, deadlines, resolve, reject);
   framed.signalled = signal;
   framed.terms = terms;
   // No `once`: the call removes its listener when it settles, and ending twice is a no-op.
   signal?.addEventListener("abort", framed);
   deadlines.add(framed, framed.timeoutMs);
   const wanted = call.onprogress;
-  if (wanted) {
-    const reset = call.resetTimeoutOnProgress === true;
-    framed.onprogress = (progress) => framed.progressed(progress, wanted, reset);
-  }
+  if (wanted) framed.onprogress = relay(framed, wanted, call.resetTimeoutOnProgress === true);
   if (terms.input) framed.input = terms.input;
   try {
-    leg.send(method, withMeta(params, call.meta), framed).then(framed.answered, framed.failed);
+    leg.send(method, withMeta(params, call.meta), framed);
   } catch (err) {
     framed.failed(err);
   }
   return promise;
 }
 
+/**
+ * The leg's progress callback of `framed`: a function of its own, so a call that wants no
+ * progress makes no closure (nor the scope one would hold).
+ */
+function relay(
+  framed: FramedCall,
+  wanted: (progress: Progress) => void,
+  reset: boolean,
+): (progress: Progress) => void {
+  return (progress) => framed.progressed(progress, wanted, reset);
+}
+
 /** One call in flight: the leg's options, the abort listener and the call's deadline. */
 class FramedCall extends Deadline implements LegOptions {
-  onstop?: (notice: string) => void;
   onprogress?: (progress: Progress) => void;
   input?: InputRelay;
+  ticket?: string;
   /** The caller's signal, listened to until the call settles. */
   signalled: Cancellation | undefined;
   terms: RequestTerms | undefined;
@@ -95,6 +99,7 @@ class FramedCall extends Deadline implements LegOptions {
   #done = false;
 
   constructor(
+    readonly leg: CallLeg,
     readonly server: string,
     readonly method: string,
     readonly timeoutMs: number,
@@ -130,23 +135,28 @@ class FramedCall extends Deadline implements LegOptions {
     wanted(progress);
   }
 
-  readonly answered = (result: unknown): void => {
+  answered(result: unknown): void {
     if (!this.#settle()) return;
-    const checked = this.terms!.check?.(result) ??
-      (typeof result === "object" && result !== null
-        ? { ok: true as const, value: result }
-        : { ok: false as const, problem: `expected an object, got ${JSON.stringify(result)}` });
-    if (checked.ok) this.resolve(checked.value);
-    else this.reject(malformed(this.server, this.method, checked.problem));
-  };
+    const check = this.terms!.check;
+    if (check) {
+      const checked = check(result);
+      if (checked.ok) this.resolve(checked.value);
+      else this.reject(malformed(this.server, this.method, checked.problem));
+    } else if (typeof result === "object" && result !== null) {
+      this.resolve(result);
+    } else {
+      const problem = `expected an object, got ${JSON.stringify(result)}`;
+      this.reject(malformed(this.server, this.method, problem));
+    }
+  }
 
-  readonly failed = (err: unknown): void => {
+  failed(err: unknown): void {
     if (!this.#settle()) return;
     // A leg names every failure; anything else is a bug in it, told as what it is.
     this.reject(
       reasonOf(err) ? err : unavailable(this.server, `could not be reached (${messageOf(err)})`),
     );
-  };
+  }
 
   #settle(): boolean {
     if (this.#done) return false;
@@ -160,7 +170,7 @@ class FramedCall extends Deadline implements LegOptions {
   #end(err: unknown, notice: string): void {
     if (!this.#settle()) return;
     this.#stopped = notice;
-    this.onstop?.(notice);
+    this.leg.stop?.(this, notice);
     this.#stop?.abort(notice);
     this.reject(err);
   }

@@ -24,13 +24,6 @@ export interface LineTap {
   closed(): void;
 }
 
-interface Pending {
-  method: string;
-  resolve(result: unknown): void;
-  reject(err: unknown): void;
-  onprogress: ((progress: Progress) => void) | undefined;
-}
-
 const PREFIX = "gw-";
 
 interface RpcError {
@@ -46,7 +39,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** The lean requests of one stdio connection. */
 export class LeanLeg implements CallLeg, LineTap {
   readonly kind = "lean";
-  #pending = new Map<string, Pending>();
+  #pending = new Map<string, LegOptions>();
   #next = 0;
   #ended = false;
   readonly #server: string;
@@ -62,29 +55,37 @@ export class LeanLeg implements CallLeg, LineTap {
     method: string,
     params: Record<string, unknown> | undefined,
     options: LegOptions,
-  ): Promise<unknown> {
-    if (this.#ended) return Promise.reject(notConnected(this.#server));
+  ): void {
+    if (this.#ended) return options.failed(notConnected(this.#server));
     const id = `${PREFIX}${++this.#next}`;
-    const onprogress = options.onprogress;
-    return new Promise<unknown>((resolve, reject) => {
-      this.#pending.set(id, { method, resolve, reject, onprogress });
-      options.onstop = (notice) => {
-        if (!this.#pending.delete(id)) return;
-        this.#notify({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason: notice },
-        });
-        reject(new Error(notice));
-      };
-      const sent = onprogress
-        ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
-        : params;
-      this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage)?.catch((err) => {
-        // A write to a dead pipe (EPIPE, a closed stdin): the connection is gone.
-        if (!this.#pending.delete(id)) return;
-        reject(unavailable(this.#server, `could not be reached (${messageOf(err)})`));
-      });
+    // The options are the request in flight: settled through, and stopped by their ticket.
+    options.ticket = id;
+    this.#pending.set(id, options);
+    const sent = options.onprogress
+      ? { ...params, _meta: { ...params?._meta as object, progressToken: id } }
+      : params;
+    const writing = this.#write({ jsonrpc: "2.0", id, method, params: sent } as JSONRPCMessage);
+    if (writing) this.#watch(writing, id, options);
+  }
+
+  /**
+   * A write that may yet fail: a dead pipe (EPIPE, a closed stdin) means the connection is gone.
+   * A function of its own, so a write that is done at once makes no closure (nor its scope).
+   */
+  #watch(writing: Promise<void>, id: string, options: LegOptions): void {
+    writing.catch((err) => {
+      if (!this.#pending.delete(id)) return;
+      options.failed(unavailable(this.#server, `could not be reached (${messageOf(err)})`));
+    });
+  }
+
+  stop(options: LegOptions, notice: string): void {
+    const id = options.ticket;
+    if (id === undefined || !this.#pending.delete(id)) return;
+    this.#notify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason: notice },
     });
   }
 
@@ -99,12 +100,12 @@ export class LeanLeg implements CallLeg, LineTap {
     const { result, error } = msg as { result?: unknown; error?: RpcError };
     if (isObject(result)) {
       this.#pending.delete(id);
-      p.resolve(line === undefined ? result : marked(result, msg, line, bytes));
+      p.answered(line === undefined ? result : marked(result, msg, line, bytes));
     } else if (
       isObject(error) && Number.isInteger(error.code) && typeof error.message === "string"
     ) {
       this.#pending.delete(id);
-      p.reject(new UpstreamRpcError(this.#server, error as Required<RpcError>));
+      p.failed(new UpstreamRpcError(this.#server, error as Required<RpcError>));
     }
     return true;
   }
@@ -121,7 +122,7 @@ export class LeanLeg implements CallLeg, LineTap {
     this.#ended = true;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    for (const p of pending) p.reject(closed(this.#server));
+    for (const p of pending) p.failed(closed(this.#server));
   }
 
   #notify(message: JSONRPCMessage): void {

@@ -43,22 +43,16 @@ export class SdkLeg implements CallLeg {
     this.#anyMethod = client;
   }
 
-  async send(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    { signal, onprogress }: LegOptions,
-  ): Promise<unknown> {
-    if (!this.#client.transport) throw notConnected(this.#server); // closed, or never connected
-    try {
-      return await this.#anyMethod.request({ method, params }, ANY_RESULT, {
-        // The SDK sends String(signal.reason) upstream in notifications/cancelled.
-        signal,
-        timeout: SDK_TIMEOUT_MS,
-        ...(onprogress ? { onprogress: (p) => onprogress(p as Progress) } : {}),
-      });
-    } catch (err) {
-      throw this.#named(err);
-    }
+  send(method: string, params: Record<string, unknown> | undefined, options: LegOptions): void {
+    // Closed, or never connected.
+    if (!this.#client.transport) return options.failed(notConnected(this.#server));
+    const onprogress = options.onprogress;
+    this.#anyMethod.request({ method, params }, ANY_RESULT, {
+      // The SDK sends String(signal.reason) upstream in notifications/cancelled.
+      signal: options.signal,
+      timeout: SDK_TIMEOUT_MS,
+      ...(onprogress ? { onprogress: (p) => onprogress(p as Progress) } : {}),
+    }).then((result) => options.answered(result), (err) => options.failed(this.#named(err)));
   }
 
   #named(err: unknown): unknown {

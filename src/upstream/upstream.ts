@@ -252,7 +252,7 @@ export class Upstream {
     return this.#side?.possible ? this.#side : undefined;
   }
 
-  async #send(
+  #send(
     method: string,
     params: Record<string, unknown> | undefined,
     call: CallContext,
@@ -260,24 +260,68 @@ export class Upstream {
   ): Promise<unknown> {
     // A 2025 session's request to a server that speaks both eras goes in 2025.
     const side = this.#sideFor(call.client?.era);
-    const via = side && await side.serving();
-    if (via) return await via.#send(method, params, call, terms);
-    this.#inFlight++;
-    try {
-      // What a 2025 HTTP server asks on this call's own stream is this call's (stream-calls.ts).
-      if (call.client && this.#core.streams) {
-        return await sendingFor(call, method, () => send(this.#line, method, params, call, terms));
-      }
-      return await send(this.#line, method, params, call, terms);
-    } catch (err) {
-      // The credential failed under this call (a refused refresh, a 401): say how to log in.
-      const credential = this.#core.credential;
-      if (credential?.needsLogin) throw credential.loginError();
-      throw err;
-    } finally {
-      this.#inFlight--;
-    }
+    if (side) return this.#sendOnSide(side, method, params, call, terms);
+    return this.#sendHere(method, params, call, terms);
   }
+
+  async #sendOnSide(
+    side: LegacySide,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    call: CallContext,
+    terms: RequestTerms,
+  ): Promise<unknown> {
+    const via = (await side.serving()) ?? this;
+    return await via.#sendHere(method, params, call, terms);
+  }
+
+  /**
+   * Sends on this connection, counted in flight until it settles. Not async: the two settle
+   * handlers are this upstream's own, so a call pays one promise here and no closure.
+   */
+  #sendHere(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    call: CallContext,
+    terms: RequestTerms,
+  ): Promise<unknown> {
+    this.#inFlight++;
+    let sent: Promise<unknown>;
+    try {
+      sent = call.client && this.#core.streams
+        ? this.#sendMarked(method, params, call, terms)
+        : send(this.#line, method, params, call, terms);
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    return sent.then(this.#sent, this.#unsent);
+  }
+
+  /**
+   * What a 2025 HTTP server asks on this call's own stream is this call's (stream-calls.ts). A
+   * function of its own, so the calls that need no marking make no closure (nor its scope).
+   */
+  #sendMarked(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    call: CallContext,
+    terms: RequestTerms,
+  ): Promise<unknown> {
+    return sendingFor(call, method, () => send(this.#line, method, params, call, terms));
+  }
+
+  readonly #sent = (result: unknown): unknown => {
+    this.#inFlight--;
+    return result;
+  };
+
+  readonly #unsent = (err: unknown): never => {
+    this.#inFlight--;
+    // The credential failed under this call (a refused refresh, a 401): say how to log in.
+    const credential = this.#core.credential;
+    if (credential?.needsLogin) throw credential.loginError();
+    throw err;
+  };
 
   /** Which call's stream carried each of its requests, on a 2025 streamable HTTP connection. */
   get streams(): StreamCalls | undefined {

@@ -122,13 +122,14 @@ function mapViewKeys(
 }
 
 /**
- * A tool result with the URIs of its resource links and embedded resources exposed by `expose`
- * (the same function `resources/read` uses); the result itself when nothing changes, so a
- * result kept as its raw JSON text is still sent as that text.
+ * A tool result of `server` with the URIs of its resource links and embedded resources exposed
+ * by `expose` (the same function `resources/read` uses); the result itself when nothing
+ * changes, so a result kept as its raw JSON text is still sent as that text.
  */
 export function exposeResultUris(
   result: CallToolResult,
-  expose: (uri: string) => string,
+  expose: (server: string, uri: string) => string,
+  server: string,
 ): CallToolResult {
   const content = result.content;
   if (!Array.isArray(content)) return result;
@@ -142,13 +143,13 @@ export function exposeResultUris(
   let changed = false;
   const next = content.map((c) => {
     if (c.type === "resource_link") {
-      const uri = expose(c.uri);
+      const uri = expose(server, c.uri);
       if (uri === c.uri) return c;
       changed = true;
       return { ...c, uri };
     }
     if (c.type === "resource") {
-      const uri = expose(c.resource.uri);
+      const uri = expose(server, c.resource.uri);
       if (uri === c.resource.uri) return c;
       changed = true;
       return { ...c, resource: { ...c.resource, uri } };

@@ -17,6 +17,16 @@ import { answerRound } from "./server-requests.ts";
 import { signalOf } from "../../shared/call-context.ts";
 
 /**
+ * True when a call of `identity` to `upstream` may fail for want of a login that a connect
+ * link mends: only an OAuth upstream's credential names one, and only for a named identity.
+ * Every other call needs no round (a caller may then skip {@link withConnectRound}).
+ */
+export function mayOfferConnect(upstream: Upstream, identity: string | null): boolean {
+  const config = upstream.config;
+  return identity !== null && config.kind === "http" && config.oauth !== null;
+}
+
+/**
  * Runs `attempt`; when it fails for want of this identity's login and the client behind `call`
  * can open a URL, asks it to, waits for the login, and runs `attempt` once more.
  */
@@ -28,10 +38,7 @@ export function withConnectRound<T>(
   credential: (identity: string) => UpstreamCredential | undefined,
   attempt: () => Promise<T>,
 ): Promise<T> {
-  // Only an OAuth upstream's credential names a connect link, and only for a named identity:
-  // every other call is the attempt alone.
-  const config = upstream.config;
-  if (identity === null || config.kind !== "http" || config.oauth === null) return attempt();
+  if (identity === null || !mayOfferConnect(upstream, identity)) return attempt();
   return connectRound(hub, upstream, call, identity, credential, attempt);
 }
 

@@ -98,13 +98,17 @@ export class PassthroughHub {
     link.active = ++this.#tick;
   }
 
-  /** Runs `fn` on the process serving a request to `shared` for its caller (`./serving.ts`). */
-  serve<T>(
+  /**
+   * Runs `fn` on the process serving a request to `shared` for its caller, handing it `job`
+   * (`./serving.ts`).
+   */
+  serve<T, J = undefined>(
     shared: Upstream,
     options: CallContext,
-    fn: (serving: Upstream) => Promise<T>,
+    fn: (serving: Upstream, job: J) => Promise<T>,
+    job: J,
   ): Promise<T> {
-    return serveOn(this.#pool, this.calls, shared, options, fn);
+    return serveOn(this.#pool, this.calls, shared, options, fn, job);
   }
 
   /**

@@ -12,7 +12,9 @@ import { rendersApps } from "./app-uris.ts";
 import type { CallsInFlight } from "./calls-in-flight.ts";
 
 /**
- * Runs `fn` on the process that serves a request to `shared` for whoever it is for, recorded
+ * Runs `fn` (handed `job`: what it needs of the request, so a hot caller's `fn` can be a
+ * function made once rather than a closure per request) on the process that serves a request
+ * to `shared` for whoever it is for, recorded
  * in `calls` as in flight on the server while it runs when a client is behind it (a 2025
  * session or a 2026-07-28 request flow), so the upstream's sampling, elicitation and roots
  * requests meanwhile reach that client. For a server with `isolation: session` the process is
@@ -23,12 +25,13 @@ import type { CallsInFlight } from "./calls-in-flight.ts";
  * extension only when its client declared it. The caller's token (`options.caller`) holds at
  * most the server's `maxSessionsPerToken` such processes.
  */
-export async function serveOn<T>(
+export async function serveOn<T, J>(
   pool: UpstreamPool,
   calls: CallsInFlight,
   shared: Upstream,
   options: CallContext,
-  fn: (serving: Upstream) => Promise<T>,
+  fn: (serving: Upstream, job: J) => Promise<T>,
+  job: J,
 ): Promise<T> {
   const track = options.client !== undefined;
   // The options object is the in-flight record: no allocation beyond what routing needs.
@@ -40,7 +43,7 @@ export async function serveOn<T>(
     // `servingOf`) is served on its own process, with no wait here.
     const config = shared.config;
     if (config.isolation !== "session" && (config.kind !== "http" || config.oauth === null)) {
-      return await fn(shared);
+      return await fn(shared, job);
     }
     const serving = await servingOf(pool, shared, options);
     done = serving.done;
@@ -48,7 +51,7 @@ export async function serveOn<T>(
       own = serving.upstream;
       calls.trackOn(own, options);
     }
-    return await fn(serving.upstream);
+    return await fn(serving.upstream, job);
   } finally {
     if (track) calls.untrack(shared.name, options);
     if (own) calls.untrackOn(own, options);

@@ -90,7 +90,7 @@ export class TaskRouter {
         options,
         hub.inputRelay(serving, upstream, options),
       );
-    }).catch((err) => {
+    }, undefined).catch((err) => {
       throw this.#screenError(ctx, err);
     }).finally(release) as CreateTaskResult;
     const process = creator === upstream ? undefined : creator;

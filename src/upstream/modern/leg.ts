@@ -92,7 +92,15 @@ export class ModernLeg implements CallLeg {
     }, onTaskStatus);
   }
 
-  async send(
+  send(method: string, params: Record<string, unknown> | undefined, options: LegOptions): void {
+    this.#answer(method, params, options).then(
+      (result) => options.answered(result),
+      (err) => options.failed(err),
+    );
+  }
+
+  /** What `method` answers, over as many input rounds as it takes; rejects with a named error. */
+  async #answer(
     method: string,
     params: Record<string, unknown> | undefined,
     { signal, onprogress, input }: LegOptions,

@@ -49,7 +49,19 @@ describe("the process that serves a request", () => {
       shared,
       enterCall(LOCAL_CALLER, client ? { client } : {}),
       fn,
+      undefined,
     );
+
+  it("hands the request's job to the function it runs", async () => {
+    const job = { tool: "t" };
+    const call = enterCall(LOCAL_CALLER, {});
+    const pool = gateway.pool;
+    const seen = await serveOn(pool, gateway.passthrough.calls, shared, call, (u, j) => {
+      assert.equal(u, shared);
+      return Promise.resolve(j);
+    }, job);
+    assert.equal(seen, job);
+  });
 
   it("a request with no client runs on the shared process, recorded nowhere", async () => {
     const seen = await serve(undefined, (u) => {
