@@ -2,9 +2,10 @@
  * @module One upstream server: its public face and its request path. The status getters read
  * the shared state of upstream-core.ts; connect, restart with capped exponential backoff and
  * stop are its `Lifecycle` (lifecycle.ts); calls go out here, through the caller its connection
- * chose, under the resend rule of resend.ts. On a crash in-flight calls fail at once; a lost
- * HTTP connection is reconnected on the next call. A 2025 caller's request to a 2026-07-28
- * server that also speaks 2025 goes over its 2025 side (legacy-side.ts).
+ * chose, under the resend rule of resend.ts, counted in flight by requests.ts. On a crash
+ * in-flight calls fail at once; a lost HTTP connection is reconnected on the next call. A 2025
+ * caller's request to a 2026-07-28 server that also speaks 2025 goes over its 2025 side
+ * (legacy-side.ts).
  */
 import type { AnySchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -19,9 +20,9 @@ import { pinnedLegacy } from "./config-copies.ts";
 import { LegacySide, mayHaveSide } from "./legacy-side.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { schemaCheck } from "./result-check.ts";
-import { type Line, send } from "./resend.ts";
 import type { ProcessExit } from "./stdio.ts";
-import { sendingFor, type StreamCalls } from "./stream-calls.ts";
+import { Requests } from "./requests.ts";
+import type { StreamCalls } from "./stream-calls.ts";
 import type { UpstreamCatalog, UpstreamHooks, UpstreamState } from "./types.ts";
 import { UpstreamCore } from "./upstream-core.ts";
 
@@ -35,8 +36,8 @@ export class Upstream {
   readonly #core: UpstreamCore;
   readonly #life: Lifecycle;
   /** The lifecycle's resend line, kept here so a call reads it in one step. */
-  readonly #line: Line;
-  #inFlight = 0;
+  /** Its requests in flight (requests.ts). */
+  readonly #requests: Requests;
   /** The 2025-11-25 side of a server that may speak both eras (legacy-side.ts). */
   readonly #side: LegacySide | undefined;
   /** The upstream whose 2025 side this is, or this one itself. */
@@ -52,7 +53,7 @@ export class Upstream {
     this.#core = new UpstreamCore(this, config, this.log, hooks, credential);
     const life = new Lifecycle(this.#core);
     this.#life = life;
-    this.#line = life.line;
+    this.#requests = new Requests(this.#core, life.line);
     this.#side = !primary && mayHaveSide(config)
       ? new LegacySide(config, () => this.#sideUpstream(hooks))
       : undefined;
@@ -134,7 +135,7 @@ export class Upstream {
   }
   /** Requests sent upstream and not yet answered (graceful drain waits for these). */
   get inFlight(): number {
-    return this.#inFlight + (this.#side?.open?.inFlight ?? 0);
+    return this.#requests.inFlight + (this.#side?.open?.inFlight ?? 0);
   }
   /**
    * Its 2025-11-25 side (legacy-side.ts) once open; none while never needed, not offered by the
@@ -261,7 +262,7 @@ export class Upstream {
     // A 2025 session's request to a server that speaks both eras goes in 2025.
     const side = this.#sideFor(call.client?.era);
     if (side) return this.#sendOnSide(side, method, params, call, terms);
-    return this.#sendHere(method, params, call, terms);
+    return this.#requests.send(method, params, call, terms);
   }
 
   async #sendOnSide(
@@ -272,56 +273,8 @@ export class Upstream {
     terms: RequestTerms,
   ): Promise<unknown> {
     const via = (await side.serving()) ?? this;
-    return await via.#sendHere(method, params, call, terms);
+    return await via.#requests.send(method, params, call, terms);
   }
-
-  /**
-   * Sends on this connection, counted in flight until it settles. Not async: the two settle
-   * handlers are this upstream's own, so a call pays one promise here and no closure.
-   */
-  #sendHere(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    call: CallContext,
-    terms: RequestTerms,
-  ): Promise<unknown> {
-    this.#inFlight++;
-    let sent: Promise<unknown>;
-    try {
-      sent = call.client && this.#core.streams
-        ? this.#sendMarked(method, params, call, terms)
-        : send(this.#line, method, params, call, terms);
-    } catch (err) {
-      sent = Promise.reject(err);
-    }
-    return sent.then(this.#sent, this.#unsent);
-  }
-
-  /**
-   * What a 2025 HTTP server asks on this call's own stream is this call's (stream-calls.ts). A
-   * function of its own, so the calls that need no marking make no closure (nor its scope).
-   */
-  #sendMarked(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    call: CallContext,
-    terms: RequestTerms,
-  ): Promise<unknown> {
-    return sendingFor(call, method, () => send(this.#line, method, params, call, terms));
-  }
-
-  readonly #sent = (result: unknown): unknown => {
-    this.#inFlight--;
-    return result;
-  };
-
-  readonly #unsent = (err: unknown): never => {
-    this.#inFlight--;
-    // The credential failed under this call (a refused refresh, a 401): say how to log in.
-    const credential = this.#core.credential;
-    if (credential?.needsLogin) throw credential.loginError();
-    throw err;
-  };
 
   /** Which call's stream carried each of its requests, on a 2025 streamable HTTP connection. */
   get streams(): StreamCalls | undefined {
