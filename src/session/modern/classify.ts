@@ -16,9 +16,19 @@ import { parseLine } from "../../shared/lazy-json.ts";
  * it was needed to decide. A legacy request whose body was read here (see {@link classify})
  * comes with `request`: a copy holding that body, for the 2025 door to read.
  */
-export type Classification =
-  | { modern: false; request?: Request }
-  | { modern: true; body?: unknown; route?: InboundClassificationOutcome };
+export type Classification = { modern: false; request?: Request } | ModernTicket;
+
+/**
+ * What classifying a modern request learnt: its JSON body, the SDK's classification of it and
+ * the headers that classification read (each read once, here; absent when the body was not
+ * classified here, e.g. not JSON).
+ */
+export interface ModernTicket {
+  readonly modern: true;
+  readonly body?: unknown;
+  readonly route?: InboundClassificationOutcome;
+  readonly headers?: InboundHeaders;
+}
 
 /** The first revision of the modern era; the SDK compares revisions as strings, as here. */
 const FIRST_MODERN = "2026-07-28";
@@ -73,7 +83,9 @@ export async function classify(request: Request, maxBodyBytes: number): Promise<
   if (name !== null) inbound.mcpNameHeader = name;
   const route = envelopeRoute(classifyInboundRequest, inbound, body) ??
     classifyInboundRequest({ ...inbound, body });
-  return route.kind === "legacy" ? legacyOf(request, text) : { modern: true, body, route };
+  return route.kind === "legacy"
+    ? legacyOf(request, text)
+    : { modern: true, body, route, headers: inbound };
 }
 
 /** Not modern: the 2025 door gets a readable copy when the body was read here (`text`). */
@@ -117,6 +129,8 @@ export function copyOf(request: Request, text: string): Request {
 
 type Classifier = typeof import("@modelcontextprotocol/server").classifyInboundRequest;
 type Inbound = Omit<Parameters<Classifier>[0], "body">;
+/** The request's headers as the SDK's classifier reads them (an absent header: no field). */
+export type InboundHeaders = Readonly<Inbound>;
 
 /** A verdict the SDK gave, with a copy of the `_meta` it judged. */
 interface Verdict {

@@ -6,11 +6,10 @@
  * body is not read here.
  */
 import type { Door } from "../door.ts";
-import { type Classification, classify } from "./classify.ts";
+import { type Classification, classify, type ModernTicket } from "./classify.ts";
 import type { ModernFront } from "./front.ts";
 
-/** What the modern door learnt accepting a request: its JSON body and the SDK's classification. */
-export type ModernTicket = Extract<Classification, { modern: true }>;
+export type { ModernTicket };
 
 /**
  * The 2026-07-28 door over `front`. `maxBodyBytes` is read per request (the live config's
@@ -22,7 +21,7 @@ export function modernDoor(front: ModernFront, maxBodyBytes: () => number): Door
       request.headers.has("mcp-session-id")
         ? false
         : classify(request, maxBodyBytes()).then(admitted),
-    fetch: (request, identity, ticket) => front.fetch(request, identity, ticket.body, ticket.route),
+    fetch: (request, identity, ticket) => front.fetch(request, identity, ticket),
   };
 }
 

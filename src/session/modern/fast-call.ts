@@ -20,7 +20,6 @@ import { putOwn } from "../../shared/by-name.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
-  type InboundClassificationOutcome,
   isInputRequiredResult,
   isJsonContentType,
   LOG_LEVEL_META_KEY,
@@ -33,6 +32,7 @@ import type { LazyCancellation } from "../../shared/call-context.ts";
 import { toJsonRpcError } from "../../shared/errors.ts";
 import { errorAnswer, resultBody, type ResultStamp } from "../answers.ts";
 import { NAME, VERSION } from "../../version.ts";
+import type { ModernTicket } from "./classify.ts";
 import type { Continuations } from "./continuations.ts";
 import { askable, envelopeCapabilities, unaskable } from "./flow-request.ts";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -64,14 +64,17 @@ export interface PlainCall {
 type Plain = Record<string, unknown>;
 const isPlain = (v: unknown): v is Plain =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const header = (request: Request, name: string) => request.headers.get(name)?.trim();
-
-/** The call in `request` when the fast path may serve it, else undefined (the SDK serves it). */
+/**
+ * The call in `request` when the fast path may serve it, else undefined (the SDK serves it).
+ * Its headers are read as the classifier read them (`ticket.headers`), not a second time.
+ */
 export function plainCallOf(
   request: Request,
-  route: InboundClassificationOutcome | undefined,
+  ticket: ModernTicket | undefined,
 ): PlainCall | undefined {
-  if (route?.kind !== "modern" || route.messageKind !== "request") return;
+  const route = ticket?.route;
+  const headers = ticket?.headers;
+  if (route?.kind !== "modern" || route.messageKind !== "request" || !headers) return;
   if (route.classification.revision !== REVISION) return;
   const message = route.message as { id?: unknown; method?: unknown; params?: unknown };
   const { id, params } = message;
@@ -83,10 +86,10 @@ export function plainCallOf(
   if ("inputResponses" in params || "requestState" in params) return;
   if (_meta.progressToken !== undefined) return;
   if (!isJsonContentType(request.headers.get("content-type"))) return;
-  if (header(request, "mcp-protocol-version") !== REVISION) return;
-  if (header(request, "mcp-method") !== "tools/call") return;
+  if (headers.protocolVersionHeader?.trim() !== REVISION) return;
+  if (headers.mcpMethodHeader?.trim() !== "tools/call") return;
   // `Mcp-Name` may travel as `=?base64?…?=`: compared decoded, as the SDK compares it.
-  const nameHeader = header(request, "mcp-name");
+  const nameHeader = headers.mcpNameHeader?.trim();
   if (nameHeader === undefined || decodeHeaderValue(nameHeader) !== name) return;
   // Only the capabilities of the envelope are read on this path: no copy of it is made.
   let own: Plain | undefined;

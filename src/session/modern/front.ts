@@ -7,10 +7,10 @@
  * A `tools/call` whose tool routes arguments into `Mcp-Param-*` headers has them checked first;
  * a `subscriptions/listen` that asks for resource updates gets them from upstream (./listen.ts).
  */
-import { createMcpHandler, type InboundClassificationOutcome } from "@modelcontextprotocol/server";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Caller, Gateway } from "../../gateway/mod.ts";
 import { GatewayError, messageOf, toJsonRpcError } from "../../shared/errors.ts";
-import { copyOf, jsonOf } from "./classify.ts";
+import { copyOf, jsonOf, type ModernTicket } from "./classify.ts";
 import { Continuations } from "./continuations.ts";
 import { isListen, listenedUris, ListenFeed } from "./listen.ts";
 import { guardOptions, guardStream, type StreamReport } from "../../shared/stream-guard.ts";
@@ -55,15 +55,10 @@ export interface ModernRelay {
 /** The modern door: serves one request, and stops. */
 export interface ModernFront {
   /**
-   * Serves one request; `body` is its JSON body and `route` the SDK's classification of it when
-   * {@link classify} has already made them.
+   * Serves one request; `ticket` holds its JSON body, the SDK's classification of it and the
+   * headers that read when {@link classify} has already made them.
    */
-  fetch(
-    request: Request,
-    identity: RequestIdentity,
-    body?: unknown,
-    route?: InboundClassificationOutcome,
-  ): Promise<Response>;
+  fetch(request: Request, identity: RequestIdentity, ticket?: ModernTicket): Promise<Response>;
   /** Calls parked for a client's input right now. */
   parked(): number;
   close(): Promise<void>;
@@ -129,17 +124,16 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   const local = async (
     request: Request,
     identity: RequestIdentity,
-    parsed?: unknown,
-    route?: InboundClassificationOutcome,
+    ticket?: ModernTicket,
   ): Promise<Response> => {
     // The body is read once: the classifier's reading, else here (a relayed continuation).
-    const body = parsed ?? (request.method === "POST" ? await jsonOf(request) : undefined);
+    const body = ticket?.body ?? (request.method === "POST" ? await jsonOf(request) : undefined);
     // The request's one caller: every check and handler below judges it as this.
     const caller = callerOf(gateway, identity);
     const refused = refusedParams(gateway, caller, request, body);
     if (refused) return refused;
     // After close() the SDK's handler refuses every request; the fast path does not outlive it.
-    const plain = closed ? undefined : plainCallOf(request, route);
+    const plain = closed ? undefined : plainCallOf(request, ticket);
     let ready: unknown;
     if (plain && !mayRunAsTask(gateway, plain.name, caller)) {
       const cancellation = new RequestCancellation(request);
@@ -189,9 +183,11 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   relay?.attach(local);
   return {
     fetch: relay
-      ? async (request, identity, body, route) =>
-        (continues(body) ? await relay.forward(readable(request, body), identity) : null) ??
-          local(request, identity, body, route)
+      ? async (request, identity, ticket) =>
+        (continues(ticket?.body)
+          ? await relay.forward(readable(request, ticket?.body), identity)
+          : null) ??
+          local(request, identity, ticket)
       : local,
     parked: () => continuations.size,
     async close() {

@@ -44,10 +44,10 @@ export function createModernFront(gateway: Gateway, options: ModernFrontOptions)
   });
   return {
     // Once built, a request goes straight to the door: no wait on the resolved import.
-    fetch: (request, identity, body, route) =>
+    fetch: (request, identity, ticket) =>
       built
-        ? built.fetch(request, identity, body, route)
-        : load().then((door) => door.fetch(request, identity, body, route)),
+        ? built.fetch(request, identity, ticket)
+        : load().then((door) => door.fetch(request, identity, ticket)),
     parked: () => built?.parked() ?? 0,
     async close() {
       closed = true;
