@@ -78,7 +78,10 @@ export class LineReader {
       return;
     }
     let start = 0;
-    if (this.#parts.length > 0) {
+    // Asked of the byte count, not of the parts: the hot path (short lines, nothing open) then
+    // never reads an array that a long line's chunks make of another kind, which would send
+    // the runtime's optimised code for this function back to be compiled again.
+    if (this.#bytes > 0) {
       const nl = chunk.indexOf(NEWLINE);
       this.#parts.push(chunk.subarray(0, nl));
       const bytes = this.#bytes + nl;
@@ -110,6 +113,7 @@ export class LineReader {
 
   /** Adds bytes without a newline to the open line; past the limit, the line is dropped. */
   #open(bytes: Uint8Array): void {
+    if (bytes.length === 0) return; // an empty read opens nothing: an open line has bytes
     this.#bytes += bytes.length;
     if (this.#bytes > this.#maxBytes) this.#drop();
     else this.#parts.push(bytes);
