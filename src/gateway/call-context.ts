@@ -6,7 +6,7 @@
  * function decides what the call carries.
  */
 import { putOwn } from "../shared/by-name.ts";
-import type { CallContext, Era, LazyCancellation } from "../shared/call-context.ts";
+import type { CallContext, Era, LazyCancellation, Progress } from "../shared/call-context.ts";
 import type { Caller } from "../shared/caller.ts";
 import type { ClientChannel } from "../shared/client-channel.ts";
 
@@ -98,24 +98,37 @@ export function enterCall(caller: Caller, entry: CallEntry = NO_ENTRY): CallCont
   if (entry.internal) out.internal = true;
   if (entry.client) out.client = entry.client;
   if (entry.requestId !== undefined) out.requestId = entry.requestId;
-  if (entry.meta) {
+  const given = entry.meta;
+  if (given) {
     let progressToken: unknown;
     let meta: Record<string, unknown> | undefined;
-    // Own keys only, set as own keys: a client's `__proto__` key stays a key.
-    for (const key of Object.keys(entry.meta)) {
-      if (key === "progressToken") progressToken = entry.meta[key];
-      else putOwn(meta ??= {}, key, entry.meta[key]);
+    // Own keys only, set as own keys: a client's `__proto__` key stays a key. Walked, not
+    // listed: no array of the keys per call.
+    for (const key in given) {
+      if (!Object.hasOwn(given, key)) continue;
+      if (key === "progressToken") progressToken = given[key];
+      else putOwn(meta ??= {}, key, given[key]);
     }
     if (meta) out.meta = meta;
     const send = entry.progress;
     if (send && progressToken !== undefined) {
-      const token = progressToken as string | number;
-      out.onprogress = (p) => send({ ...p, progressToken: token });
+      out.onprogress = progressSink(send, progressToken as string | number);
       // A call that reports progress is alive: each report starts its clock again.
       out.resetTimeoutOnProgress = true;
     }
   }
   return out;
+}
+
+/**
+ * The call's progress callback, reporting under the client's `token`. A function of its own:
+ * the closure's scope would otherwise be made for every call that carries `_meta`.
+ */
+function progressSink(
+  send: (params: ProgressParams) => void,
+  token: string | number,
+): (progress: Progress) => void {
+  return (p) => send({ ...p, progressToken: token });
 }
 
 /**

@@ -83,15 +83,22 @@ export class UpstreamCalls {
   #serve(call: UpstreamCall): Promise<CallToolResult> {
     const passthrough = this.#gateway.passthrough;
     const { shared: upstream, options } = call;
-    const identity = options.caller.tokenName;
-    if (!mayOfferConnect(upstream, identity)) {
-      return passthrough.serve(upstream, options, this.#callOn, call);
-    }
+    if (mayOfferConnect(upstream, options.caller.tokenName)) return this.#serveConnecting(call);
+    return passthrough.serve(upstream, options, this.#callOn, call);
+  }
+
+  /**
+   * {@link #serve} with the connect-link round: a function of its own, so the calls that cannot
+   * need one make none of its closures (nor the scope they would keep).
+   */
+  #serveConnecting(call: UpstreamCall): Promise<CallToolResult> {
+    const passthrough = this.#gateway.passthrough;
+    const { shared: upstream, options } = call;
     return withConnectRound(
       passthrough,
       upstream,
       options,
-      identity,
+      options.caller.tokenName,
       (who) => this.#gateway.upstreamAuth.connectHint(upstream.config, who),
       () => passthrough.serve(upstream, options, this.#callOn, call),
     );

@@ -59,6 +59,14 @@ export class UserViews {
     if (identity === null) return shared;
     const own = this.#source.pool.connectionsOf(identity).filter(listable);
     if (own.length === 0) return shared;
+    return this.#ownView(identity, own, shared);
+  }
+
+  /**
+   * The view of an identity with connections of its own. A function of its own: its closures'
+   * scope is then made only for such identities, not for every caller's lookup.
+   */
+  #ownView(identity: string, own: Upstream[], shared: CatalogView): CatalogView {
     const source = this.#source;
     if (this.#version !== source.version) {
       this.#version = source.version;

@@ -139,7 +139,19 @@ export function exposeResultUris(
     const type = content[i]?.type;
     links = type === "resource_link" || type === "resource";
   }
-  if (!links) return result;
+  return links ? withExposedLinks(result, content, expose, server) : result;
+}
+
+/**
+ * {@link exposeResultUris} of a result that has links. A function of its own: its closure's
+ * scope is then made only for such results, not for every result scanned.
+ */
+function withExposedLinks(
+  result: CallToolResult,
+  content: CallToolResult["content"],
+  expose: (server: string, uri: string) => string,
+  server: string,
+): CallToolResult {
   let changed = false;
   const next = content.map((c) => {
     if (c.type === "resource_link") {

@@ -4,7 +4,7 @@
  * (`./serving.ts`), resource subscriptions shared across sessions (`./subscriptions.ts`), the
  * logging level sent upstream, and the handlers every upstream client gets.
  */
-import type { LoggingLevel } from "../../shared/protocol.ts";
+import type { ClientCapabilities, LoggingLevel } from "../../shared/protocol.ts";
 import { messageOf } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import {
@@ -120,11 +120,21 @@ export class PassthroughHub {
   inputRelay(serving: Upstream, shared: Upstream, call: CallContext): InputRelay | undefined {
     if (serving.era !== "modern") return undefined;
     if (call.client === undefined) return undefined;
-    const upstream = serving;
-    const own = serving !== shared;
+    return this.#relay(serving, serving !== shared, call, call.client.capabilities);
+  }
+
+  /**
+   * {@link inputRelay}'s relay: a function of its own, so a call to a 2025 upstream (most of
+   * them) makes none of its closure's scope.
+   */
+  #relay(
+    upstream: Upstream,
+    own: boolean,
+    call: CallContext,
+    capabilities: ClientCapabilities | undefined,
+  ): InputRelay {
     const relay: InputRelay = (method, params, signal) =>
       answerRound(this, upstream, call, method, params, signal, own);
-    const capabilities = call.client.capabilities;
     return capabilities ? Object.assign(relay, { capabilities }) : relay;
   }
 

@@ -110,13 +110,25 @@ export function authenticator(
     if (presented === null) throw refused(options, presented, path);
     const match = matchToken(tokens, presented);
     if (match) return identityOf(match, presented);
-    const verify = options.verify;
-    if (!verify) throw refused(options, presented, path);
-    return verify(presented).then((verified) => {
-      if (!verified) throw refused(options, presented, path);
-      return identityOf(verified, presented);
-    });
+    if (!options.verify) throw refused(options, presented, path);
+    return verified(options, options.verify, presented, path);
   };
+}
+
+/**
+ * An OAuth access token's identity, once verified. A function of its own: its closure's scope
+ * is then made only for the requests that wait on a verification, not for every request.
+ */
+function verified(
+  options: BearerAuthOptions,
+  verify: NonNullable<BearerAuthOptions["verify"]>,
+  presented: string,
+  path: string,
+): Promise<RequestIdentity> {
+  return verify(presented).then((match) => {
+    if (!match) throw refused(options, presented, path);
+    return identityOf(match, presented);
+  });
 }
 
 type Matched = NonNullable<Awaited<ReturnType<NonNullable<BearerAuthOptions["verify"]>>>>;

@@ -54,19 +54,31 @@ export class TokenCallLimits implements CallGate {
     const capped = !call.local && rate.concurrency !== null;
     if (capped) this.#hold(name, rate.concurrency!, call.tool);
     const release = capped ? this.#releaser(name) : undefined;
-    if (this.#shared) {
-      // The slot is held across the round trip, so calls racing it cannot overshoot the cap.
-      return this.#shared.take(name, rate).then((taken) => {
-        if (!taken.ok) this.#refuse(name, rate, call.tool, taken.retryAfterS * 1000, release);
-        return release;
-      }, (err) => {
-        release?.();
-        throw err;
-      });
-    }
+    if (this.#shared) return this.#takeShared(this.#shared, name, rate, call, release);
     const waitMs = this.#buckets.take(name, rate);
     if (waitMs > 0) this.#refuse(name, rate, call.tool, waitMs, release);
     return release;
+  }
+
+  /**
+   * The call's take from the cluster's bucket. The slot is held across the round trip, so calls
+   * racing it cannot overshoot the cap. A function of its own: its closures' scope is then made
+   * only for the calls that wait on the cluster, not for every call.
+   */
+  #takeShared(
+    shared: SharedCallBuckets,
+    name: string,
+    rate: Rate,
+    call: GatedCall,
+    release: Release,
+  ): Promise<Release> {
+    return shared.take(name, rate).then((taken) => {
+      if (!taken.ok) this.#refuse(name, rate, call.tool, taken.retryAfterS * 1000, release);
+      return release;
+    }, (err) => {
+      release?.();
+      throw err;
+    });
   }
 
   /** Takes a concurrency slot of `name`, or throws the refusal naming the cap. */

@@ -116,9 +116,14 @@ export class RequestChain {
 
   /** Puts the auth challenge on an answer that refuses the request (401, OAuth's 403). */
   challenge(response: Response, err: unknown, request: Request): void {
-    // Only a 401 or a 403 may get one: every other answer pays no closure for the header read.
+    // Only a 401 or a 403 may get one: every other answer pays no closure for the header read
+    // (nor, the closure being made in a function of its own, the scope it would keep).
     const status = response.status;
     if (status !== 401 && status !== 403) return;
+    this.#challenge(response, err, request);
+  }
+
+  #challenge(response: Response, err: unknown, request: Request): void {
     addChallenge(this.#oauth(), response, err, () => request.headers.get("authorization"));
   }
 }

@@ -34,15 +34,21 @@ export function rateCheck(
       { data: { retryAfter } },
     );
   };
+  // The cluster's take in a function of its own: its closure's scope is then made only for the
+  // requests that wait on the cluster, not for every request.
+  const takeShared = (
+    shared: NonNullable<RateLimitOptions["shared"]>,
+    name: string,
+    rate: Rate,
+  ): Promise<void> =>
+    shared.take(name, rate).then((taken) => {
+      const waitMs = taken.ok ? 0 : taken.retryAfterS * 1000;
+      if (waitMs > 0) refuse(name, rate, waitMs);
+    });
   return function checkRate(name) {
     const rate = options.rate();
     if (rate === null || name === null) return undefined;
-    if (options.shared) {
-      return options.shared.take(name, rate).then((shared) => {
-        const waitMs = shared.ok ? 0 : shared.retryAfterS * 1000;
-        if (waitMs > 0) refuse(name, rate, waitMs);
-      });
-    }
+    if (options.shared) return takeShared(options.shared, name, rate);
     const waitMs = buckets.take(name, rate);
     if (waitMs > 0) refuse(name, rate, waitMs);
     return undefined;
