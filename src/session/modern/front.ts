@@ -56,7 +56,7 @@ export interface ModernRelay {
 export interface ModernFront {
   /**
    * Serves one request; `ticket` holds its JSON body, the SDK's classification of it and the
-   * headers that read when {@link classify} has already made them.
+   * headers the classification read, when {@link classify} has already made them.
    */
   fetch(request: Request, identity: RequestIdentity, ticket?: ModernTicket): Promise<Response>;
   /** Calls parked for a client's input right now. */
