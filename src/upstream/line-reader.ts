@@ -85,7 +85,7 @@ export class LineReader {
       const nl = chunk.indexOf(NEWLINE);
       this.#parts.push(chunk.subarray(0, nl));
       const bytes = this.#bytes + nl;
-      const collect = this.#parts.length > 1 && bytes >= COLLECT_AROUND_JOIN;
+      const collect = bytes >= COLLECT_AROUND_JOIN;
       if (collect) collectNow();
       const line = joined(this.#parts, bytes);
       const from = this.#markAt(line, 0);
@@ -140,9 +140,10 @@ export class LineReader {
 }
 
 /**
- * The chunks of one line as one byte array (`total` bytes); a single chunk is not copied. A
- * `Buffer`: its memory is not zeroed before the chunks overwrite it.
+ * The chunks of one line (always two or more: an open line and the chunk that ends it) as one
+ * byte array of `total` bytes. A `Buffer`: its memory is not zeroed before the chunks overwrite
+ * it.
  */
 function joined(parts: Uint8Array[], total: number): Uint8Array {
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+  return Buffer.concat(parts, total);
 }
