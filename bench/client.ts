@@ -5,74 +5,13 @@
  * (bounded by a call count and a time limit), and prints one `{"type":"result"}` line.
  */
 import { createInterface } from "node:readline";
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernTransport,
-} from "@modelcontextprotocol/client";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Caller, connectCallers } from "./callers.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
 import { quantile } from "./stats.ts";
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec;
 const payload = "x".repeat(spec.payloadBytes);
 const args = { [spec.argName]: payload };
-
-/** What a call loop needs of a client, whichever SDK line it comes from. */
-interface Caller {
-  callTool(
-    params: { name: string; arguments: Record<string, unknown> },
-  ): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
-
-/**
- * One SDK client per session; stdio has one session per process, so its loops share one. A
- * 2026-07-28 client has no session: each of its loops is one client sending stateless requests.
- */
-async function connect(): Promise<Caller[]> {
-  const make = () => new Client({ name: "bench-client", version: "1.0.0" });
-  if (spec.target.kind === "stdio") {
-    const client = make();
-    await client.connect(
-      new StdioClientTransport({
-        command: spec.target.command,
-        args: spec.target.args,
-        stderr: "ignore",
-      }),
-    );
-    return Array.from({ length: spec.sessions }, () => client);
-  }
-  const url = new URL(spec.target.url);
-  if (spec.target.kind === "sse") {
-    return await Promise.all(Array.from({ length: spec.sessions }, async () => {
-      const client = make();
-      await client.connect(new SSEClientTransport(url));
-      return client;
-    }));
-  }
-  if (spec.target.era === "2026-07-28") {
-    return await Promise.all(Array.from({ length: spec.sessions }, async () => {
-      const client = new ModernClient({ name: "bench-client", version: "1.0.0" }, {
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-      });
-      await client.connect(new ModernTransport(url));
-      return client;
-    }));
-  }
-  return await Promise.all(Array.from({ length: spec.sessions }, async () => {
-    const client = make();
-    const transport = new StreamableHTTPClientTransport(url);
-    await client.connect(transport);
-    sessions.push(transport);
-    return client;
-  }));
-}
-
-/** HTTP sessions, ended with DELETE at exit so servers do not keep them until idle expiry. */
-const sessions: StreamableHTTPClientTransport[] = [];
 
 /** Runs `loops` concurrent call loops until `maxCalls` calls started or `maxMs` passed. */
 async function drive(clients: Caller[], maxCalls: number, maxMs: number, latencies?: number[]) {
@@ -100,7 +39,8 @@ async function drive(clients: Caller[], maxCalls: number, maxMs: number, latenci
   return { calls: started, errors, firstError };
 }
 
-const clients = await connect();
+const connected = await connectCallers(spec.target, spec.sessions);
+const clients = connected.callers;
 let upstreamPid: number | null = null;
 if (spec.pidTool) {
   const result = await clients[0]!.callTool({ name: spec.pidTool, arguments: {} });
@@ -134,6 +74,5 @@ if (go) {
   console.log(JSON.stringify(result));
 }
 lines.close();
-await Promise.all(sessions.map((t) => t.terminateSession().catch(() => {})));
-await Promise.all([...new Set(clients)].map((c) => c.close().catch(() => {})));
+await connected.close();
 process.exit(0);

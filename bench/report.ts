@@ -122,8 +122,19 @@ function loadLine(t: ThroughputReport): string {
     ? `; before the first, each path served ${t.settle.calls.toLocaleString("en")} unmeasured ` +
       `calls (or ${t.settle.ms / 1000} s, whichever ended first)`
     : "";
+  const p = t.paired;
+  const paired = p
+    ? ` The small-call CPU goals read paired windows: after settling, ${
+      p.cycles.join(" and ")
+    } cycles (at ${
+      [...new Set(p.cells.map((c) => c.sessions))].join(" and ")
+    } session(s)) of the floor, the core and the gateway in both eras, ${p.windowCalls} calls ` +
+      `each, in rotating order, grouped into ${
+        Math.max(...p.cells.map((c) => c.runs.length))
+      } repetitions; load ${p.loads.map((l) => l.toFixed(2)).join(" → ")}.`
+    : "";
   return `Throughput part: ${t.pinning}; ${reps} repetition(s)${settled}; 1-minute load average ` +
-    `as each began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.`;
+    `as each began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.${paired}`;
 }
 
 /** The peers beside the gateway (2025-11-25, the era each serves), or why one did not run. */
@@ -284,6 +295,17 @@ const METHOD =
   repetitions there were and the lowest and highest of those ratios (\`5 reps: 1.45–2.32×\`): how
   far one repetition moves here. The door's share is, per repetition, (gateway − core CPU per
   call) ÷ the floor's. The load average as each repetition began is printed under the table.
+- **Paired windows** (\`bench/paired.ts\`) decide the small-call CPU goals (whole ÷ floor, the
+  door's share, 2026-07-28 ÷ 2025-11-25). Between matrix cells minutes apart, what a call costs on a
+  shared machine drifts by tens of percent, and a cell that follows a large-payload cell reads the
+  compiler's work after it. So once settled, before any large payload, one load client serves the
+  floor, the core and the gateway in both eras in turn, a window of a few hundred calls each, six
+  windows a cycle in rotating order; each process's CPU is read per thread from
+  \`/proc/<pid>/task/*/schedstat\` (nanoseconds), and a window is charged everything its process
+  spent until that process's next window began (what a window leaves behind — compiling,
+  collecting — is its own). Consecutive cycles form a repetition; a path's CPU per call in it is
+  its windows' CPU over their calls, and the ratios are taken per repetition. The matrix cells'
+  own ratio is shown beside each of these rows.
 - **CPU per call** is utime+stime from \`/proc/<pid>/stat\` of the gateway, the floor, the core or the
   peer (and of the upstream, whose pid its \`pid\` tool reports; not for supergateway at more than
   one session, which starts a server per session) across the measured phase, divided by successful calls; the

@@ -55,6 +55,15 @@ const PLANS = {
     // The gateway's compiler work ends after ~12,000–14,000 calls at one session (measured by
     // thread); the floor's after ~2,000.
     settle: { calls: 20_000, ms: 10_000 },
+    // 40 cycles of six 500-call windows, eight repetitions of five cycles, at each session count.
+    paired: {
+      sessions: [1, 8],
+      warmupCalls: 2_000,
+      windowCalls: 500,
+      cycles: 40,
+      reps: 8,
+      maxMs: 90_000,
+    },
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 300, warmupMs: 500, maxCalls: 50_000, maxMs: 1500 }
@@ -73,6 +82,14 @@ const PLANS = {
     peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
     settle: { calls: 5_000, ms: 3_000 },
+    paired: {
+      sessions: [1, 8],
+      warmupCalls: 500,
+      windowCalls: 300,
+      cycles: 10,
+      reps: 5,
+      maxMs: 30_000,
+    },
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }
@@ -90,6 +107,7 @@ const PLANS = {
     payloads: [100],
     // 300 calls: CPU is read in 10 ms clock ticks, and a cell of 30 fast calls could read 0.
     limits: (): CellLimits => ({ warmupCalls: 5, warmupMs: 200, maxCalls: 300, maxMs: 2000 }),
+    paired: { sessions: [1], warmupCalls: 20, windowCalls: 100, cycles: 2, reps: 1, maxMs: 20_000 },
     footprint: { reps: 1, settleMs: 200, loadMs: 300, warmup: false },
     lua: { runs: 1, roundTrips: 5, luaIterations: 10, codeMode: false },
     search: { tools: 10_000, queries: 20 },

@@ -3,7 +3,8 @@
  * the floor of its era (whole CPU per call, the door's share over the core, calls/s under a
  * crowd, large results), the stateless era against sessions, and the peers against the gateway.
  * Every verdict is the median of per-repetition ratios (paths of one repetition ran back to
- * back), shown with how many repetitions there were and their range.
+ * back; for the small-call CPU rows, the paired windows' repetitions when the run has them),
+ * shown with how many repetitions there were and their range.
  */
 import type { Goal } from "./goals.ts";
 import { PEER_TARGETS, SSE_TARGET } from "./targets.ts";
@@ -29,6 +30,12 @@ export function ratioFigure(values: readonly number[]): string {
   return `${ratio(median(values))} (${range})`;
 }
 
+/** What a CPU row reads of a path: its CPU per call by repetition, and their median. */
+interface CpuCell {
+  runs: readonly { rep: number; gatewayCpuPerCall: number }[];
+  gatewayCpuPerCall: number;
+}
+
 /** Judges the throughput goals against `t`. */
 export function throughputGoals(t: ThroughputReport): Goal[] {
   const cell = (target: string, sessions: number, payload: number) =>
@@ -41,7 +48,7 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
   const small = payloads[0];
   if (small === undefined) return [];
   const out: Goal[] = [];
-  const cpu = (r: RepRun) => r.gatewayCpuPerCall;
+  const cpu = (r: { gatewayCpuPerCall: number }) => r.gatewayCpuPerCall;
   const calls = (r: RepRun) => r.callsPerSec;
   const over = (f: (r: RepRun) => number) => (a: RepRun, b: RepRun) => f(a) / f(b);
 
@@ -83,15 +90,39 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
       );
     }
   }
+  /**
+   * The small-call CPU rows read the paired windows when the run has them (each repetition's
+   * paths a tenth of a second apart), the matrix cells otherwise; with the windows, the matrix
+   * cells' own median ratio is shown beside them.
+   */
+  const cpuCell = (target: string, s: number): CpuCell | undefined =>
+    t.paired
+      ? t.paired.cells.find((c) => c.target === target && c.sessions === s)
+      : cell(target, s, small);
+  const cpuSource = t.paired ? "paired windows" : "matrix cells";
+  const matrixBeside = (gw: string, them: string, s: number) => {
+    const a = t.paired ? cell(gw, s, small) : undefined;
+    const b = t.paired ? cell(them, s, small) : undefined;
+    return a && b ? `; matrix cells ${ratio(median(perRep(a.runs, b.runs, over(cpu))))}` : "";
+  };
   for (const s of sessions) {
     row(
       `whole gateway CPU per call ÷ the floor's, ${s} session(s), ${sizeLabel(small)}`,
       "≤ 1.40×",
       (v) => v <= 1.4,
-      eras(s, small, (era) => `floor ${era}`, (gw, floor) => {
-        const values = perRep(gw.runs, floor.runs, over(cpu));
+      ERAS.flatMap((era) => {
+        const gw = cpuCell(`gateway ${era}`, s);
+        const floor = cpuCell(`floor ${era}`, s);
+        if (!gw || !floor) return [];
+        const values = perRep(gw.runs, floor.runs, (a, b) => cpu(a) / cpu(b));
         const ms = `${fmt(gw.gatewayCpuPerCall, 3)} vs ${fmt(floor.gatewayCpuPerCall, 3)} ms`;
-        return { values, detail: `${ms}, ${ratioFigure(values)}` };
+        return [{
+          label: era,
+          values,
+          detail: `${ms}, ${cpuSource} ${ratioFigure(values)}${
+            matrixBeside(`gateway ${era}`, `floor ${era}`, s)
+          }`,
+        }];
       }),
     );
   }
@@ -102,17 +133,20 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
       }`,
       "≤ 0.15×",
       (v) => v <= 0.15,
-      eras(s, small, (era) => `core ${era}`, (gw, core) => {
-        const floor = cell(`floor ${core.target.slice("core ".length)}`, s, small);
+      ERAS.flatMap((era) => {
+        const gw = cpuCell(`gateway ${era}`, s);
+        const core = cpuCell(`core ${era}`, s);
+        const floor = cpuCell(`floor ${era}`, s);
+        if (!gw || !core) return [];
         const values = gw.runs.flatMap((g) => {
           const c = core.runs.find((r) => r.rep === g.rep);
           const f = floor?.runs.find((r) => r.rep === g.rep);
-          return c && f ? [(g.gatewayCpuPerCall - c.gatewayCpuPerCall) / f.gatewayCpuPerCall] : [];
+          return c && f ? [(cpu(g) - cpu(c)) / cpu(f)] : [];
         });
         const ms = `(${fmt(gw.gatewayCpuPerCall, 3)} − ${fmt(core.gatewayCpuPerCall, 3)}) ÷ ${
           fmt(floor?.gatewayCpuPerCall, 3)
         } ms`;
-        return { values, detail: `${ms}, ${ratioFigure(values)}` };
+        return [{ label: era, values, detail: `${ms}, ${cpuSource} ${ratioFigure(values)}` }];
       }),
     );
   }
@@ -152,10 +186,10 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
     }
   }
   for (const s of sessions) {
-    const modern = cell("gateway 2026-07-28", s, small);
-    const legacy = cell("gateway 2025-11-25", s, small);
+    const modern = cpuCell("gateway 2026-07-28", s);
+    const legacy = cpuCell("gateway 2025-11-25", s);
     if (!modern || !legacy) continue;
-    const values = perRep(modern.runs, legacy.runs, over(cpu));
+    const values = perRep(modern.runs, legacy.runs, (a, b) => cpu(a) / cpu(b));
     row(
       `a 2026-07-28 call's gateway CPU ÷ a 2025-11-25 session call's, ${s} client(s), ${
         sizeLabel(small)
@@ -165,8 +199,10 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
       [{
         label: "2026-07-28 vs 2025-11-25",
         values,
-        detail: `${fmt(modern.gatewayCpuPerCall, 3)} vs ${fmt(legacy.gatewayCpuPerCall, 3)} ms, ${
-          ratioFigure(values)
+        detail: `${fmt(modern.gatewayCpuPerCall, 3)} vs ${
+          fmt(legacy.gatewayCpuPerCall, 3)
+        } ms, ${cpuSource} ${ratioFigure(values)}${
+          matrixBeside("gateway 2026-07-28", "gateway 2025-11-25", s)
         }`,
       }],
     );

@@ -18,6 +18,7 @@ import { type CellRun, runCell } from "./load.ts";
 import { type GatewayMode, memBytes } from "./procs.ts";
 import type { Pinning } from "./pinning.ts";
 import { median, perRep, sleep, spread } from "./stats.ts";
+import { benchPaired, type PairedOptions, type PairedReport } from "./paired.ts";
 import {
   CROWD_TARGETS,
   eraOf,
@@ -65,6 +66,11 @@ export interface ThroughputOptions {
    * whichever ends first) at the smallest payload, unmeasured: see {@link settle}. None if absent.
    */
   settle?: { calls: number; ms: number };
+  /**
+   * The paired windows of the small-call CPU goals (`./paired.ts`), run once after settling and
+   * before the first repetition, at the smallest payload. None if absent.
+   */
+  paired?: Omit<PairedOptions, "payloadBytes">;
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
@@ -120,6 +126,8 @@ export interface ThroughputReport {
   crowd: number | null;
   /** The 1-minute load average as each repetition began. */
   repLoads: number[];
+  /** The small-call CPU goals' paired windows (`./paired.ts`), when the plan has them. */
+  paired: PairedReport | null;
   /** The unmeasured calls each path was served before the first repetition, if any. */
   settle: { calls: number; ms: number } | null;
   peers: PeerNote[];
@@ -160,6 +168,11 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
   try {
     const cells = plan(opts);
     if (opts.settle) await settle(cells, servers, opts, opts.settle);
+    // Before any large payload: the paired windows measure small calls on settled servers.
+    if (opts.paired) opts.onCell?.("paired windows: floor, core and gateway, both eras");
+    const paired = opts.paired
+      ? await benchPaired(servers, { ...opts.paired, payloadBytes: Math.min(...opts.payloads) })
+      : null;
     for (let rep = 0; rep < opts.reps; rep++) {
       repLoads.push(loadavg()[0]!);
       for (const cell of cells) {
@@ -181,6 +194,7 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
       pinning: opts.pinning.note,
       crowd: opts.crowd ?? null,
       repLoads,
+      paired,
       settle: opts.settle ?? null,
       peers: servers.peers.map((p) => ({ name: p.name, version: p.version, reason: p.reason })),
       loadedRssBytes: sampler.loadedRssBytes,

@@ -80,6 +80,21 @@ describe("the benchmark harness on its smallest plan", () => {
           `${target} upstream ${gateway.upstreamCpuPerCall}`,
         );
       }
+      // The paired windows: every arm read from its own process, in one repetition.
+      const paired = report.throughput.paired!;
+      assert.deepEqual(paired.cycles, [2]);
+      assert.deepEqual(paired.cells.map((c) => c.target), [
+        "floor 2025-11-25",
+        "core 2025-11-25",
+        "gateway 2025-11-25",
+        "floor 2026-07-28",
+        "core 2026-07-28",
+        "gateway 2026-07-28",
+      ]);
+      for (const c of paired.cells) {
+        assert.equal(c.runs.length, 1, c.target);
+        positive(c.gatewayCpuPerCall, `${c.target} CPU per call in the paired windows`);
+      }
       positive(report.throughput.idleRssBytes, "gateway idle RSS");
       positive(report.throughput.floorIdleRssBytes, "floor idle RSS");
     },
@@ -137,8 +152,12 @@ describe("the benchmark harness on its smallest plan", () => {
     ) {
       const g = judged.find((j) => j.goal === goal);
       assert.ok(g, `goal missing: ${goal}`);
-      // Each names its figures and the median of per-repetition ratios it is judged on.
-      assert.match(g.measured, /(ms|\/s), \d+\.\d\d× \(1 rep\)/, `${goal}: ${g.measured}`);
+      // Each names its figures and the median of the paired windows' repetitions it is judged on.
+      assert.match(
+        g.measured,
+        /ms, paired windows -?\d+\.\d\d× \(1 rep\)/,
+        `${goal}: ${g.measured}`,
+      );
       assert.notEqual(g.met, null, `${goal} is judged`);
     }
     assert.ok(judged.some((g) => g.goal.startsWith("idle RSS with one upstream")));
