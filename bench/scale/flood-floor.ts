@@ -1,5 +1,6 @@
 /**
- * The runtime's floor under the flood: `bun bench/scale/flood-floor.ts COUNT BYTES [read]` spawns
+ * The runtime's floor under the flood: `bun bench/scale/flood-floor.ts COUNT BYTES [read]
+ * [--collect-every=BYTES]` spawns
  * a writer of COUNT log messages of BYTES each (the flood part's messages, as a server writes them
  * to its stdout) and does only what any gateway must do with them — cut the lines and parse each
  * as JSON, with the gateway's own line reader — then prints, as JSON, how far its peak RSS grew
@@ -13,6 +14,10 @@ import { LineReader } from "../../src/upstream/line-reader.ts";
 
 const [count, bytes] = process.argv.slice(2, 4).map(Number) as [number, number];
 const readOnly = process.argv[4] === "read";
+const collectEvery = Number(
+  process.argv.find((a) => a.startsWith("--collect-every="))?.slice("--collect-every=".length) ??
+    0,
+);
 
 /** A status line of this process, in bytes. */
 function status(field: "VmRSS" | "VmHWM"): number {
@@ -52,8 +57,14 @@ const lines = new LineReader(64 * 1024 * 1024, (line) => {
   if ((JSON.parse(line) as { method?: string }).method) parsed++;
 }, () => {});
 let read = 0;
+let sinceCollected = 0;
 for await (const chunk of child.stdout!) {
   read += (chunk as Uint8Array).length;
+  sinceCollected += (chunk as Uint8Array).length;
+  if (collectEvery > 0 && sinceCollected >= collectEvery) {
+    sinceCollected = 0;
+    Bun.gc(true);
+  }
   if (!readOnly) lines.push(chunk as Uint8Array);
 }
 const peak = reset ? status("VmHWM") : status("VmRSS");
