@@ -52,21 +52,35 @@ export function resultBody(
   result: unknown,
   stamp?: ResultStamp,
 ): string | ReadableStream<Uint8Array> {
+  const parts = resultParts(id, result, stamp);
+  return parts === undefined ? resultAnswer(id, result, stamp) : bytesBody(parts);
+}
+
+/**
+ * The answer of {@link resultBody} as its three parts — the head, the result's own bytes (a view,
+ * not a copy) and the tail — when the result arrived with its bytes and the stamp, if any, can
+ * be appended; otherwise `undefined` (the caller writes {@link resultAnswer}).
+ */
+export function resultParts(
+  id: string | number,
+  result: unknown,
+  stamp?: ResultStamp,
+): Uint8Array[] | undefined {
   const bytes = rawBytesOf(result);
   if (bytes === undefined || (stamp && !stamp.appendable(result as Record<string, unknown>))) {
-    return resultAnswer(id, result, stamp);
+    return undefined;
   }
   const end = stamp ? bytes.lastIndexOf(CLOSING_BRACE) : bytes.length;
-  if (end < 0) return resultAnswer(id, result, stamp);
+  if (end < 0) return undefined;
   // The pipe's chunks, the line's bytes and its text become garbage once it is sent.
   noteReleased(bytes.length * 3, "buffers");
-  return bytesBody([
+  return [
     ENCODER.encode('{"result":'),
     bytes.subarray(0, end),
     ENCODER.encode(
       `${stamp ? `,${stamp.text}}` : ""},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
     ),
-  ]);
+  ];
 }
 
 const CLOSING_BRACE = "}".charCodeAt(0);

@@ -12,6 +12,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
+  RELATED_TASK_META_KEY,
   ResultSchema,
   type ServerCapabilities,
   type ServerRequest,
@@ -35,6 +36,7 @@ import { installPassthrough } from "./install.ts";
 import { callerOfRequest } from "./request-caller.ts";
 import { watchLists } from "./rescope.ts";
 import { registerTasks, tasksCapability } from "./tasks.ts";
+import type { RawResults } from "./raw-results.ts";
 
 /**
  * About what an open session holds (its server, transport and their maps and closures): what
@@ -75,6 +77,11 @@ export interface SessionOptions {
    * watches them itself: its GET stream outlives its server (`./streamable-session.ts`).
    */
   listChanges?: boolean;
+  /**
+   * Where `tools/call` results that arrived as raw JSON are held for the transport, which writes
+   * their answers from those bytes (`./raw-results.ts`); none by default.
+   */
+  rawResults?: RawResults;
 }
 
 /** One session's server, and how to let it go while the session stays open. */
@@ -160,7 +167,10 @@ export function createSessionServer(
             () => {},
           ),
       );
-      return gateway.callTool(req.params.name, req.params.arguments, callOptions);
+      const called = gateway.callTool(req.params.name, req.params.arguments, callOptions);
+      return options.rawResults && !relatedToTask(req.params._meta)
+        ? options.rawResults.keepOn(called, extra.requestId, extra.signal)
+        : called;
     }));
 
   server.setRequestHandler(ListPromptsRequestSchema, (req, extra) =>
@@ -232,4 +242,12 @@ function clientConnection(server: Server): ClientConnection {
     capabilities: () => server.getClientCapabilities(),
     clientInfo: () => server.getClientVersion(),
   };
+}
+
+/**
+ * True when a request's `_meta` ties it to a task: its answer goes to the task's message queue,
+ * not straight to the transport, so a raw result held for it would wait for a send by its id.
+ */
+function relatedToTask(meta: Record<string, unknown> | undefined): boolean {
+  return meta?.[RELATED_TASK_META_KEY] !== undefined;
 }

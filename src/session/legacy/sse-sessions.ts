@@ -29,7 +29,7 @@ export async function openSse(
   const transport = new SseSessionTransport(messagePath);
   const standing = { who };
   const link = sessionLink(table, transport.sessionId, standing);
-  const { server } = createSessionServer(gateway, link);
+  const { server } = createSessionServer(gateway, link, { rawResults: transport.rawResults });
   const session: SseSession = {
     id: transport.sessionId,
     kind: "sse",

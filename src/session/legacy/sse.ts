@@ -11,9 +11,14 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { batchRefusal } from "./batch.ts";
 import { readJson } from "../../shared/lazy-json.ts";
+import { resultAnswer, resultParts } from "../answers.ts";
+import { RawResults } from "./raw-results.ts";
 
 const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
+/** What surrounds a message's JSON in its event. */
+const EVENT_HEAD = encoder.encode("event: message\ndata: ");
+const EVENT_TAIL = encoder.encode("\n\n");
 
 /** One legacy SSE session. */
 export class SseSessionTransport implements Transport {
@@ -25,6 +30,11 @@ export class SseSessionTransport implements Transport {
   #keepalive: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   readonly #endpoint: string;
+  /**
+   * Tool results that arrived as raw JSON, held by the session's server until their answers are
+   * sent (`./raw-results.ts`): the server is created with these.
+   */
+  readonly rawResults = new RawResults();
 
   constructor(messagePath: string) {
     this.#endpoint = `${messagePath}?sessionId=${this.sessionId}`;
@@ -77,8 +87,30 @@ export class SseSessionTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("SSE stream closed"));
-    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    const original = this.rawResults.take(message);
+    if (original === undefined) {
+      this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    } else this.#writeResult((message as { id: string | number }).id, original);
     return Promise.resolve();
+  }
+
+  /**
+   * The answer to request `id` carrying `result`, written from the JSON it arrived as: from its
+   * bytes where they were kept (three parts, the result's a view of them), else from its text.
+   */
+  #writeResult(id: string | number, result: object): void {
+    const parts = resultParts(id, result);
+    if (parts === undefined) {
+      this.#write(`event: message\ndata: ${resultAnswer(id, result)}\n\n`);
+      return;
+    }
+    try {
+      this.#controller?.enqueue(EVENT_HEAD);
+      for (const part of parts) this.#controller?.enqueue(part);
+      this.#controller?.enqueue(EVENT_TAIL);
+    } catch {
+      void this.close();
+    }
   }
 
   #write(text: string): void {
@@ -93,6 +125,7 @@ export class SseSessionTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     clearInterval(this.#keepalive);
+    this.rawResults.clear();
     try {
       this.#controller?.close();
     } catch { /* already closed by the client */ }
