@@ -33,6 +33,8 @@ export interface PairedSpec {
   arms: PairedArm[];
   sessions: number;
   payloadBytes: number;
+  /** Check that each answer echoes the payload whole. */
+  verify: boolean;
   /** Calls per arm before the first cycle. */
   warmupCalls: number;
   windowCalls: number;
@@ -104,7 +106,10 @@ async function main(spec: PairedSpec): Promise<PairedResult> {
         while (left-- > 0) {
           try {
             const result = await caller.callTool({ name: arm.tool, arguments: callArgs });
-            if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 200));
+            const text = (result.content as { text?: string }[])[0]?.text ?? "";
+            if (result.isError || (spec.verify && text.length !== spec.payloadBytes)) {
+              throw new Error(`unexpected result: ${text.slice(0, 200)}`);
+            }
           } catch (err) {
             errors++;
             firstError ??= `${arm.label}: ${String(err)}`;

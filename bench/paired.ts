@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PairedResult, PairedSpec } from "./paired-client.ts";
+import type { PairedResult, PairedSpec, PairedWindow } from "./paired-client.ts";
 import { choosePinning, onCpu } from "./pinning.ts";
 import { BUN, type GatewayMode, killAll, ROOT, stopChild, track } from "./procs.ts";
 import { median } from "./stats.ts";
@@ -40,10 +40,23 @@ export const PAIRED_TARGETS: readonly Target[] = [
   "gateway 2026-07-28",
 ];
 
-/** How the paired part runs. */
-export interface PairedOptions {
+/**
+ * The arms of a large-payload cycle: the floor and the gateway in each era, and the gateway's
+ * 2025 SSE transport (set against the 2025-11-25 floor).
+ */
+export const PAIRED_LARGE_TARGETS: readonly Target[] = [
+  "floor 2025-11-25",
+  "gateway 2025-11-25",
+  "gateway /sse 2025-11-25",
+  "floor 2026-07-28",
+  "gateway 2026-07-28",
+];
+
+/** One part of the paired windows: its payload, its arms and how long it runs. */
+export interface PairedPlan {
   sessions: readonly number[];
   payloadBytes: number;
+  arms: readonly Target[];
   /** Calls per arm before the first cycle. */
   warmupCalls: number;
   windowCalls: number;
@@ -65,72 +78,99 @@ export interface PairedCell {
   callsPerSec: number;
 }
 
-/** What the paired part measured. */
+/** What the paired windows measured. */
 export interface PairedReport {
-  windowCalls: number;
-  /** Cycles run at each session count (fewer than asked if the time bound came first). */
-  cycles: number[];
+  /** Each part's payload and window, and the cycles it ran at each session count (fewer than
+   * asked if the time bound came first). */
+  parts: { payloadBytes: number; windowCalls: number; sessions: number[]; cycles: number[] }[];
   cells: PairedCell[];
   /** The 1-minute load average before and after. */
   loads: [number, number];
 }
 
-/** Runs the paired windows against running servers (see `./targets.ts`). */
-export async function benchPaired(s: Servers, opts: PairedOptions): Promise<PairedReport> {
+/** Runs each plan's windows against running servers (see `./targets.ts`), one after the other. */
+export async function benchPaired(
+  s: Servers,
+  plans: readonly PairedPlan[],
+): Promise<PairedReport> {
   const loads: [number, number] = [loadavg()[0]!, 0];
   const cells: PairedCell[] = [];
-  const cycles: number[] = [];
-  for (const sessions of opts.sessions) {
-    const base = {
-      sessions,
-      payloadBytes: opts.payloadBytes,
-      verify: false,
-      warmupCalls: 0,
-      warmupMs: 0,
-      maxCalls: 0,
-      maxMs: 0,
+  const parts: PairedReport["parts"] = [];
+  for (const plan of plans) {
+    const part = {
+      payloadBytes: plan.payloadBytes,
+      windowCalls: plan.windowCalls,
+      sessions: [...plan.sessions],
+      cycles: [] as number[],
     };
-    const spec: PairedSpec = {
-      arms: PAIRED_TARGETS.map((target) => {
-        const { target: to, tool, argName } = specOf(target, base, s);
-        return { label: target, pid: watchedPid(target, s)!, target: to, tool, argName };
-      }),
-      sessions,
-      payloadBytes: opts.payloadBytes,
-      warmupCalls: opts.warmupCalls,
-      windowCalls: opts.windowCalls,
-      cycles: opts.cycles,
-      maxMs: opts.maxMs,
-    };
-    const result = await runClient(spec, s.pinning.client, opts.maxMs + 120_000);
-    const failed = result.windows.filter((w) => w.errors > 0).length;
-    if (failed > 0) throw new Error(`paired windows failed calls: ${result.firstError}`);
-    const ran = new Set(result.windows.map((w) => w.cycle)).size;
-    cycles.push(ran);
-    const repOf = (cycle: number) => Math.floor((cycle * Math.min(opts.reps, ran)) / ran);
-    for (const target of PAIRED_TARGETS) {
-      const own = result.windows.filter((w) => w.label === target);
-      const runs = [...new Set(own.map((w) => repOf(w.cycle)))].map((rep) => {
-        const mine = own.filter((w) => repOf(w.cycle) === rep);
-        const sum = (f: (w: typeof mine[number]) => number) => mine.reduce((a, w) => a + f(w), 0);
-        return {
-          rep,
-          gatewayCpuPerCall: sum((w) => w.cpuMs) / sum((w) => w.calls),
-          callsPerSec: sum((w) => w.calls) / (sum((w) => w.elapsedMs) / 1000),
-        };
-      });
-      cells.push({
-        target,
-        sessions,
-        payloadBytes: opts.payloadBytes,
-        runs,
-        gatewayCpuPerCall: median(runs.map((r) => r.gatewayCpuPerCall)),
-        callsPerSec: median(runs.map((r) => r.callsPerSec)),
-      });
+    parts.push(part);
+    for (const sessions of plan.sessions) {
+      const windows = await runPlan(s, plan, sessions);
+      part.cycles.push(new Set(windows.map((w) => w.cycle)).size);
+      cells.push(...cellsOf(plan, sessions, windows));
     }
   }
   loads[1] = loadavg()[0]!;
-  return { windowCalls: opts.windowCalls, cycles, cells, loads };
+  return { parts, cells, loads };
+}
+
+/** One plan's windows at one session count. */
+async function runPlan(s: Servers, plan: PairedPlan, sessions: number): Promise<PairedWindow[]> {
+  const base = {
+    sessions,
+    payloadBytes: plan.payloadBytes,
+    verify: true,
+    warmupCalls: 0,
+    warmupMs: 0,
+    maxCalls: 0,
+    maxMs: 0,
+  };
+  const spec: PairedSpec = {
+    arms: plan.arms.map((target) => {
+      const { target: to, tool, argName } = specOf(target, base, s);
+      return { label: target, pid: watchedPid(target, s)!, target: to, tool, argName };
+    }),
+    sessions,
+    payloadBytes: plan.payloadBytes,
+    verify: true,
+    warmupCalls: plan.warmupCalls,
+    windowCalls: plan.windowCalls,
+    cycles: plan.cycles,
+    maxMs: plan.maxMs,
+  };
+  const result = await runClient(spec, s.pinning.client, plan.maxMs + 120_000);
+  const failed = result.windows.filter((w) => w.errors > 0).length;
+  if (failed > 0) throw new Error(`paired windows failed calls: ${result.firstError}`);
+  return result.windows;
+}
+
+/**
+ * Each arm's windows as repetitions of consecutive cycles: the CPU of all its windows over all
+ * their calls, and their calls over their time.
+ */
+function cellsOf(plan: PairedPlan, sessions: number, windows: PairedWindow[]): PairedCell[] {
+  const ran = new Set(windows.map((w) => w.cycle)).size;
+  const repOf = (cycle: number) => Math.floor((cycle * Math.min(plan.reps, ran)) / ran);
+  return plan.arms.map((target) => {
+    const own = windows.filter((w) => w.label === target);
+    const runs = [...new Set(own.map((w) => repOf(w.cycle)))].map((rep) => {
+      const mine = own.filter((w) => repOf(w.cycle) === rep);
+      const sum = (f: (w: PairedWindow) => number) => mine.reduce((a, w) => a + f(w), 0);
+      return {
+        rep,
+        gatewayCpuPerCall: sum((w) => w.cpuMs) / sum((w) => w.calls),
+        callsPerSec: sum((w) => w.calls) / (sum((w) => w.elapsedMs) / 1000),
+      };
+    });
+    return {
+      target,
+      sessions,
+      payloadBytes: plan.payloadBytes,
+      runs,
+      gatewayCpuPerCall: median(runs.map((r) => r.gatewayCpuPerCall)),
+      callsPerSec: median(runs.map((r) => r.callsPerSec)),
+    };
+  });
 }
 
 /** Runs the paired client on `cpu` and reads its one result line, killing it after `limitMs`. */
@@ -156,6 +196,8 @@ async function runClient(spec: PairedSpec, cpu: string | null, limitMs: number) 
 if ((import.meta as ImportMeta & { main?: boolean }).main) {
   const arg = (name: string, fallback: string) =>
     process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  const payloadBytes = Number(arg("payload", "100"));
+  const large = payloadBytes >= 65536;
   const workDir = mkdtempSync(join(tmpdir(), "mcpgw-paired-"));
   const servers = await startServers({
     pinning: choosePinning(),
@@ -164,44 +206,40 @@ if ((import.meta as ImportMeta & { main?: boolean }).main) {
     peers: false,
   });
   try {
-    const report = await benchPaired(servers, {
+    const report = await benchPaired(servers, [{
       sessions: arg("sessions", "1,8").split(",").map(Number),
-      payloadBytes: 100,
-      warmupCalls: Number(arg("warmup", "20000")),
-      windowCalls: Number(arg("window", "500")),
-      cycles: Number(arg("cycles", "40")),
-      reps: Number(arg("reps", "8")),
-      maxMs: 120_000,
-    });
+      payloadBytes,
+      arms: large ? PAIRED_LARGE_TARGETS : PAIRED_TARGETS,
+      warmupCalls: Number(arg("warmup", large ? "4" : "20000")),
+      windowCalls: Number(arg("window", large ? "16" : "500")),
+      cycles: Number(arg("cycles", large ? "20" : "40")),
+      reps: Number(arg("reps", large ? "5" : "8")),
+      maxMs: 180_000,
+    }]);
     console.log(
-      `${servers.pinning.note}; load ${report.loads.map((l) => l.toFixed(2)).join(" → ")}`,
+      `${servers.pinning.note}; ${payloadBytes} B; load ${
+        report.loads.map((l) => l.toFixed(2)).join(" → ")
+      }`,
     );
-    for (const sessions of new Set(report.cells.map((c) => c.sessions))) {
-      const at = (t: Target) =>
-        report.cells.find((c) => c.target === t && c.sessions === sessions)!;
-      for (const era of ["2025-11-25", "2026-07-28"]) {
-        const [floor, core, gw] = (["floor", "core", "gateway"] as const).map((k) =>
-          at(`${k} ${era}` as Target)
-        );
-        const ratios = gw!.runs.flatMap((g) => {
-          const f = floor!.runs.find((r) => r.rep === g.rep);
-          return f ? [g.gatewayCpuPerCall / f.gatewayCpuPerCall] : [];
+    const range = (v: number[]) =>
+      `${median(v).toFixed(2)} (${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)})`;
+    for (const cell of report.cells) {
+      const era = cell.target.slice(cell.target.lastIndexOf(" ") + 1);
+      const floor = report.cells.find((c) =>
+        c.target === `floor ${era}` && c.sessions === cell.sessions
+      )!;
+      const per = (f: (r: PairedCell["runs"][number]) => number) =>
+        cell.runs.flatMap((r) => {
+          const b = floor.runs.find((x) => x.rep === r.rep);
+          return b ? [f(r) / f(b)] : [];
         });
-        const doors = gw!.runs.flatMap((g) => {
-          const f = floor!.runs.find((r) => r.rep === g.rep);
-          const c = core!.runs.find((r) => r.rep === g.rep);
-          return f && c ? [(g.gatewayCpuPerCall - c.gatewayCpuPerCall) / f.gatewayCpuPerCall] : [];
-        });
-        const range = (v: number[]) =>
-          `${median(v).toFixed(2)} (${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)})`;
-        console.log(
-          `${sessions} session(s) ${era}: floor ${floor!.gatewayCpuPerCall.toFixed(3)} ms, core ${
-            core!.gatewayCpuPerCall.toFixed(3)
-          }, gateway ${gw!.gatewayCpuPerCall.toFixed(3)}; gateway ÷ floor ${range(ratios)}; door ${
-            range(doors)
-          }`,
-        );
-      }
+      console.log(
+        `${cell.sessions} × ${cell.target}: ${cell.gatewayCpuPerCall.toFixed(3)} ms CPU, ${
+          cell.callsPerSec.toFixed(0)
+        } calls/s; ÷ floor: CPU ${range(per((r) => r.gatewayCpuPerCall))}, calls/s ${
+          range(per((r) => r.callsPerSec))
+        }`,
+      );
     }
   } finally {
     await stopServers(servers);

@@ -123,15 +123,24 @@ function loadLine(t: ThroughputReport): string {
       `calls (or ${t.settle.ms / 1000} s, whichever ended first)`
     : "";
   const p = t.paired;
+  const part = (q: NonNullable<typeof p>["parts"][number]) => {
+    const arms = [
+      ...new Set(
+        p!.cells.filter((c) => c.payloadBytes === q.payloadBytes).map((c) => c.target),
+      ),
+    ];
+    const reps = Math.max(
+      ...p!.cells.filter((c) => c.payloadBytes === q.payloadBytes).map((c) => c.runs.length),
+    );
+    return `at ${sizeLabel(q.payloadBytes)}, ${q.cycles.join(" and ")} cycles (at ${
+      q.sessions.join(" and ")
+    } session(s)) of ${arms.join(", ")}, ${q.windowCalls} calls a window, in rotating order, ` +
+      `grouped into ${reps} repetitions`;
+  };
   const paired = p
-    ? ` The small-call CPU goals read paired windows: after settling, ${
-      p.cycles.join(" and ")
-    } cycles (at ${
-      [...new Set(p.cells.map((c) => c.sessions))].join(" and ")
-    } session(s)) of the floor, the core and the gateway in both eras, ${p.windowCalls} calls ` +
-      `each, in rotating order, grouped into ${
-        Math.max(...p.cells.map((c) => c.runs.length))
-      } repetitions; load ${p.loads.map((l) => l.toFixed(2)).join(" → ")}.`
+    ? ` The goals on small calls' CPU and on large results read paired windows, after settling: ${
+      p.parts.map(part).join("; ")
+    }; load ${p.loads.map((l) => l.toFixed(2)).join(" → ")}.`
     : "";
   return `Throughput part: ${t.pinning}; ${reps} repetition(s)${settled}; 1-minute load average ` +
     `as each began: ${t.repLoads.map((l) => l.toFixed(2)).join(", ") || "–"}.${paired}`;

@@ -24,6 +24,7 @@ import { choosePinning, unpinned } from "./pinning.ts";
 import { type BenchReport, renderMarkdown, type SearchReport } from "./report.ts";
 import { benchScripting } from "./scripting.ts";
 import { benchThroughput, type CellLimits } from "./throughput.ts";
+import { PAIRED_LARGE_TARGETS, PAIRED_TARGETS } from "./paired.ts";
 
 /** How much to measure. `smallest` is the end-to-end check the test suite runs. */
 export type BenchSize = "full" | "quick" | "smallest";
@@ -41,6 +42,10 @@ export interface BenchOptions {
 
 const MiB = 1024 ** 2;
 
+/** The paired windows' parts: small calls (floor, core, gateway) and 1 MiB (floor, gateway, /sse). */
+const SMALL_ARMS = { payloadBytes: 100, arms: PAIRED_TARGETS };
+const LARGE_ARMS = { payloadBytes: MiB, arms: PAIRED_LARGE_TARGETS };
+
 /** Per-size plan: every phase is bounded by a count and a time. */
 const PLANS = {
   full: {
@@ -55,15 +60,28 @@ const PLANS = {
     // The gateway's compiler work ends after ~12,000–14,000 calls at one session (measured by
     // thread); the floor's after ~2,000.
     settle: { calls: 20_000, ms: 10_000 },
-    // 40 cycles of six 500-call windows, eight repetitions of five cycles, at each session count.
-    paired: {
-      sessions: [1, 8],
-      warmupCalls: 2_000,
-      windowCalls: 500,
-      cycles: 40,
-      reps: 8,
-      maxMs: 90_000,
-    },
+    paired: [
+      // 40 cycles of six 500-call windows: eight repetitions of five cycles, at each session count.
+      {
+        ...SMALL_ARMS,
+        sessions: [1, 8],
+        warmupCalls: 2_000,
+        windowCalls: 500,
+        cycles: 40,
+        reps: 8,
+        maxMs: 90_000,
+      },
+      // 20 cycles of five 16-call windows of 1 MiB: five repetitions of four cycles.
+      {
+        ...LARGE_ARMS,
+        sessions: [1, 8],
+        warmupCalls: 4,
+        windowCalls: 16,
+        cycles: 20,
+        reps: 5,
+        maxMs: 150_000,
+      },
+    ],
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 300, warmupMs: 500, maxCalls: 50_000, maxMs: 1500 }
@@ -82,14 +100,26 @@ const PLANS = {
     peerSessions: [1, 8],
     payloads: [100, MiB, 8 * MiB],
     settle: { calls: 5_000, ms: 3_000 },
-    paired: {
-      sessions: [1, 8],
-      warmupCalls: 500,
-      windowCalls: 300,
-      cycles: 10,
-      reps: 5,
-      maxMs: 30_000,
-    },
+    paired: [
+      {
+        ...SMALL_ARMS,
+        sessions: [1, 8],
+        warmupCalls: 500,
+        windowCalls: 300,
+        cycles: 10,
+        reps: 5,
+        maxMs: 30_000,
+      },
+      {
+        ...LARGE_ARMS,
+        sessions: [1, 8],
+        warmupCalls: 2,
+        windowCalls: 8,
+        cycles: 5,
+        reps: 5,
+        maxMs: 30_000,
+      },
+    ],
     limits: (p: number): CellLimits =>
       p < MiB
         ? { warmupCalls: 100, warmupMs: 300, maxCalls: 20_000, maxMs: 1000 }
@@ -107,7 +137,17 @@ const PLANS = {
     payloads: [100],
     // 300 calls: CPU is read in 10 ms clock ticks, and a cell of 30 fast calls could read 0.
     limits: (): CellLimits => ({ warmupCalls: 5, warmupMs: 200, maxCalls: 300, maxMs: 2000 }),
-    paired: { sessions: [1], warmupCalls: 20, windowCalls: 100, cycles: 2, reps: 1, maxMs: 20_000 },
+    paired: [
+      {
+        ...SMALL_ARMS,
+        sessions: [1],
+        warmupCalls: 20,
+        windowCalls: 100,
+        cycles: 2,
+        reps: 1,
+        maxMs: 20_000,
+      },
+    ],
     footprint: { reps: 1, settleMs: 200, loadMs: 300, warmup: false },
     lua: { runs: 1, roundTrips: 5, luaIterations: 10, codeMode: false },
     search: { tools: 10_000, queries: 20 },

@@ -30,10 +30,11 @@ export function ratioFigure(values: readonly number[]): string {
   return `${ratio(median(values))} (${range})`;
 }
 
-/** What a CPU row reads of a path: its CPU per call by repetition, and their median. */
-interface CpuCell {
-  runs: readonly { rep: number; gatewayCpuPerCall: number }[];
+/** What a row reads of a path: its CPU per call and calls/s by repetition, and their medians. */
+interface PathCell {
+  runs: readonly { rep: number; gatewayCpuPerCall: number; callsPerSec: number }[];
   gatewayCpuPerCall: number;
+  callsPerSec: number;
 }
 
 /** Judges the throughput goals against `t`. */
@@ -91,19 +92,29 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
     }
   }
   /**
-   * The small-call CPU rows read the paired windows when the run has them (each repetition's
-   * paths a tenth of a second apart), the matrix cells otherwise; with the windows, the matrix
-   * cells' own median ratio is shown beside them.
+   * The small-call CPU rows and the large results' rows read the paired windows when the run has
+   * them at that payload (each repetition's paths a tenth of a second to a second apart), the
+   * matrix cells otherwise; with the windows, the matrix cells' own median ratio is shown beside.
    */
-  const cpuCell = (target: string, s: number): CpuCell | undefined =>
-    t.paired
-      ? t.paired.cells.find((c) => c.target === target && c.sessions === s)
-      : cell(target, s, small);
-  const cpuSource = t.paired ? "paired windows" : "matrix cells";
-  const matrixBeside = (gw: string, them: string, s: number) => {
-    const a = t.paired ? cell(gw, s, small) : undefined;
-    const b = t.paired ? cell(them, s, small) : undefined;
-    return a && b ? `; matrix cells ${ratio(median(perRep(a.runs, b.runs, over(cpu))))}` : "";
+  const pairedAt = (p: number) => t.paired?.cells.some((c) => c.payloadBytes === p) ?? false;
+  const source = (target: string, s: number, p: number): PathCell | undefined =>
+    pairedAt(p)
+      ? t.paired!.cells.find((c) => c.target === target && c.sessions === s && c.payloadBytes === p)
+      : cell(target, s, p);
+  const cpuCell = (target: string, s: number) => source(target, s, small);
+  const sourceName = (p: number) => pairedAt(p) ? "paired windows" : "matrix cells";
+  const cpuSource = sourceName(small);
+  /** The matrix cells' own median ratio of `f`, when the row reads paired windows. */
+  const matrixBeside = (
+    gw: string,
+    them: string,
+    s: number,
+    p = small,
+    f: (r: RepRun) => number = cpu,
+  ) => {
+    const a = pairedAt(p) ? cell(gw, s, p) : undefined;
+    const b = pairedAt(p) ? cell(them, s, p) : undefined;
+    return a && b ? `; matrix cells ${ratio(median(perRep(a.runs, b.runs, over(f))))}` : "";
   };
   for (const s of sessions) {
     row(
@@ -166,21 +177,28 @@ export function throughputGoals(t: ThroughputReport): Goal[] {
   }
   for (const p of payloads.filter((x) => x !== small)) {
     for (const s of sessions) {
-      const vsFloor = (gw: CellSummary, floor: CellSummary) => {
-        const values = perRep(gw.runs, floor.runs, over(calls));
-        const perSec = `${fmt(gw.callsPerSec, 0)} vs ${fmt(floor.callsPerSec, 0)}/s`;
-        return { values, detail: `${perSec}, ${ratioFigure(values)}` };
+      const vsFloor = (label: string, gw: string, floor: string): Part[] => {
+        const a = source(gw, s, p);
+        const b = source(floor, s, p);
+        if (!a || !b) return [];
+        const values = perRep(a.runs, b.runs, (x, y) => x.callsPerSec / y.callsPerSec);
+        const perSec = `${fmt(a.callsPerSec, 0)} vs ${fmt(b.callsPerSec, 0)}/s`;
+        return [{
+          label,
+          values,
+          detail: `${perSec}, ${sourceName(p)} ${ratioFigure(values)}${
+            matrixBeside(gw, floor, s, p, calls)
+          }`,
+        }];
       };
-      // The SSE transport's door against the floor of its era (2025-11-25), when it ran.
-      const sse = cell(SSE_TARGET, s, p);
-      const sseFloor = cell("floor 2025-11-25", s, p);
       row(
         `throughput through the gateway ÷ the floor's, ${s} session(s), ${sizeLabel(p)}`,
         "≥ 0.95×",
         (v) => v >= 0.95,
         [
-          ...eras(s, p, (era) => `floor ${era}`, vsFloor),
-          ...(sse && sseFloor ? [{ label: "/sse", ...vsFloor(sse, sseFloor) }] : []),
+          ...ERAS.flatMap((era) => vsFloor(era, `gateway ${era}`, `floor ${era}`)),
+          // The SSE transport's door against the floor of its era (2025-11-25), when it ran.
+          ...vsFloor("/sse", SSE_TARGET, "floor 2025-11-25"),
         ],
       );
     }

@@ -18,7 +18,7 @@ import { type CellRun, runCell } from "./load.ts";
 import { type GatewayMode, memBytes } from "./procs.ts";
 import type { Pinning } from "./pinning.ts";
 import { median, perRep, sleep, spread } from "./stats.ts";
-import { benchPaired, type PairedOptions, type PairedReport } from "./paired.ts";
+import { benchPaired, type PairedPlan, type PairedReport } from "./paired.ts";
 import {
   CROWD_TARGETS,
   eraOf,
@@ -67,10 +67,10 @@ export interface ThroughputOptions {
    */
   settle?: { calls: number; ms: number };
   /**
-   * The paired windows of the small-call CPU goals (`./paired.ts`), run once after settling and
-   * before the first repetition, at the smallest payload. None if absent.
+   * The paired windows (`./paired.ts`) of the small-call CPU goals and the large results' goals,
+   * run once after settling and before the first repetition. None if absent.
    */
-  paired?: Omit<PairedOptions, "payloadBytes">;
+  paired?: readonly PairedPlan[];
   /** Called before each cell, for progress output. */
   onCell?: (label: string) => void;
 }
@@ -168,11 +168,9 @@ export async function benchThroughput(opts: ThroughputOptions): Promise<Throughp
   try {
     const cells = plan(opts);
     if (opts.settle) await settle(cells, servers, opts, opts.settle);
-    // Before any large payload: the paired windows measure small calls on settled servers.
-    if (opts.paired) opts.onCell?.("paired windows: floor, core and gateway, both eras");
-    const paired = opts.paired
-      ? await benchPaired(servers, { ...opts.paired, payloadBytes: Math.min(...opts.payloads) })
-      : null;
+    // Small calls first, on settled servers, before any large payload.
+    if (opts.paired) opts.onCell?.("paired windows");
+    const paired = opts.paired ? await benchPaired(servers, opts.paired) : null;
     for (let rep = 0; rep < opts.reps; rep++) {
       repLoads.push(loadavg()[0]!);
       for (const cell of cells) {

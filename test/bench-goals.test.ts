@@ -56,6 +56,39 @@ function cell(
   };
 }
 
+/** A paired cell at one session whose repetitions had these CPU-per-call and calls/s figures. */
+function windows(
+  target: Target,
+  payloadBytes: number,
+  cpu: number[],
+  perSec: number[],
+): PairedCell {
+  return {
+    target,
+    sessions: 1,
+    payloadBytes,
+    runs: cpu.map((c, rep) => ({ rep, gatewayCpuPerCall: c, callsPerSec: perSec[rep]! })),
+    gatewayCpuPerCall: median(cpu),
+    callsPerSec: median(perSec),
+  };
+}
+
+/**
+ * One repetition's matrix cells at 1 MiB, one session: 40 calls/s on both floors, the 2025-11-25
+ * gateway at `gateway2025`, the 2026-07-28 one at 40 and `/sse` at 36.
+ */
+function largeMatrix(gateway2025: number): CellSummary[] {
+  const big = (c: CellSummary): CellSummary => ({ ...c, payloadBytes: 1024 * 1024 });
+  return [
+    big(cell("direct HTTP", 1, [0], [30])),
+    big(cell("floor 2025-11-25", 1, [1], [40])),
+    big(cell("floor 2026-07-28", 1, [1], [40])),
+    big(cell("gateway 2025-11-25", 1, [1], [gateway2025])),
+    big(cell("gateway 2026-07-28", 1, [1], [40])),
+    big(cell("gateway /sse 2025-11-25", 1, [1], [36])),
+  ];
+}
+
 const run: ThroughputReport = {
   cells: [
     cell("direct HTTP", 1, [0, 0], [500, 500]),
@@ -120,28 +153,19 @@ describe("the benchmark's throughput goals", () => {
   });
 
   it("reads the small-call CPU rows from the paired windows when the run has them", () => {
-    /** A paired cell whose repetitions had these CPU-per-call figures. */
-    const windows = (target: Target, cpu: number[]): PairedCell => ({
-      target,
-      sessions: 1,
-      payloadBytes: 100,
-      runs: cpu.map((c, rep) => ({ rep, gatewayCpuPerCall: c, callsPerSec: 1000 })),
-      gatewayCpuPerCall: median(cpu),
-      callsPerSec: 1000,
-    });
+    const small = (target: Target, cpu: number[]) => windows(target, 100, cpu, cpu.map(() => 1000));
     const report: ThroughputReport = {
       ...run,
       paired: {
-        windowCalls: 500,
-        cycles: [15],
+        parts: [{ payloadBytes: 100, windowCalls: 500, sessions: [1], cycles: [15] }],
         loads: [0.5, 0.7],
         cells: [
-          windows("floor 2025-11-25", [1, 1, 1]),
-          windows("core 2025-11-25", [1.1, 1.1, 1.1]),
-          windows("gateway 2025-11-25", [1.2, 1.25, 1.5]),
-          windows("floor 2026-07-28", [1, 2, 1]),
-          windows("core 2026-07-28", [1.1, 2.2, 1.1]),
-          windows("gateway 2026-07-28", [1.2, 2.4, 1.3]),
+          small("floor 2025-11-25", [1, 1, 1]),
+          small("core 2025-11-25", [1.1, 1.1, 1.1]),
+          small("gateway 2025-11-25", [1.2, 1.25, 1.5]),
+          small("floor 2026-07-28", [1, 2, 1]),
+          small("core 2026-07-28", [1.1, 2.2, 1.1]),
+          small("gateway 2026-07-28", [1.2, 2.4, 1.3]),
         ],
       },
     };
@@ -167,26 +191,50 @@ describe("the benchmark's throughput goals", () => {
     assert.equal(eras.met, true);
   });
 
-  it("judges large results against the floor on /mcp in both eras and on /sse", () => {
-    const big = (c: CellSummary): CellSummary => ({ ...c, payloadBytes: 1024 * 1024 });
+  it("reads a large results' row from the paired windows at that payload, /sse included", () => {
+    const MB = 1024 * 1024;
+    const large = (target: Target, perSec: number[]) =>
+      windows(target, MB, perSec.map(() => 10), perSec);
     const report: ThroughputReport = {
       ...run,
-      cells: [
-        ...run.cells,
-        big(cell("direct HTTP", 1, [0], [30])),
-        big(cell("floor 2025-11-25", 1, [1], [40])),
-        big(cell("floor 2026-07-28", 1, [1], [40])),
-        big(cell("gateway 2025-11-25", 1, [1], [39])),
-        big(cell("gateway 2026-07-28", 1, [1], [40])),
-        big(cell("gateway /sse 2025-11-25", 1, [1], [36])),
-      ],
+      cells: [...run.cells, ...largeMatrix(20)],
+      paired: {
+        parts: [{ payloadBytes: MB, windowCalls: 16, sessions: [1], cycles: [12] }],
+        loads: [0.5, 0.7],
+        cells: [
+          large("floor 2025-11-25", [40, 30, 40]),
+          large("gateway 2025-11-25", [40, 30, 38]),
+          large("gateway /sse 2025-11-25", [40, 27, 38]),
+          large("floor 2026-07-28", [40, 40, 40]),
+          large("gateway 2026-07-28", [39, 40, 38]),
+        ],
+      },
     };
     const g = throughputGoals(report).find((j) =>
       j.goal === "throughput through the gateway ÷ the floor's, 1 session(s), 1 MB"
     );
     assert.ok(g);
-    assert.match(g.measured, /2025-11-25: 39 vs 40\/s, 0\.97×/);
-    assert.match(g.measured, /\/sse: 36 vs 40\/s, 0\.90×/);
+    // 2025-11-25: 1.00, 1.00, 0.95 → 1.00, where the matrix cells alone read 0.50.
+    assert.match(
+      g.measured,
+      /2025-11-25: 38 vs 40\/s, paired windows 1\.00× \(3 reps: 0\.95–1\.00×\); matrix cells 0\.50×/,
+    );
+    // /sse: 1.00, 0.90, 0.95 → 0.95; 2026-07-28: 0.975, 1.00, 0.95 → 0.975.
+    assert.match(g.measured, /\/sse: 38 vs 40\/s, paired windows 0\.95×/);
+    assert.equal(g.met, true);
+  });
+
+  it("judges large results against the floor on /mcp in both eras and on /sse", () => {
+    const report: ThroughputReport = {
+      ...run,
+      cells: [...run.cells, ...largeMatrix(39)],
+    };
+    const g = throughputGoals(report).find((j) =>
+      j.goal === "throughput through the gateway ÷ the floor's, 1 session(s), 1 MB"
+    );
+    assert.ok(g);
+    assert.match(g.measured, /2025-11-25: 39 vs 40\/s, matrix cells 0\.97×/);
+    assert.match(g.measured, /\/sse: 36 vs 40\/s, matrix cells 0\.90×/);
     // Both eras of /mcp pass; the SSE door does not, so the row is missed.
     assert.equal(g.met, false);
   });
