@@ -2,7 +2,7 @@
  * What a session holds of its raw tool results between its `tools/call` handler and the answer's
  * send (`src/session/legacy/raw-results.ts`): only results with raw JSON and `content`, never a
  * cancelled call's, each taken out by the send of its id whatever that send carries, all of
- * them at close, and never more than a few at once.
+ * them at close, none for an id two calls share, and never more than a few at once.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -43,6 +43,16 @@ describe("a session's raw results", () => {
     await results.keepOn(Promise.resolve(raw("f")), "f", live());
     results.clear();
     assert.equal(results.take({ id: "f", result: {} }), undefined);
+  });
+
+  it("holds neither of two results for one id in flight: each answer keeps its own", async () => {
+    const results = new RawResults();
+    await Promise.all([
+      results.keepOn(Promise.resolve(raw("first")), 5, live()),
+      results.keepOn(Promise.resolve(raw("second")), 5, live()),
+    ]);
+    assert.equal(results.take({ id: 5, result: {} }), undefined);
+    assert.equal(results.take({ id: 5, result: {} }), undefined);
   });
 
   it("never holds more than sixteen", async () => {

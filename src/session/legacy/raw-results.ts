@@ -9,12 +9,17 @@
  *
  * An entry lives only between two steps of one promise chain (the handler's result, then the
  * SDK's send); a call cancelled by then is never held, the answer's send takes it out whatever
- * it carries, and a session's close drops what is left. At most {@link MAX_HELD} are held.
+ * it carries, and a session's close drops what is left. At most {@link MAX_HELD} are held. A
+ * client that has two calls with one id in flight (JSON-RPC forbids it, nothing stops it) could
+ * have both results held at once under that id: then neither is, and both answers are written
+ * from their checked copies, each with its own result.
  */
 import { rawBytesOf, rawJsonOf } from "../../shared/raw-json.ts";
 
 /** More than this many answers between a handler and its send is not a session's normal life. */
 const MAX_HELD = 16;
+/** Held under an id two results arrived for: the answers of that id are written from their copies. */
+const AMBIGUOUS: object = Object.freeze({});
 
 /** See the module comment. */
 export class RawResults {
@@ -28,7 +33,7 @@ export class RawResults {
     return called.then((result) => {
       if (!signal.aborted && worthHolding(result)) {
         if (this.#held.size >= MAX_HELD) this.#held.clear();
-        this.#held.set(id, result);
+        this.#held.set(id, this.#held.has(id) ? AMBIGUOUS : result);
       }
       return result;
     });
@@ -40,8 +45,9 @@ export class RawResults {
     if (typeof id !== "string" && typeof id !== "number") return undefined;
     const held = this.#held.get(id);
     if (held === undefined) return undefined;
-    this.#held.delete(id);
-    return "result" in message ? held : undefined;
+    // Every answer of an ambiguous id passes here: its mark stays until the held are cleared.
+    if (held !== AMBIGUOUS) this.#held.delete(id);
+    return "result" in message && held !== AMBIGUOUS ? held : undefined;
   }
 
   /** Lets every held result go (the session closed). */
