@@ -82,8 +82,8 @@ function threadNs(pid: number): Map<string, number> {
 
 /**
  * CPU spent between two readings, in ms: each thread's growth, a thread born in between counted
- * from zero. A thread that ended in between took its last stretch with it (the compiler's
- * threads end after a while idle, having done nothing since the reading before).
+ * from zero. A thread that ended in between took its last stretch with it (the runtime ends its
+ * helper threads after they have idled a while, so that stretch is mostly idle).
  */
 function spentMs(before: Map<string, number>, after: Map<string, number>): number {
   let ns = 0;
