@@ -313,8 +313,10 @@ const METHOD =
   \`/proc/<pid>/task/*/schedstat\` (nanoseconds), and a window is charged everything its process
   spent until that process's next window began (what a window leaves behind — compiling,
   collecting — is its own). Consecutive cycles form a repetition; a path's CPU per call in it is
-  its windows' CPU over their calls, and the ratios are taken per repetition. The matrix cells'
-  own ratio is shown beside each of these rows.
+  its windows' CPU over their calls, and the ratios are taken per repetition. A second plan does
+  the same at 1 MiB for the large results' rows (the floor, the gateway and \`/sse\`, a few calls
+  a window, calls per second over the windows' time). The matrix cells' own ratio is shown beside
+  each of these rows.
 - **CPU per call** is utime+stime from \`/proc/<pid>/stat\` of the gateway, the floor, the core or the
   peer (and of the upstream, whose pid its \`pid\` tool reports; not for supergateway at more than
   one session, which starts a server per session) across the measured phase, divided by successful calls; the

@@ -3,7 +3,8 @@
  * the floor of its era (whole CPU per call, the door's share over the core, calls/s under a
  * crowd, large results), the stateless era against sessions, and the peers against the gateway.
  * Every verdict is the median of per-repetition ratios (paths of one repetition ran back to
- * back; for the small-call CPU rows, the paired windows' repetitions when the run has them),
+ * back; for the small-call CPU rows and the large results' rows, the paired windows'
+ * repetitions when the run has them),
  * shown with how many repetitions there were and their range.
  */
 import type { Goal } from "./goals.ts";
