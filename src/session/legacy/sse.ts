@@ -100,22 +100,18 @@ export class SseSessionTransport implements Transport {
    */
   #writeResult(id: string | number, result: object): void {
     const parts = resultParts(id, result);
-    if (parts === undefined) {
-      this.#write(`event: message\ndata: ${resultAnswer(id, result)}\n\n`);
-      return;
-    }
-    try {
-      this.#controller?.enqueue(EVENT_HEAD);
-      for (const part of parts) this.#controller?.enqueue(part);
-      this.#controller?.enqueue(EVENT_TAIL);
-    } catch {
-      void this.close();
-    }
+    if (parts === undefined) this.#write(`event: message\ndata: ${resultAnswer(id, result)}\n\n`);
+    else this.#enqueue([EVENT_HEAD, ...parts, EVENT_TAIL]);
   }
 
   #write(text: string): void {
+    this.#enqueue([encoder.encode(text)]);
+  }
+
+  /** Puts `chunks` on the event stream; a stream the client dropped closes the session. */
+  #enqueue(chunks: Uint8Array[]): void {
     try {
-      this.#controller?.enqueue(encoder.encode(text));
+      for (const chunk of chunks) this.#controller?.enqueue(chunk);
     } catch {
       void this.close();
     }
