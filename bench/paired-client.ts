@@ -96,10 +96,13 @@ async function main(spec: PairedSpec): Promise<PairedResult> {
   let firstError: string | null = null;
   try {
     for (const arm of spec.arms) connected.push(await connectCallers(arm.target, spec.sessions));
+    // Each arm's arguments, made once: the same payload for every call.
+    const payload = "x".repeat(spec.payloadBytes);
+    const argsOf = spec.arms.map((arm) => ({ [arm.argName]: payload }));
     /** Serves `count` calls to arm `i` over its sessions; returns how many failed. */
     const serve = async (i: number, count: number): Promise<number> => {
       const arm = spec.arms[i]!;
-      const callArgs = { [arm.argName]: "x".repeat(spec.payloadBytes) };
+      const callArgs = argsOf[i]!;
       let left = count;
       let errors = 0;
       await Promise.all(connected[i]!.callers.map(async (caller) => {

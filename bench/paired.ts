@@ -1,18 +1,21 @@
 /**
- * The small-call CPU goals, measured in paired windows: the floor, the core and the gateway,
- * each in both eras, served by one load client (`./paired-client.ts`) in turn — a window of a
- * few hundred calls each, the six in a rotating order, cycle after cycle — and each window's CPU
- * read from its own server process. Consecutive cycles make a repetition: an arm's CPU per call
- * in a repetition is all its windows' CPU over all their calls (so a collection that lands in
- * one window is paid for, not left out as a median over windows would), and a goal's ratio is
- * taken within each repetition — the gateway's windows against the floor's of the same era, each
- * a tenth of a second from the other. The verdict is the median over the repetitions, shown with
- * their range. The matrix (`./throughput.ts`)
- * runs each path as a cell of its own, seconds to minutes from the cell it is compared with;
- * its ratios are printed too.
+ * The paired windows that decide the small-call CPU goals and the large results' goals: the
+ * servers under comparison (for small calls the floor, the core and the gateway; for 1 MiB the
+ * floor, the gateway and its `/sse` transport), each in both eras, are served by one load client
+ * (`./paired-client.ts`) in turn — a window of a few calls each, in a rotating order, cycle after
+ * cycle — and each window's CPU read from its own server process. Consecutive cycles make a
+ * repetition: an arm's CPU per call in a repetition is all its windows' CPU over all their calls
+ * (so a collection that lands in one window is paid for, not left out as a median over windows
+ * would), its calls per second all their calls over all their time, and a goal's ratio is taken
+ * within each repetition — the gateway's windows against the floor's of the same era, a tenth of
+ * a second to a second apart. The verdict is the median over the repetitions, shown with their
+ * range. The matrix (`./throughput.ts`) runs each path as a cell of its own, seconds to minutes
+ * from the cell it is compared with; its ratios are printed beside.
  *
- * `bun bench/paired.ts [--sessions=1,8] [--cycles=N] [--window=CALLS] [--gateway=binary|source]`
- * runs this part alone (its own servers, pinned as the bench pins them) and prints each cell.
+ * `bun bench/paired.ts [--payload=BYTES] [--sessions=1,8] [--cycles=N] [--reps=N] [--window=CALLS]
+ * [--warmup=CALLS] [--gateway=binary|source]` runs one plan alone (its own servers, pinned as the
+ * bench pins them; the small-call arms below 64 KiB, the large ones from there) and prints each
+ * arm's CPU per call and calls per second, and both over the floor of its era.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
